@@ -1,0 +1,28 @@
+"""Test helpers for code that talks to LLM APIs: a fake OpenAI/Anthropic HTTP server.
+
+from pytest_rag.testing import FakeLLMServer, Reply
+
+with FakeLLMServer() as srv:
+    srv.script(Reply.status(429, retry_after=0), Reply.json({"verdict": "yes"}))
+    client = openai.OpenAI(base_url=srv.openai_base_url, api_key="test")
+    ...
+"""
+
+from .fake_llm_server import FakeLLMServer, Responder
+from .recorded import RecordedRequest
+from .replies import Reply
+from .schema_instance import InstanceOptions, SchemaInstanceError, minimal_instance
+from .schema_responder import SchemaResponder, hash_embedding, schema_responder
+
+__all__ = [
+    "FakeLLMServer",
+    "InstanceOptions",
+    "RecordedRequest",
+    "Reply",
+    "Responder",
+    "SchemaInstanceError",
+    "SchemaResponder",
+    "hash_embedding",
+    "minimal_instance",
+    "schema_responder",
+]
