@@ -1,0 +1,166 @@
+"""The offline judge's embedding model: WordLlama's static token embeddings, loaded from disk.
+
+WordLlama ships its weights and tokenizer inside the wheel (``wordllama/weights`` and
+``wordllama/tokenizers``), so the judge needs no network and no model hub. We load it with
+downloads disabled, check the files first so a broken install gets a clear message rather than a
+download attempt, and keep one instance per process.
+
+Because the model is a bag of token vectors averaged together, the embedding of a span of
+sentences is just the summed token vectors divided by the token count. ``TokenSums`` exposes
+those sums so the scorer can embed sliding windows of context sentences without re-tokenising.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["EmbedderUnavailableError", "StaticEmbedder", "TokenSums", "load_embedder"]
+
+FloatArray = npt.NDArray[np.float32]
+
+_CONFIG = "l2_supercat"
+_DIM = 256
+_WEIGHTS_FILE = f"{_CONFIG}_{_DIM}.safetensors"
+_TOKENIZER_FILE = f"{_CONFIG}_tokenizer_config.json"
+
+
+class EmbedderUnavailableError(RuntimeError):
+    """The local embedding model cannot be loaded (package or weight files missing)."""
+
+
+@dataclass(frozen=True)
+class TokenSums:
+    """Per-text sums of token vectors and token counts, for pooling any run of texts."""
+
+    sums: FloatArray  # (n_texts, dim)
+    counts: FloatArray  # (n_texts,)
+
+    def pooled(self, start: int, stop: int) -> FloatArray:
+        """Unit-norm mean embedding of texts ``start`` to ``stop - 1`` taken together."""
+        total: FloatArray = self.sums[start:stop].sum(axis=0)
+        pooled: FloatArray = _unit(total[None, :])[0]
+        return pooled
+
+    def each(self) -> FloatArray:
+        """Unit-norm mean embedding of each text on its own."""
+        return _unit(self.sums)
+
+
+def _unit(matrix: FloatArray) -> FloatArray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit: FloatArray = (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
+    return unit
+
+
+class StaticEmbedder:
+    """Mean-pooled static token embeddings with unit-norm output."""
+
+    def __init__(self, matrix: FloatArray, tokenizer: Any) -> None:
+        self._matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+        self._tokenizer = tokenizer
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+        self._word_cache: dict[str, FloatArray] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def dim(self) -> int:
+        """Length of every embedding vector."""
+        return int(self._matrix.shape[1])
+
+    def token_sums(self, texts: Sequence[str]) -> TokenSums:
+        """Summed token vectors and token counts of each text (empty text: zero vector, 0)."""
+        sums = np.zeros((len(texts), self.dim), dtype=np.float32)
+        counts = np.zeros(len(texts), dtype=np.float32)
+        if not texts:
+            return TokenSums(sums, counts)
+        encoded = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        vocab = self._matrix.shape[0]
+        for row, enc in enumerate(encoded):
+            ids = np.asarray(enc.ids, dtype=np.int64)
+            ids = ids[(ids >= 0) & (ids < vocab)]
+            if ids.size:
+                sums[row] = self._matrix[ids].sum(axis=0)
+                counts[row] = float(ids.size)
+        return TokenSums(sums, counts)
+
+    def embed(self, texts: Sequence[str]) -> FloatArray:
+        """Unit-norm embeddings, one row per text (an empty text gives a zero row)."""
+        return self.token_sums(texts).each()
+
+    def word_vectors(self, words: Sequence[str]) -> FloatArray:
+        """Unit-norm embeddings of single words, cached for the life of the process."""
+        missing = [w for w in dict.fromkeys(words) if w not in self._word_cache]
+        if missing:
+            vectors = self.embed([" " + w for w in missing])
+            with self._lock:
+                for word, vector in zip(missing, vectors, strict=False):
+                    self._word_cache[word] = vector
+        if not words:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._word_cache[w] for w in words])
+
+
+def _package_dir() -> Path:
+    try:
+        import wordllama
+    except ImportError as exc:  # pragma: no cover - wordllama is a hard dependency
+        raise EmbedderUnavailableError(
+            "The offline judge needs the 'wordllama' package, which is not importable. "
+            "Reinstall pytest-rag (`pip install --force-reinstall pytest-rag`) or "
+            "`pip install wordllama`."
+        ) from exc
+    return Path(wordllama.__file__).parent
+
+
+def _load() -> StaticEmbedder:
+    package_dir = _package_dir()
+    weights = package_dir / "weights" / _WEIGHTS_FILE
+    tokenizer = package_dir / "tokenizers" / _TOKENIZER_FILE
+    for path in (weights, tokenizer):
+        if not path.is_file():
+            raise EmbedderUnavailableError(
+                f"The offline judge's model file is missing: {path}. pytest-rag never downloads "
+                "weights; reinstall the wheel that ships them with "
+                "`pip install --force-reinstall wordllama`, or choose an API judge."
+            )
+    # wordllama.inference calls logging.basicConfig() at import time; keep the host's root
+    # logger (pytest's capture, the user's handlers) exactly as it was.
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        from wordllama import WordLlama
+
+        model = WordLlama.load(
+            config=_CONFIG, dim=_DIM, cache_dir=package_dir, disable_download=True
+        )
+    except FileNotFoundError as exc:
+        raise EmbedderUnavailableError(
+            f"wordllama could not find its bundled files under {package_dir}: {exc}"
+        ) from exc
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    return StaticEmbedder(model.embedding, model.tokenizer)
+
+
+_INSTANCE: StaticEmbedder | None = None
+_INSTANCE_LOCK = threading.Lock()
+
+
+def load_embedder() -> StaticEmbedder:
+    """The process-wide embedder, loaded on first use."""
+    global _INSTANCE
+    if _INSTANCE is None:
+        with _INSTANCE_LOCK:
+            if _INSTANCE is None:
+                _INSTANCE = _load()
+    return _INSTANCE

@@ -1,0 +1,441 @@
+"""Evidence the offline judge measures before its calibrated models turn it into probabilities.
+
+Grounding works sentence by sentence. The contexts are split into sentences once per call, and
+every run of one to ``MAX_WINDOW`` consecutive sentences of one context becomes a candidate
+span. Each answer sentence is matched to the span that best combines lexical precision and
+embedding similarity, and is then described by a fixed vector of numbers (``SENTENCE_FEATURES``):
+how much of its wording the span and the contexts contain, how close its meaning is, and whether
+its numbers, names and negations are backed. The explanation (best span, unsupported numbers
+and names) comes out of the same pass, so a verdict can say why.
+
+Other tasks (answer-level aggregation, reference correctness, relevance) have their own feature
+vectors here too. Feature names are stored next to the coefficients in ``calibration.json`` and
+checked at load time, so the extractor and the fitted model cannot silently drift apart.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Container, Hashable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+import numpy as np
+import numpy.typing as npt
+
+from pytest_rag.local.embedder import FloatArray, StaticEmbedder
+from pytest_rag.text import (
+    NEGATION_WORDS,
+    STOPWORDS,
+    content_words,
+    lcs_length,
+    ngrams,
+    normalize_number,
+    numbers_in,
+    split_sentences,
+    stem,
+    tokenize,
+)
+
+__all__ = [
+    "ANSWER_FEATURES",
+    "CORRECTNESS_FEATURES",
+    "MAX_WINDOW",
+    "RELEVANCE_FEATURES",
+    "SENTENCE_FEATURES",
+    "ContextIndex",
+    "SentenceEvidence",
+    "answer_features",
+    "correctness_features",
+    "index_contexts",
+    "relevance_features",
+    "sentence_evidence",
+]
+
+MAX_WINDOW = 3
+"""Longest run of consecutive context sentences treated as one candidate span."""
+
+SENTENCE_FEATURES: tuple[str, ...] = (
+    "content_precision_all",  # share of the sentence's content words found anywhere in C
+    "bigram_precision_all",  # share of its word bigrams found anywhere in C
+    "content_precision_span",  # the same two against the best span only
+    "bigram_precision_span",
+    "rouge_l_precision_span",  # longest common subsequence with the best span / sentence length
+    "embedding_span",  # cosine with the best span
+    "embedding_max_sentence",  # best cosine with any single context sentence
+    "embedding_all",  # cosine with all contexts pooled
+    "soft_content_precision",  # content words matched exactly or by nearest context word vector
+    "unsupported_number_share",
+    "unsupported_name_share",
+    "negation_mismatch",
+    "novel_content_words",  # log(1 + number of content words absent from C)
+    "sentence_length",  # log(1 + number of content words)
+)
+
+ANSWER_FEATURES: tuple[str, ...] = (
+    "min_logit",
+    "mean_logit",
+    "softmin_logit",
+    "unsupported_share",
+    "content_precision_answer",
+    "bigram_precision_answer",
+)
+
+CORRECTNESS_FEATURES: tuple[str, ...] = (
+    "token_f1",
+    "reference_recall",
+    "answer_precision",
+    "exact_match",
+    "reference_contained",
+    "embedding_reference",
+    "number_mismatch",
+    "answer_length",
+    "soft_reference_recall",
+    "answer_contained",
+    "character_similarity",
+)
+
+RELEVANCE_FEATURES: tuple[str, ...] = (
+    "query_recall",
+    "query_recall_idf",
+    "embedding",
+    "embedding_max_sentence",
+    "soft_query_recall",
+    "text_length",
+)
+
+_CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*[A-Za-z0-9]|\b[A-Z]\b")
+_LOGIT_CLIP = 8.0
+
+
+def _stems(tokens: Sequence[str]) -> list[str]:
+    return [stem(t) for t in tokens]
+
+
+def _names_in(sentence: str) -> list[str]:
+    """Capitalised words that are not the first word of the sentence: rough named entities."""
+    names: list[str] = []
+    for match in _CAPITALISED_RE.finditer(sentence):
+        if match.start() == 0 or sentence[: match.start()].strip() in {"", '"', "'", "("}:
+            continue
+        word = match.group(0).lower().replace("’", "'")
+        if word in STOPWORDS or word == "i" or word in NEGATION_WORDS:
+            continue
+        names.append(match.group(0))
+    return names
+
+
+def _number_set(tokens: Sequence[str]) -> set[str]:
+    found = set(numbers_in(tokens))
+    found.update(normalize_number(t) for t in tokens if t.isalpha())
+    return found
+
+
+@dataclass(frozen=True)
+class _Span:
+    context_index: int
+    text: str
+    tokens: tuple[str, ...]
+    content: frozenset[str]  # stemmed content words
+    bigrams: frozenset[tuple[str, ...]]
+    has_negation: bool
+    width: int
+
+
+@dataclass(frozen=True)
+class ContextIndex:
+    """Contexts split, tokenised and embedded once, for scoring many sentences against them."""
+
+    spans: tuple[_Span, ...]
+    span_vectors: FloatArray  # (n_spans, dim), unit norm
+    single_sentence: npt.NDArray[np.bool_]  # which spans are one sentence wide
+    sentence_count: int
+    content: frozenset[str]
+    bigrams: frozenset[tuple[str, ...]]
+    tokens: frozenset[str]
+    numbers: frozenset[str]
+    vocabulary: tuple[str, ...]  # unstemmed content words, for soft matching
+    vocabulary_vectors: FloatArray
+    pooled_vector: FloatArray  # all contexts together
+
+    @property
+    def empty(self) -> bool:
+        """True when the contexts contain no words at all."""
+        return not self.spans
+
+
+def index_contexts(embedder: StaticEmbedder, contexts: Sequence[str]) -> ContextIndex:
+    """Split every context into sentences and build the candidate spans and vocabularies."""
+    sentences: list[tuple[int, str]] = []
+    for ci, context in enumerate(contexts):
+        sentences.extend((ci, s) for s in split_sentences(context))
+    sums = embedder.token_sums([s for _, s in sentences])
+    tokens = [tokenize(s) for _, s in sentences]
+    spans: list[_Span] = []
+    vectors: list[FloatArray] = []
+    start = 0
+    while start < len(sentences):
+        ci = sentences[start][0]
+        stop = start
+        while stop < len(sentences) and sentences[stop][0] == ci:
+            stop += 1
+        for i in range(start, stop):
+            for width in range(1, MAX_WINDOW + 1):
+                if i + width > stop:
+                    break
+                span_tokens = [t for k in range(i, i + width) for t in tokens[k]]
+                spans.append(
+                    _Span(
+                        context_index=ci,
+                        text=" ".join(s for _, s in sentences[i : i + width]),
+                        tokens=tuple(span_tokens),
+                        content=frozenset(_stems(content_words(span_tokens))),
+                        bigrams=frozenset(ngrams(_stems(span_tokens), 2)),
+                        has_negation=any(t in NEGATION_WORDS for t in span_tokens),
+                        width=width,
+                    )
+                )
+                vectors.append(sums.pooled(i, i + width))
+        start = stop
+    all_tokens = [t for ts in tokens for t in ts]
+    vocabulary = tuple(dict.fromkeys(content_words(all_tokens)))
+    dim = embedder.dim
+    return ContextIndex(
+        spans=tuple(spans),
+        span_vectors=np.stack(vectors) if vectors else np.zeros((0, dim), dtype=np.float32),
+        single_sentence=np.array([s.width == 1 for s in spans], dtype=bool),
+        sentence_count=len(sentences),
+        content=frozenset(_stems(vocabulary)),
+        bigrams=frozenset(b for s in spans if s.width == 1 for b in s.bigrams),
+        tokens=frozenset(all_tokens),
+        numbers=frozenset(_number_set(all_tokens)),
+        vocabulary=vocabulary,
+        vocabulary_vectors=embedder.word_vectors(vocabulary),
+        pooled_vector=sums.pooled(0, len(sentences))
+        if sentences
+        else np.zeros(dim, dtype=np.float32),
+    )
+
+
+@dataclass(frozen=True)
+class SentenceEvidence:
+    """What the judge measured for one answer sentence, and what it matched it to."""
+
+    sentence: str
+    features: tuple[float, ...]  # aligned with SENTENCE_FEATURES
+    context_index: int | None
+    span: str
+    unsupported_numbers: tuple[str, ...]
+    unsupported_names: tuple[str, ...]
+    negation_mismatch: bool
+
+
+def _share(items: Sequence[Hashable], pool: Container[Hashable]) -> float:
+    if not items:
+        return 1.0
+    return sum(1 for x in items if x in pool) / len(items)
+
+
+def _soft_precision(
+    embedder: StaticEmbedder, words: Sequence[str], index: ContextIndex, exact: frozenset[str]
+) -> float:
+    """Mean over content words: 1 for an exact (stemmed) match, else the best cosine with any
+    context content word (floored at 0)."""
+    if not words:
+        return 1.0
+    missing = [w for w in words if stem(w) not in exact]
+    if not missing or not index.vocabulary:
+        return (len(words) - len(missing)) / len(words)
+    sims = embedder.word_vectors(missing) @ index.vocabulary_vectors.T
+    best = np.clip(sims.max(axis=1), 0.0, 1.0)
+    return float((len(words) - len(missing) + best.sum()) / len(words))
+
+
+def sentence_evidence(
+    embedder: StaticEmbedder, index: ContextIndex, sentence: str, vector: FloatArray
+) -> SentenceEvidence:
+    """Align one answer sentence (with its unit embedding ``vector``) to the contexts."""
+    tokens = tokenize(sentence)
+    words = content_words(tokens)
+    stems = _stems(words)
+    bigrams = ngrams(_stems(tokens), 2)
+    numbers = numbers_in(tokens)
+    names = _names_in(sentence)
+    has_negation = any(t in NEGATION_WORDS for t in tokens)
+
+    unsupported_numbers = tuple(dict.fromkeys(n for n in numbers if n not in index.numbers))
+    unsupported_names = tuple(
+        dict.fromkeys(
+            n
+            for n in names
+            if not set(tokenize(n)) <= index.tokens and stem(n.lower()) not in index.content
+        )
+    )
+    if index.empty or not tokens:
+        features = (
+            0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+            1.0 if numbers else 0.0, 1.0 if names else 0.0, 0.0,
+            math.log1p(len(words)), math.log1p(len(words)),
+        )  # fmt: skip
+        return SentenceEvidence(
+            sentence, features, None, "", unsupported_numbers, unsupported_names, False
+        )
+
+    cosines = index.span_vectors @ vector
+    stem_set = set(stems)
+    lexical = np.array(
+        [len(stem_set & s.content) / len(stem_set) if stem_set else 0.0 for s in index.spans]
+    )
+    widths = np.array([s.width for s in index.spans], dtype=np.float64)
+    # Prefer the narrowest span that explains the sentence: wider windows only win when they add.
+    choice = lexical + cosines - 0.03 * (widths - 1)
+    best = int(np.argmax(choice))
+    span = index.spans[best]
+
+    span_bigrams = span.bigrams
+    features = (
+        _share(stems, index.content),
+        _share(bigrams, index.bigrams) if bigrams else _share(stems, index.content),
+        _share(stems, span.content),
+        _share(bigrams, span_bigrams) if bigrams else _share(stems, span.content),
+        lcs_length(_stems(tokens), _stems(span.tokens)) / len(tokens),
+        float(cosines[best]),
+        float(cosines[index.single_sentence].max()),
+        float(index.pooled_vector @ vector),
+        _soft_precision(embedder, words, index, index.content),
+        len(unsupported_numbers) / len(set(numbers)) if numbers else 0.0,
+        len(unsupported_names) / len(set(names)) if names else 0.0,
+        1.0 if has_negation != span.has_negation else 0.0,
+        math.log1p(sum(1 for s in stems if s not in index.content)),
+        math.log1p(len(words)),
+    )
+    return SentenceEvidence(
+        sentence=sentence,
+        features=features,
+        context_index=span.context_index,
+        span=span.text,
+        unsupported_numbers=unsupported_numbers,
+        unsupported_names=unsupported_names,
+        negation_mismatch=has_negation != span.has_negation,
+    )
+
+
+def answer_features(
+    sentence_logits: Sequence[float], whole_answer: SentenceEvidence | None
+) -> tuple[float, ...]:
+    """Aggregate per-sentence support logits (plus whole-answer overlap) for the answer model."""
+    logits = np.clip(np.asarray(sentence_logits, dtype=np.float64), -_LOGIT_CLIP, _LOGIT_CLIP)
+    if logits.size == 0:
+        logits = np.array([-_LOGIT_CLIP])
+    softmin = -math.log(float(np.mean(np.exp(-logits))))
+    whole = whole_answer.features if whole_answer is not None else None
+    return (
+        float(logits.min()),
+        float(logits.mean()),
+        softmin,
+        float(np.mean(logits < 0.0)),
+        whole[SENTENCE_FEATURES.index("content_precision_all")] if whole else 0.0,
+        whole[SENTENCE_FEATURES.index("bigram_precision_all")] if whole else 0.0,
+    )
+
+
+_ARTICLES = {"a", "an", "the"}
+
+
+def _answer_tokens(text: str) -> list[str]:
+    return [t for t in tokenize(text) if t not in _ARTICLES]
+
+
+def _f1(candidate: Sequence[str], reference: Sequence[str]) -> tuple[float, float, float]:
+    if not candidate or not reference:
+        return 0.0, 0.0, 0.0
+    ref_pool = list(reference)
+    common = 0
+    for t in candidate:
+        if t in ref_pool:
+            ref_pool.remove(t)
+            common += 1
+    if common == 0:
+        return 0.0, 0.0, 0.0
+    precision, recall = common / len(candidate), common / len(reference)
+    return 2 * precision * recall / (precision + recall), recall, precision
+
+
+def correctness_features(
+    embedder: StaticEmbedder, question: str, answer: str, references: Sequence[str]
+) -> tuple[float, ...]:
+    """Closeness of an answer to its best-matching reference answer.
+
+    Words that merely repeat the question are removed from the answer first, since an answer
+    like "The capital of France is Paris" should be judged on "Paris".
+    """
+    question_words = {stem(t) for t in content_words(tokenize(question))}
+    raw = [stem(t) for t in _answer_tokens(answer)]
+    trimmed = [t for t in raw if t not in question_words] or raw
+    vectors = embedder.embed([answer, *references])
+    best: tuple[float, ...] = ()
+    for i, reference in enumerate(references):
+        ref = [stem(t) for t in _answer_tokens(reference)]
+        f1, recall, precision = _f1(trimmed, ref)
+        ref_joined, ans_joined = " ".join(ref), " ".join(raw)
+        contained = bool(ref) and f" {ref_joined} " in f" {ans_joined} "
+        ref_numbers, ans_numbers = set(numbers_in(ref)), set(numbers_in(raw))
+        mismatch = bool(ref_numbers) and bool(ans_numbers) and not (ref_numbers & ans_numbers)
+        ref_content = [t for t in ref if t not in STOPWORDS] or ref
+        soft = _soft_recall(embedder, ref_content, trimmed)
+        candidate = (
+            f1,
+            recall,
+            precision,
+            1.0 if ref and ref == raw else 0.0,
+            1.0 if contained else 0.0,
+            float(vectors[0] @ vectors[i + 1]),
+            1.0 if mismatch else 0.0,
+            math.log1p(len(raw)),
+            soft,
+            1.0 if trimmed and set(trimmed) <= set(ref) else 0.0,
+            SequenceMatcher(None, " ".join(trimmed), ref_joined).ratio(),
+        )
+        if not best or candidate[0] + candidate[5] + candidate[8] > best[0] + best[5] + best[8]:
+            best = candidate
+    return best or (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, math.log1p(len(raw)), 0.0, 0.0, 0.0)
+
+
+def _soft_recall(embedder: StaticEmbedder, wanted: Sequence[str], pool: Sequence[str]) -> float:
+    """Mean over ``wanted`` words of 1 (exact) or their best cosine with a ``pool`` word."""
+    if not wanted:
+        return 0.0
+    pool_set = set(pool)
+    missing = [w for w in wanted if w not in pool_set]
+    if not missing or not pool:
+        return (len(wanted) - len(missing)) / len(wanted)
+    sims = embedder.word_vectors(missing) @ embedder.word_vectors(list(pool_set)).T
+    best = np.clip(sims.max(axis=1), 0.0, 1.0)
+    return float((len(wanted) - len(missing) + best.sum()) / len(wanted))
+
+
+def relevance_features(
+    embedder: StaticEmbedder, query: str, text: str, idf: dict[str, float] | None = None
+) -> tuple[float, ...]:
+    """How well ``text`` (a passage or an answer) matches the words and meaning of ``query``."""
+    query_words = [stem(t) for t in content_words(tokenize(query))]
+    text_tokens = tokenize(text)
+    text_words = {stem(t) for t in content_words(text_tokens)}
+    weights = [(idf or {}).get(w, 1.0 + min(len(w), 10) / 5.0) for w in query_words]
+    recall = _share(query_words, text_words) if query_words else 0.0
+    weighted = (
+        sum(w for q, w in zip(query_words, weights, strict=False) if q in text_words) / sum(weights)
+        if query_words
+        else 0.0
+    )
+    sentences = split_sentences(text) or [text]
+    vectors = embedder.embed([query, text, *sentences])
+    return (
+        recall,
+        weighted,
+        float(vectors[0] @ vectors[1]),
+        float((vectors[2:] @ vectors[0]).max()),
+        _soft_recall(embedder, query_words, sorted(text_words)),
+        math.log1p(len(text_tokens)),
+    )

@@ -1,0 +1,199 @@
+"""Behaviour of the offline judge: evidence, explanations, edge cases, and no network."""
+
+from __future__ import annotations
+
+import json
+import math
+import socket
+from importlib import resources
+from typing import Any
+
+import pytest
+
+from pytest_rag.local import GroundingReport, LocalScorer
+from pytest_rag.local.features import (
+    ANSWER_FEATURES,
+    CORRECTNESS_FEATURES,
+    RELEVANCE_FEATURES,
+    SENTENCE_FEATURES,
+)
+from pytest_rag.local.scorer import CalibrationError, load_calibration
+
+CONTEXTS = [
+    "Bananas are a tropical fruit. They are rich in potassium and grow in large clusters.",
+    "The Eiffel Tower in Paris was completed in 1889. It is about 330 metres tall. "
+    "Gustave Eiffel's company designed and built the tower for the World's Fair.",
+    "Photosynthesis turns light, water and carbon dioxide into sugar and oxygen in plants.",
+]
+
+
+@pytest.fixture(scope="module")
+def scorer() -> LocalScorer:
+    return LocalScorer.load()
+
+
+def test_copied_sentence_beats_changed_number(scorer: LocalScorer) -> None:
+    faithful = scorer.support("The Eiffel Tower was completed in 1889.", CONTEXTS)
+    altered = scorer.support("The Eiffel Tower was completed in 1925.", CONTEXTS)
+    assert faithful.sentences[0].probability > altered.sentences[0].probability
+    assert faithful.probability > altered.probability
+    assert altered.sentences[0].unsupported_numbers == ("1925",)
+    assert faithful.sentences[0].unsupported_numbers == ()
+
+
+def test_best_span_points_at_the_right_context(scorer: LocalScorer) -> None:
+    report = scorer.support("Plants turn light and carbon dioxide into sugar.", CONTEXTS)
+    best = report.sentences[0]
+    assert best.context_index == 2
+    assert "Photosynthesis" in best.span
+
+
+def test_invented_name_and_negation_are_reported(scorer: LocalScorer) -> None:
+    named = scorer.support("The tower was designed by Leonardo Bianchi for the fair.", CONTEXTS)
+    assert set(named.sentences[0].unsupported_names) >= {"Leonardo", "Bianchi"}
+    negated = scorer.support("The Eiffel Tower was not completed in 1889.", CONTEXTS)
+    assert negated.sentences[0].negation_mismatch
+    assert (
+        not scorer.support("The Eiffel Tower was completed in 1889.", CONTEXTS)
+        .sentences[0]
+        .negation_mismatch
+    )
+
+
+def test_unrelated_sentence_is_flagged_among_supported_ones(scorer: LocalScorer) -> None:
+    answer = (
+        "Bananas are a tropical fruit rich in potassium. "
+        "The moon landing in 1969 was broadcast to 600 million viewers."
+    )
+    report = scorer.support(answer, CONTEXTS)
+    assert len(report.sentences) == 2
+    unsupported = report.unsupported()
+    assert [s.sentence for s in unsupported] == [report.sentences[1].sentence]
+    assert report.supported_fraction() == 0.5
+    assert "1969" in unsupported[0].explain()
+
+
+def test_claims_and_coverage_use_the_same_alignment(scorer: LocalScorer) -> None:
+    claims = scorer.claims_support(["Bananas grow in clusters.", "Bananas are blue."], CONTEXTS)
+    assert [s.sentence for s in claims.sentences] == [
+        "Bananas grow in clusters.",
+        "Bananas are blue.",
+    ]
+    covered = scorer.coverage("The tower is about 330 metres tall.", CONTEXTS)
+    missing = scorer.coverage("The tower has 42 elevators made of gold.", CONTEXTS)
+    assert covered.probability > missing.probability
+
+
+def test_empty_answer_and_empty_contexts_have_documented_results(scorer: LocalScorer) -> None:
+    assert scorer.support("", CONTEXTS) == GroundingReport((), 1.0)
+    assert scorer.support("  \n ", CONTEXTS).probability == 1.0
+    no_context = scorer.support("Bananas are yellow.", [])
+    assert no_context.probability == 0.0
+    assert no_context.sentences[0].probability == 0.0
+    assert no_context.sentences[0].context_index is None
+    blank_context = scorer.support("Bananas are yellow.", ["", "   "])
+    assert blank_context.probability == 0.0
+    assert scorer.claims_support([], CONTEXTS).probability == 1.0
+    assert scorer.correctness("Who?", "Paris", []) == 0.0
+    assert scorer.relevance("Where is it?", "") == 0.0
+    assert scorer.similarity("", "something") == 0.0
+    assert scorer.embed([]).shape == (0, 256)
+
+
+def test_bad_argument_types_are_named(scorer: LocalScorer) -> None:
+    with pytest.raises(TypeError, match="contexts must be a sequence of str"):
+        scorer.support("An answer.", "a single string, not a list")
+    with pytest.raises(TypeError, match=r"contexts\[1\] must be a str"):
+        scorer.support("An answer.", ["ok", None])  # type: ignore[list-item]
+
+
+def test_probabilities_are_finite_and_in_range(scorer: LocalScorer) -> None:
+    texts = ["", "1 2 3", "???", "Bananas.", "no no no not never", "x" * 500]
+    for text in texts:
+        values = [
+            scorer.support(text, CONTEXTS).probability,
+            scorer.relevance("what?", text or "a"),
+            scorer.answer_relevance("what?", text or "a"),
+            scorer.correctness("what?", text, ["bananas"]),
+            scorer.no_answer("what?", text),
+        ]
+        for v in values:
+            assert math.isfinite(v) and 0.0 <= v <= 1.0
+
+
+def test_refusal_is_detected_and_answer_is_not(scorer: LocalScorer) -> None:
+    question = "When was the Eiffel Tower completed?"
+    refusal = scorer.no_answer(question, "I don't know based on the provided documents.")
+    other_refusal = scorer.no_answer(question, "The context does not mention when it was built.")
+    answer = scorer.no_answer(question, "It was completed in 1889 for the World's Fair.")
+    assert refusal > 0.5 and other_refusal > 0.5
+    assert answer < 0.5
+
+
+def test_relevance_prefers_on_topic_passage(scorer: LocalScorer) -> None:
+    question = "How tall is the Eiffel Tower?"
+    assert scorer.relevance(question, CONTEXTS[1]) > scorer.relevance(question, CONTEXTS[0])
+    assert scorer.answer_relevance(question, "It is about 330 metres tall.") > (
+        scorer.answer_relevance(question, "Bananas grow in large clusters.")
+    )
+
+
+def test_correctness_accepts_matching_answer_over_wrong_one(scorer: LocalScorer) -> None:
+    question = "who wrote the play hamlet"
+    right = scorer.correctness(question, "It was written by William Shakespeare.", ["Shakespeare"])
+    wrong = scorer.correctness(question, "Christopher Marlowe", ["Shakespeare"])
+    assert right > wrong
+
+
+def test_similarity_and_embeddings(scorer: LocalScorer) -> None:
+    vectors = scorer.embed(["a banana", "a yellow banana", "tax law"])
+    norms = (vectors**2).sum(axis=1)
+    assert norms == pytest.approx([1.0, 1.0, 1.0], abs=1e-4)
+    assert scorer.similarity("a banana", "a yellow banana") > scorer.similarity(
+        "a banana", "tax law"
+    )
+    assert scorer.similarity("same text", "same text") == pytest.approx(1.0, abs=1e-5)
+
+
+def test_loading_and_scoring_open_no_socket(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the offline judge tried to open a network connection")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(LocalScorer, "_instance", None)
+    from pytest_rag.local import embedder as embedder_module
+
+    monkeypatch.setattr(embedder_module, "_INSTANCE", None)
+    scorer = LocalScorer.load()
+    assert scorer.support("Bananas are a tropical fruit.", CONTEXTS).probability > 0.5
+    assert LocalScorer.load() is scorer  # cached per process
+
+
+def test_calibration_matches_the_feature_extractor() -> None:
+    raw = json.loads(
+        resources.files("pytest_rag.local").joinpath("calibration.json").read_text("utf-8")
+    )
+    expected = {
+        "sentence": SENTENCE_FEATURES,
+        "answer": ANSWER_FEATURES,
+        "correctness": CORRECTNESS_FEATURES,
+        "relevance": RELEVANCE_FEATURES,
+        "answer_relevance": RELEVANCE_FEATURES,
+    }
+    for name, features in expected.items():
+        assert tuple(raw["models"][name]["features"]) == features
+        assert 0.0 < raw["models"][name]["threshold"] < 1.0
+    assert raw["version"]
+    assert load_calibration().version == raw["version"]
+
+
+def test_mismatched_calibration_is_rejected_with_the_fix() -> None:
+    raw = json.loads(
+        resources.files("pytest_rag.local").joinpath("calibration.json").read_text("utf-8")
+    )
+    raw["models"]["sentence"]["features"] = ["something_else"] * len(SENTENCE_FEATURES)
+    with pytest.raises(CalibrationError, match=r"fit_local_judge\.py --write"):
+        load_calibration(json.dumps(raw))
+    with pytest.raises(CalibrationError, match="not valid JSON"):
+        load_calibration("{")
