@@ -50,8 +50,7 @@ def citation_support_score(label: str | float) -> float:
         key = label.strip().lower()
         if key not in SUPPORT_SCORES:
             raise ValueError(
-                f"unknown citation support label {label!r}; expected one of "
-                f"{', '.join(SUPPORT_SCORES)}"
+                f"unknown citation support label {label!r}; expected one of {', '.join(SUPPORT_SCORES)}"
             )
         return SUPPORT_SCORES[key]
     if isinstance(label, bool) or not 0.0 <= float(label) <= 1.0:

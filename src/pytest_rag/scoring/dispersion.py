@@ -43,6 +43,4 @@ def dispersion(values: Iterable[float]) -> Dispersion:
     variance = float(np.var(runs, ddof=1)) if runs.size > 1 else 0.0
     std = math.sqrt(variance)
     cv = None if mean == 0.0 else std / abs(mean)
-    return Dispersion(
-        n=int(runs.size), mean=mean, variance=variance, std=std, coefficient_of_variation=cv
-    )
+    return Dispersion(n=int(runs.size), mean=mean, variance=variance, std=std, coefficient_of_variation=cv)

@@ -50,8 +50,7 @@ def _ratio(hits: float, total: float, hits_name: str, total_name: str) -> float 
         raise ValueError(f"{hits_name} and {total_name} must not be negative")
     if hits > total:
         raise ValueError(
-            f"{hits_name} ({hits}) cannot exceed {total_name} ({total}); "
-            "count each item once on each side"
+            f"{hits_name} ({hits}) cannot exceed {total_name} ({total}); count each item once on each side"
         )
     if total == 0:
         return None

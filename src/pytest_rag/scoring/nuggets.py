@@ -87,9 +87,7 @@ def nugget_scores(judgements: Iterable[tuple[str, str]]) -> NuggetScores:
     strict_okay: list[float] = []
     for judgement in judgements:
         if isinstance(judgement, str) or len(judgement) != 2:
-            raise ValueError(
-                f"each nugget must be an (importance, assignment) pair, got {judgement!r}"
-            )
+            raise ValueError(f"each nugget must be an (importance, assignment) pair, got {judgement!r}")
         importance = _normalised(judgement[0], ("vital", "okay"), "importance")
         assignment = _normalised(judgement[1], ASSIGNMENT_SCORES, "assignment")
         score = ASSIGNMENT_SCORES[assignment]

@@ -88,9 +88,7 @@ def _reliability_matrix(data: ReliabilityData) -> FloatArray:
                     "None (map category labels to numbers first)"
                 )
             if math.isinf(float(value)):
-                raise ValueError(
-                    f"rating at coder {i}, unit {j} is infinite; use None for a missing rating"
-                )
+                raise ValueError(f"rating at coder {i}, unit {j} is infinite; use None for a missing rating")
             matrix[i, j] = float(value)
     return matrix
 
@@ -225,6 +223,4 @@ def alpha_with_interval(
                 method="unit bootstrap percentile",
                 n=n_units,
             )
-    return AlphaEstimate(
-        alpha=alpha, interval=interval, level=level, n_units=n_units, n_pairable=n_pairable
-    )
+    return AlphaEstimate(alpha=alpha, interval=interval, level=level, n_units=n_units, n_pairable=n_pairable)

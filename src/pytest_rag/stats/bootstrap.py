@@ -73,9 +73,7 @@ def as_finite_array(values: Iterable[float], what: str = "values") -> FloatArray
     try:
         array = np.asarray(list(values), dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"{what} must be numbers (floats, ints or bools); could not convert: {exc}"
-        ) from exc
+        raise ValueError(f"{what} must be numbers (floats, ints or bools); could not convert: {exc}") from exc
     if array.ndim != 1:
         raise ValueError(f"{what} must be a flat sequence of numbers, got shape {array.shape}")
     bad = ~np.isfinite(array)
@@ -199,8 +197,7 @@ def proportion_ci(successes: int, total: int, level: float = 0.95) -> Interval |
         raise ValueError("successes and total must be counts (int), not booleans")
     if not isinstance(successes, int) or not isinstance(total, int):
         raise ValueError(
-            f"successes and total must be integers, got {type(successes).__name__} and "
-            f"{type(total).__name__}"
+            f"successes and total must be integers, got {type(successes).__name__} and {type(total).__name__}"
         )
     if total < 0 or successes < 0 or successes > total:
         raise ValueError(f"need 0 <= successes <= total, got successes={successes}, total={total}")

@@ -79,9 +79,7 @@ def paired_bootstrap_difference(
     differences = after_values - before_values
     interval = bootstrap_mean_ci(differences, level=level, resamples=resamples, seed=seed)
     significant = (
-        interval is not None
-        and len(shared) >= MIN_PAIRS_FOR_SIGNIFICANCE
-        and interval.excludes_zero()
+        interval is not None and len(shared) >= MIN_PAIRS_FOR_SIGNIFICANCE and interval.excludes_zero()
     )
     return PairedDifference(
         n_shared=len(shared),
