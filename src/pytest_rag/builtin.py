@@ -1,0 +1,50 @@
+"""The built-in judges and metrics, registered through pytest-rag's own hooks like any plugin's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import pluggy
+
+from .judges.protocol import Judge, JudgeFactory, JudgeOptions, JudgeSpec
+from .metrics.base import Metric
+
+hookimpl = pluggy.HookimplMarker("pytest")
+
+
+def _openai(spec: JudgeSpec, options: JudgeOptions) -> Judge:
+    from .judges.openai_chat import OpenAIChatJudge
+
+    return OpenAIChatJudge(spec, timeout_s=options.timeout_s)
+
+
+def _ollama(spec: JudgeSpec, options: JudgeOptions) -> Judge:
+    from .judges.openai_chat import OLLAMA_DEFAULT_BASE_URL, OpenAIChatJudge
+
+    own = JudgeSpec(spec.provider, spec.model, OLLAMA_DEFAULT_BASE_URL)
+    return OpenAIChatJudge(own, timeout_s=options.timeout_s, key_env="OLLAMA_API_KEY")
+
+
+def _anthropic(spec: JudgeSpec, options: JudgeOptions) -> Judge:
+    from .judges.anthropic_messages import AnthropicJudge
+
+    own = JudgeSpec(spec.provider, spec.model, None)  # the OpenAI base URL is not Anthropic's
+    return AnthropicJudge(own, timeout_s=options.timeout_s)
+
+
+def _local(spec: JudgeSpec, options: JudgeOptions) -> Judge:
+    from .judges.local import LocalJudge
+
+    return LocalJudge(spec)
+
+
+@hookimpl
+def pytest_rag_judge_providers() -> Mapping[str, JudgeFactory]:
+    return {"openai": _openai, "ollama": _ollama, "anthropic": _anthropic, "local": _local}
+
+
+@hookimpl
+def pytest_rag_metrics() -> Iterable[type[Metric]]:
+    from .metrics.catalog import ALL_METRICS
+
+    return ALL_METRICS

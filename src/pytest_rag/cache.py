@@ -1,0 +1,120 @@
+"""The on-disk judgment cache: one entry per judge call, keyed by the hash of the full request.
+
+Backed by diskcache (SQLite underneath), which is safe with several pytest-xdist workers writing at
+once. Entries hold the reply text and its usage, never credentials: the key material is built from
+the judge's identity (provider, model, base URL), which excludes API keys by construction.
+
+Modes:
+``rw``       read, and write what was judged live (default)
+``ro``       read, never write
+``replay``   read only, and a miss is a failure: no judge is ever called
+``refresh``  never read, always judge live and overwrite
+``off``      no cache at all
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+CACHE_MODES = ("rw", "ro", "replay", "refresh", "off")
+
+
+@dataclass(frozen=True)
+class CachedReply:
+    text: str
+    input_tokens: int
+    output_tokens: int
+    model: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "model": self.model,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CachedReply:
+        return cls(
+            text=str(data["text"]),
+            input_tokens=int(data.get("input_tokens", 0)),
+            output_tokens=int(data.get("output_tokens", 0)),
+            model=str(data.get("model", "")),
+        )
+
+
+def check_mode(mode: str) -> str:
+    if mode not in CACHE_MODES:
+        raise ConfigError(f"unknown cache mode {mode!r}; use one of {', '.join(CACHE_MODES)} (--rag-cache)")
+    return mode
+
+
+class JudgmentCache:
+    """Lazy: the directory is created and diskcache imported on the first read or write."""
+
+    def __init__(self, directory: Path, mode: str = "rw") -> None:
+        self.directory = directory
+        self.mode = check_mode(mode)
+        self._store: Any = None
+
+    @property
+    def reads(self) -> bool:
+        return self.mode in ("rw", "ro", "replay")
+
+    @property
+    def writes(self) -> bool:
+        return self.mode in ("rw", "refresh")
+
+    def _open(self) -> Any:
+        if self._store is None:
+            import diskcache
+
+            os.makedirs(self.directory, exist_ok=True)
+            self._store = diskcache.Cache(str(self.directory), size_limit=2**34, eviction_policy="none")
+        return self._store
+
+    def get(self, key: str) -> CachedReply | None:
+        if not self.reads:
+            return None
+        if self._store is None and not self.directory.exists():
+            return None
+        value = self._open().get(key)
+        if not isinstance(value, dict) or "text" not in value:
+            return None
+        return CachedReply.from_dict(value)
+
+    def put(self, key: str, reply: CachedReply, meta: dict[str, Any] | None = None) -> None:
+        if not self.writes:
+            return
+        entry = reply.to_dict()
+        entry["stored_at"] = round(time.time(), 3)
+        if meta:
+            entry["meta"] = meta
+        self._open().set(key, entry)
+
+    def raw_set(self, key: str, entry: dict[str, Any]) -> None:
+        """Store an entry as given (used by import); ignores the mode on purpose."""
+        self._open().set(key, entry)
+
+    def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every entry, in key order (used by export)."""
+        if not self.directory.exists():
+            return
+        store = self._open()
+        for key in sorted(store.iterkeys()):
+            value = store.get(key)
+            if isinstance(value, dict):
+                yield str(key), value
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None

@@ -1,0 +1,114 @@
+"""Evaluating one metric on one sample across every configured judge and repeat.
+
+Each judge answers ``repeats`` times (distinct cache entries through the repeat index); a judge's score
+is the median of its repeats and the ensemble's score is the median of its judges' scores (seed 000).
+The reasons and evidence shown come from the judgment closest to that final score, so a failure
+message explains the number it reports.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from .aio import gather_all
+from .engine import JudgmentEngine
+from .inputs import Sample
+from .judges.protocol import Judge
+from .metrics.base import Metric, Scored
+from .request import JudgeRequest
+from .results import CallTally, JudgeScore, MetricResult
+
+V = TypeVar("V", bound=BaseModel)
+T = TypeVar("T")
+
+
+@dataclass
+class BoundAsker:
+    """The :class:`~pytest_rag.metrics.base.Asker` a metric receives: one judge, one repeat index."""
+
+    engine: JudgmentEngine
+    judge: Judge
+    repeat: int
+    test_id: str
+    cache_only: bool
+    tally: CallTally = field(default_factory=CallTally)
+
+    @property
+    def judge_label(self) -> str:
+        return self.judge.spec.label
+
+    @property
+    def offline(self) -> bool:
+        return bool(self.judge.offline)
+
+    async def __call__(self, request: JudgeRequest, model: type[V]) -> V:
+        verdict, tally = await self.engine.ask(
+            self.judge,
+            request.with_repeat(self.repeat),
+            model,
+            test_id=self.test_id,
+            cache_only=self.cache_only,
+        )
+        self.tally.add(tally)
+        return verdict
+
+    async def gather(self, *awaitables: Awaitable[T]) -> list[T]:
+        return await gather_all(self.cache_only, list(awaitables))
+
+
+def ensemble_label(judges: Sequence[Judge]) -> str:
+    labels = [j.spec.label for j in judges]
+    return labels[0] if len(labels) == 1 else "ensemble(" + ",".join(labels) + ")"
+
+
+async def evaluate(
+    engine: JudgmentEngine,
+    metric: Metric,
+    sample: Sample,
+    options: Mapping[str, Any],
+    *,
+    judges: Sequence[Judge],
+    repeats: int,
+    threshold: float | None,
+    test_id: str,
+    cache_only: bool,
+) -> MetricResult:
+    askers = [
+        BoundAsker(engine, judge, repeat, test_id, cache_only)
+        for judge in judges
+        for repeat in range(repeats)
+    ]
+    runs: list[Scored] = await gather_all(
+        cache_only, [metric.score(asker, sample, options) for asker in askers]
+    )
+    tally = CallTally()
+    for asker in askers:
+        tally.add(asker.tally)
+    per_judge: list[JudgeScore] = []
+    for judge in judges:
+        scores = [run.score for run, asker in zip(runs, askers, strict=True) if asker.judge is judge]
+        per_judge.append(JudgeScore(judge=judge.spec.label, score=statistics.median(scores), repeats=scores))
+    final = statistics.median([j.score for j in per_judge])
+    shown = min(runs, key=lambda run: abs(run.score - final))
+    scale = metric.scale
+    return MetricResult(
+        metric=metric.name,
+        mode=metric.mode,
+        judge=ensemble_label(judges),
+        score=final,
+        scale_low=scale.low,
+        scale_high=scale.high,
+        normalized=scale.normalize(final),
+        threshold=threshold,
+        passed=None if threshold is None else final >= threshold,
+        reasons=shown.reasons,
+        evidence=shown.evidence,
+        details=dict(shown.details),
+        judges=per_judge,
+        calls=tally,
+    )

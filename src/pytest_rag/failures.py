@@ -1,0 +1,73 @@
+"""Failure messages that read like good pytest failures: the number, the bar, who judged, and why."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .results import MetricResult
+
+MAX_ITEMS = 12
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.3g}"
+
+
+def _evidence_lines(evidence: Mapping[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for name, value in evidence.items():
+        heading = name.replace("_", " ")
+        if isinstance(value, list):
+            if not value:
+                continue
+            lines.append(f"  {heading}:")
+            for item in value[:MAX_ITEMS]:
+                if isinstance(item, Mapping):
+                    text = ", ".join(f"{k}={v}" for k, v in item.items() if v not in (None, "", [], ()))
+                else:
+                    text = str(item)
+                lines.append(f"    - {text}")
+            if len(value) > MAX_ITEMS:
+                lines.append(f"    ... and {len(value) - MAX_ITEMS} more")
+        elif value not in (None, "", {}):
+            lines.append(f"  {heading}: {value}")
+    return lines
+
+
+def describe(result: MetricResult) -> str:
+    """The multi-line explanation of a result (used in failures and in ``repr``-like output)."""
+    calls = result.calls
+    if result.cached:
+        source = "verdict from the cache"
+    elif calls.live == 0 and calls.offline > 0:
+        source = "computed offline"
+    elif calls.cached:
+        source = f"{calls.live} live and {calls.cached} cached judge calls"
+    else:
+        source = "live verdict"
+    mode = f" ({result.mode} mode)" if result.mode != "default" else ""
+    head = f"{result.metric}{mode}: score {_fmt(result.score)} on the {result.scale} scale"
+    if result.threshold is not None:
+        relation = "meets" if result.passed else "is below"
+        head += f" {relation} the threshold {_fmt(result.threshold)}"
+    lines = [head, f"  judge: {result.judge} ({source})"]
+    if len(result.judges) > 1 or any(len(j.repeats) > 1 for j in result.judges):
+        per_judge = "; ".join(
+            f"{j.judge}: {_fmt(j.score)} from {[_fmt(r) for r in j.repeats]}" for j in result.judges
+        )
+        lines.append(f"  judges: {per_judge}")
+    for name, value in result.details.items():
+        lines.append(f"  {name.replace('_', ' ')}: {value:.3g}")
+    if result.reasons:
+        lines.append(f"  reasons: {result.reasons}")
+    lines.extend(_evidence_lines(result.evidence_dict()))
+    return "\n".join(lines)
+
+
+class RagAssertionError(AssertionError):
+    """A judged check below its threshold; ``result`` holds the full typed result."""
+
+    def __init__(self, result: MetricResult) -> None:
+        self.result = result
+        super().__init__(describe(result))

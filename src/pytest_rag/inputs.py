@@ -1,0 +1,142 @@
+"""Normalising what users pass as context, so every metric sees the same shape.
+
+Users hand over retrieval results in many forms: one string, a list of strings, LangChain-like
+documents (``page_content``), LlamaIndex-like nodes (``text``/``get_content()``), dicts. All become a
+tuple of :class:`Chunk` with a stable 1-based position, the rank the retriever gave them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InputError
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One retrieved passage: its text and, when the retriever has one, its id."""
+
+    text: str
+    id: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+ContextLike = str | Chunk | Mapping[str, Any] | Iterable[Any] | None
+
+_TEXT_ATTRIBUTES = ("text", "page_content", "content")
+_ID_ATTRIBUTES = ("id", "id_", "node_id", "doc_id", "chunk_id")
+
+
+def _chunk_from(item: Any, position: int) -> Chunk:
+    if isinstance(item, Chunk):
+        return item
+    if isinstance(item, str):
+        return Chunk(text=item)
+    if isinstance(item, Mapping):
+        text = next((item[k] for k in _TEXT_ATTRIBUTES if isinstance(item.get(k), str)), None)
+        if text is None:
+            raise InputError(
+                f"context item {position} is a mapping without a 'text', 'page_content' or "
+                f"'content' string (keys: {sorted(map(str, item))}); pass its text under one of those keys"
+            )
+        ident = next((str(item[k]) for k in _ID_ATTRIBUTES if item.get(k) is not None), None)
+        return Chunk(text=text, id=ident, metadata=dict(item.get("metadata") or {}))
+    for attribute in _TEXT_ATTRIBUTES:
+        value = getattr(item, attribute, None)
+        if isinstance(value, str):
+            ident = next(
+                (str(getattr(item, a)) for a in _ID_ATTRIBUTES if getattr(item, a, None) is not None),
+                None,
+            )
+            metadata = getattr(item, "metadata", None)
+            return Chunk(
+                text=value,
+                id=ident,
+                metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
+            )
+    get_content = getattr(item, "get_content", None)
+    if callable(get_content):
+        text = get_content()
+        if isinstance(text, str):
+            return Chunk(text=text)
+    raise InputError(
+        f"context item {position} is a {type(item).__name__}, which pytest-rag cannot read as text; "
+        "pass a string, a pytest_rag.Chunk, a mapping with 'text', or an object with .text/.page_content"
+    )
+
+
+def normalize_contexts(context: ContextLike) -> tuple[Chunk, ...]:
+    """Turn any supported context form into an ordered tuple of chunks (rank order preserved)."""
+    if context is None:
+        return ()
+    if isinstance(context, (str, Chunk, Mapping)):
+        return (_chunk_from(context, 1),)
+    if isinstance(context, Iterable):
+        return tuple(_chunk_from(item, i) for i, item in enumerate(context, start=1))
+    return (_chunk_from(context, 1),)
+
+
+def require_text(value: Any, name: str, *, allow_empty: bool = False) -> str:
+    """Check that a helper's text argument is a string, with an error that says which argument."""
+    if not isinstance(value, str):
+        raise InputError(f"{name} must be a string, got {type(value).__name__}; pass the text of the {name}")
+    if not allow_empty and not value.strip():
+        raise InputError(f"{name} is empty; a judge cannot score an empty {name}")
+    return value
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One RAG interaction to judge: what was asked, what came back, what was retrieved, what is right."""
+
+    question: str = ""
+    answer: str = ""
+    contexts: tuple[Chunk, ...] = ()
+    reference: str | None = None
+    id: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        question: str = "",
+        answer: str = "",
+        contexts: ContextLike = None,
+        reference: str | None = None,
+        id: str | None = None,
+    ) -> Sample:
+        return cls(
+            question=question,
+            answer=answer,
+            contexts=normalize_contexts(contexts),
+            reference=reference,
+            id=id,
+        )
+
+
+def coerce_sample(value: Sample | Mapping[str, Any]) -> Sample:
+    """Accept a :class:`Sample` or a mapping with the same keys (``context`` is an alias of ``contexts``)."""
+    if isinstance(value, Sample):
+        return value
+    if isinstance(value, Mapping):
+        known = {"question", "answer", "contexts", "context", "reference", "id", "output", "prompt"}
+        unknown = set(value) - known
+        if unknown:
+            raise InputError(
+                f"sample has unknown keys {sorted(unknown)}; use question, answer, contexts, reference, id"
+            )
+        contexts = value.get("contexts", value.get("context"))
+        return Sample.of(
+            question=str(value.get("question", value.get("prompt", "")) or ""),
+            answer=str(value.get("answer", value.get("output", "")) or ""),
+            contexts=contexts,
+            reference=value.get("reference"),
+            id=value.get("id"),
+        )
+    raise InputError(f"a sample must be a pytest_rag.Sample or a mapping, got {type(value).__name__}")
+
+
+def as_sequence(value: Sequence[Any] | None) -> Sequence[Any]:
+    return () if value is None else value

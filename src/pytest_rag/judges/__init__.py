@@ -1,0 +1,1 @@
+"""Judge providers: one small protocol (:mod:`.protocol`) and one module per implementation."""

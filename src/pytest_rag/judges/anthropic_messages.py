@@ -1,0 +1,121 @@
+"""Judges behind Anthropic's Messages API.
+
+Structured output goes through a forced tool call: the verdict schema is the tool's input schema and
+``tool_choice`` names the tool, so the reply is a ``tool_use`` block whose input is the verdict. A
+``refusal`` stop reason or a reply cut at ``max_tokens`` is reported as such, never parsed into a score.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import JudgeError
+from ..request import JudgeRequest
+from .faults import rejected_param, translate
+from .protocol import JudgeReply, JudgeSpec
+
+ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com"
+TOOL_NAME = "submit_verdict"
+
+
+class AnthropicJudge:
+    offline = False
+    cacheable = True
+
+    def __init__(
+        self, spec: JudgeSpec, *, timeout_s: float = 60.0, key_env: str = "ANTHROPIC_API_KEY"
+    ) -> None:
+        if not spec.model:
+            raise JudgeError("judge spec 'anthropic' has no model; write anthropic:MODEL", judge=spec.label)
+        self.spec = spec
+        self.timeout_s = timeout_s
+        self.key_env = key_env
+        self.base_url = (spec.base_url or ANTHROPIC_DEFAULT_BASE_URL).rstrip("/")
+        self._client: Any = None
+        self._drop_temperature = False
+
+    def identity(self) -> Mapping[str, Any]:
+        return {"provider": "anthropic", "model": self.spec.model, "base_url": self.base_url}
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            import anthropic
+
+            key = os.environ.get(self.key_env)
+            if not key:
+                raise JudgeError(
+                    f"{self.key_env} is not set, so {self.spec.label} cannot be called. Export it, replay a "
+                    "recorded store with --rag-cache=replay, or use the offline judge (--rag-judge=local)",
+                    judge=self.spec.label,
+                )
+            self._client = anthropic.AsyncAnthropic(
+                api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+            )
+        return self._client
+
+    def _payload(self, request: JudgeRequest) -> dict[str, Any]:
+        system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        turns = [{"role": m.role, "content": m.content} for m in request.messages if m.role != "system"]
+        payload: dict[str, Any] = {
+            "model": self.spec.model,
+            "max_tokens": request.sampling.max_tokens,
+            "system": system,
+            "messages": turns,
+            "tools": [
+                {
+                    "name": TOOL_NAME,
+                    "description": "Record the verdict in the required structure.",
+                    "input_schema": request.response_schema(),
+                }
+            ],
+            "tool_choice": {"type": "tool", "name": TOOL_NAME},
+        }
+        if request.sampling.temperature is not None and not self._drop_temperature:
+            payload["temperature"] = request.sampling.temperature
+        return payload
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        import anthropic
+
+        client = self._get_client()
+        for _ in range(2):
+            try:
+                response = await client.messages.create(**self._payload(request))
+                break
+            except anthropic.BadRequestError as exc:
+                if rejected_param(exc) == "temperature" and not self._drop_temperature:
+                    self._drop_temperature = True
+                    continue
+                raise translate(exc, anthropic, judge=self.spec.label, key_env=self.key_env) from None
+            except anthropic.AnthropicError as exc:
+                raise translate(exc, anthropic, judge=self.spec.label, key_env=self.key_env) from None
+        else:
+            raise JudgeError("the server kept rejecting request parameters", judge=self.spec.label)
+        text = ""
+        texts: list[str] = []
+        for part in response.content:
+            if getattr(part, "type", None) == "tool_use":
+                text = json.dumps(part.input, ensure_ascii=False)
+                break
+            if getattr(part, "type", None) == "text":
+                texts.append(part.text)
+        if not text:
+            text = "".join(texts)
+        stop = getattr(response, "stop_reason", None)
+        usage = response.usage
+        return JudgeReply(
+            text=text,
+            input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+            model=str(response.model or self.spec.model),
+            truncated=stop == "max_tokens",
+            refusal=("".join(texts) or "refused") if stop == "refusal" else None,
+        )
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None

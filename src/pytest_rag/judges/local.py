@@ -1,0 +1,63 @@
+"""The offline judge (``--rag-judge=local``, the default): no key, no network, CPU only.
+
+It reads the request's task inputs rather than its prose, computes the verdict with
+:mod:`pytest_rag.local`, and answers in the schema the metric asked for, so metrics need not know
+which judge they have. It is not cached: recomputing is cheaper than a disk lookup and just as
+deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import UnsupportedMetricError
+from ..request import JudgeRequest
+from .protocol import JudgeReply, JudgeSpec
+
+LLM_SUGGESTION = (
+    "use an LLM judge for it, e.g. --rag-judge=openai:gpt-4o-mini, anthropic:MODEL or ollama:MODEL "
+    "(a local model through Ollama keeps it offline)"
+)
+
+
+class LocalJudge:
+    offline = True
+    cacheable = False
+
+    def __init__(self, spec: JudgeSpec) -> None:
+        self.spec = JudgeSpec("local", "", None) if not spec.model else spec
+        self._scorer: Any = None
+
+    def _get_scorer(self) -> Any:
+        if self._scorer is None:
+            from ..local.scorer import LocalScorer
+
+            self._scorer = LocalScorer.load()
+        return self._scorer
+
+    def identity(self) -> Mapping[str, Any]:
+        return {
+            "provider": "local",
+            "model": self.spec.model,
+            "version": self._get_scorer().version,
+        }
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        return self.answer(request)
+
+    def answer(self, request: JudgeRequest) -> JudgeReply:
+        from ..local.tasks import HANDLERS
+
+        handler = HANDLERS.get(request.task.kind)
+        if handler is None:
+            raise UnsupportedMetricError(
+                f"the offline judge cannot compute {request.metric} ({request.task.kind}): it needs text "
+                f"generation, which no offline model here can do honestly; {LLM_SUGGESTION}"
+            )
+        fields = handler(self._get_scorer(), request.task.inputs)
+        verdict = request.response_model.model_validate(fields)
+        return JudgeReply(text=verdict.model_dump_json(), model="local")
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,151 @@
+"""Judges behind the OpenAI Chat Completions API: OpenAI itself and every compatible server
+(vLLM, llama.cpp, LM Studio, Azure-style gateways, Ollama's ``/v1``).
+
+Structured output uses the native ``json_schema`` response format. Servers and models differ in what
+they accept, so a 400 that names a parameter is answered by adapting once and remembering it for that
+model: ``temperature`` is dropped (reasoning models), ``max_tokens`` becomes ``max_completion_tokens``,
+``response_format`` falls back to ``json_object`` and then to prompt-only JSON.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import JudgeError
+from ..request import JudgeRequest
+from .faults import rejected_param, translate
+from .protocol import JudgeReply, JudgeSpec, TransientFault
+
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+OLLAMA_DEFAULT_BASE_URL = "http://localhost:11434/v1"
+_NO_KEY_NEEDED = "not-needed"
+
+
+class OpenAIChatJudge:
+    """``openai:MODEL`` (with an optional base URL) and ``ollama:MODEL``."""
+
+    offline = False
+    cacheable = True
+
+    def __init__(self, spec: JudgeSpec, *, timeout_s: float = 60.0, key_env: str = "OPENAI_API_KEY") -> None:
+        if not spec.model:
+            raise JudgeError(
+                f"judge spec {spec.label!r} has no model; write {spec.provider}:MODEL",
+                judge=spec.label,
+            )
+        self.spec = spec
+        self.timeout_s = timeout_s
+        self.key_env = key_env
+        default = OLLAMA_DEFAULT_BASE_URL if spec.provider == "ollama" else OPENAI_DEFAULT_BASE_URL
+        self.base_url = (spec.base_url or default).rstrip("/")
+        self._client: Any = None
+        self._adapted: dict[str, str] = {}  # parameter -> how it is sent now ("drop", "json_object", ...)
+
+    def identity(self) -> Mapping[str, Any]:
+        return {"provider": self.spec.provider, "model": self.spec.model, "base_url": self.base_url}
+
+    def _api_key(self) -> str:
+        key = os.environ.get(self.key_env)
+        if key:
+            return key
+        if self.base_url != OPENAI_DEFAULT_BASE_URL:
+            return _NO_KEY_NEEDED  # self-hosted servers usually take any key
+        raise JudgeError(
+            f"{self.key_env} is not set, so {self.spec.label} cannot be called. Export it, point "
+            "--rag-judge-base-url at a compatible server, replay a recorded store with "
+            "--rag-cache=replay, or use the offline judge (--rag-judge=local)",
+            judge=self.spec.label,
+        )
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            import openai
+
+            self._client = openai.AsyncOpenAI(
+                api_key=self._api_key(),
+                base_url=self.base_url,
+                timeout=self.timeout_s,
+                max_retries=0,
+            )
+        return self._client
+
+    def _payload(self, request: JudgeRequest) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.spec.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        }
+        sampling = request.sampling
+        if sampling.temperature is not None and self._adapted.get("temperature") != "drop":
+            payload["temperature"] = sampling.temperature
+        tokens_param = (
+            "max_completion_tokens" if self._adapted.get("max_tokens") == "renamed" else "max_tokens"
+        )
+        payload[tokens_param] = sampling.max_tokens
+        if sampling.seed is not None and self._adapted.get("seed") != "drop":
+            payload["seed"] = sampling.seed
+        format_mode = self._adapted.get("response_format", "json_schema")
+        if format_mode == "json_schema":
+            payload["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": request.schema_name,
+                    "schema": request.response_schema(),
+                    "strict": True,
+                },
+            }
+        elif format_mode == "json_object":
+            payload["response_format"] = {"type": "json_object"}
+        return payload
+
+    def _adapt(self, param: str | None) -> bool:
+        """Change how a rejected parameter is sent; False when there is nothing left to try."""
+        if param in ("temperature", "seed") and self._adapted.get(param) != "drop":
+            self._adapted[param] = "drop"
+            return True
+        if param == "max_tokens" and self._adapted.get("max_tokens") != "renamed":
+            self._adapted["max_tokens"] = "renamed"
+            return True
+        if param in ("response_format", "response_format.json_schema", "strict"):
+            current = self._adapted.get("response_format", "json_schema")
+            following = {"json_schema": "json_object", "json_object": "none"}.get(current)
+            if following:
+                self._adapted["response_format"] = following
+                return True
+        return False
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        import openai
+
+        client = self._get_client()
+        for _ in range(4):  # at most one adaptation per parameter
+            try:
+                response = await client.chat.completions.create(**self._payload(request))
+                break
+            except openai.BadRequestError as exc:
+                if self._adapt(rejected_param(exc)):
+                    continue
+                raise translate(exc, openai, judge=self.spec.label, key_env=self.key_env) from None
+            except openai.OpenAIError as exc:
+                raise translate(exc, openai, judge=self.spec.label, key_env=self.key_env) from None
+        else:
+            raise JudgeError("the server kept rejecting request parameters", judge=self.spec.label)
+        if not response.choices:
+            raise TransientFault(f"{self.spec.label} returned no choices")
+        choice = response.choices[0]
+        message = choice.message
+        usage = response.usage
+        return JudgeReply(
+            text=message.content or "",
+            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            model=str(response.model or self.spec.model),
+            truncated=choice.finish_reason == "length",
+            refusal=getattr(message, "refusal", None) or None,
+        )
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None

@@ -1,0 +1,89 @@
+"""The judge protocol: turn a :class:`~pytest_rag.request.JudgeRequest` into raw text plus usage.
+
+Providers know their wire format and nothing else: retries, repair of invalid replies, caching and
+concurrency limits are the engine's, so every provider gets them the same way. A provider signals a
+fault worth retrying by raising :class:`TransientFault`; anything else it raises is final.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from ..request import JudgeRequest
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """A judge as the user names it: ``provider:model``, plus where it lives."""
+
+    provider: str
+    model: str
+    base_url: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.provider}:{self.model}" if self.model else self.provider
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """What the judge said, verbatim, with what it cost."""
+
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model: str = ""
+    truncated: bool = False
+    refusal: str | None = None
+
+
+class TransientFault(Exception):
+    """A fault that may pass: rate limits, 5xx, timeouts, dropped connections."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """What the engine needs from a judge provider."""
+
+    spec: JudgeSpec
+
+    @property
+    def offline(self) -> bool:
+        """True when the judge computes in-process (no I/O): it may run without an event loop."""
+        ...
+
+    @property
+    def cacheable(self) -> bool:
+        """False for judges that are cheaper to rerun than to look up (the offline judge)."""
+        ...
+
+    def identity(self) -> Mapping[str, Any]:
+        """What distinguishes this judge's answers, for the cache key. Never contains secrets."""
+        ...
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        """Ask once. Raise :class:`TransientFault` for faults worth a retry."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release clients; called once at the end of the session on the engine's loop."""
+        ...
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """Settings every provider factory receives (from the command line and ini)."""
+
+    timeout_s: float = 60.0
+
+
+class JudgeFactory(Protocol):
+    """Builds a judge for a spec; registered per provider name through ``pytest_rag_judge_providers``."""
+
+    def __call__(self, spec: JudgeSpec, options: JudgeOptions) -> Judge: ...

@@ -1,0 +1,88 @@
+"""What a metric is: a declarative unit that asks judges typed questions and turns verdicts into a score.
+
+A metric never talks HTTP and never touches the cache: it builds :class:`~pytest_rag.request.JudgeRequest`
+objects and awaits an :class:`Asker`, which returns the validated verdict. Multi-step metrics (claims
+then verification, nuggets) are compositions of such single questions.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from ..inputs import Sample
+
+V = TypeVar("V", bound=BaseModel)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The range a metric's raw score lives in; normalising maps it onto [0, 1]."""
+
+    low: float
+    high: float
+
+    def normalize(self, raw: float) -> float:
+        if self.high == self.low:
+            return 0.0
+        value = (raw - self.low) / (self.high - self.low)
+        return min(1.0, max(0.0, value))
+
+    def __str__(self) -> str:
+        def fmt(x: float) -> str:
+            return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+        return f"{fmt(self.low)}-{fmt(self.high)}"
+
+
+class Asker(Protocol):
+    """Asks the judge bound to this evaluation one question and returns its validated verdict."""
+
+    @property
+    def judge_label(self) -> str: ...
+
+    async def __call__(self, request: Any, model: type[V]) -> V: ...
+
+    async def gather(self, *awaitables: Awaitable[T]) -> list[T]: ...
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A metric's outcome for one sample and one judge (before repeats and ensembles are combined)."""
+
+    score: float
+    reasons: str = ""
+    evidence: BaseModel | None = None
+    details: Mapping[str, float] = field(default_factory=dict)
+
+
+class Metric(ABC):
+    """Base of every metric. Subclasses set the class attributes and implement :meth:`score`."""
+
+    name: ClassVar[str]
+    mode: ClassVar[str] = "default"
+    scale: ClassVar[Scale]
+    default_threshold: ClassVar[float | None] = None
+    required: ClassVar[tuple[str, ...]] = ()
+    question: ClassVar[str] = ""
+
+    @abstractmethod
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        """Judge ``sample`` through ``ask`` and return the raw score on :attr:`scale`."""
+
+    def check_inputs(self, sample: Sample) -> None:
+        """Raise :class:`~pytest_rag.errors.InputError` when a required input is missing."""
+        from ..errors import InputError
+
+        for name in self.required:
+            value = getattr(sample, name)
+            if name == "contexts":
+                if not value:
+                    raise InputError(f"{self.name} needs retrieved contexts; pass context=[...]")
+            elif value is None or (isinstance(value, str) and not value.strip()):
+                raise InputError(f"{self.name} needs a non-empty {name}; pass {name}=...")

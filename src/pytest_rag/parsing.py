@@ -1,0 +1,52 @@
+"""Reading a judge's reply into a typed verdict, tolerating the usual wrapping but nothing more.
+
+Judges wrap JSON in code fences or a sentence of preamble; that is stripped. Anything that then fails
+pydantic validation is *invalid*: the engine gets one repair attempt and otherwise reports a judge
+error carrying the raw reply. Nothing here guesses a score.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+V = TypeVar("V", bound=BaseModel)
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+
+
+class InvalidVerdict(Exception):
+    """The reply is not a valid instance of the verdict model; the message says why, briefly."""
+
+
+def extract_json_text(text: str) -> str:
+    stripped = text.strip()
+    fenced = _FENCE.search(stripped)
+    if fenced:
+        stripped = fenced.group(1).strip()
+    if stripped.startswith("{"):
+        return stripped
+    start, end = stripped.find("{"), stripped.rfind("}")
+    if start != -1 and end > start:
+        return stripped[start : end + 1]
+    return stripped
+
+
+def parse_verdict(model: type[V], text: str) -> V:
+    candidate = extract_json_text(text)
+    try:
+        data = json.loads(candidate)
+    except json.JSONDecodeError as exc:
+        raise InvalidVerdict(f"not valid JSON ({exc.msg} at position {exc.pos})") from None
+    if not isinstance(data, dict):
+        raise InvalidVerdict(f"expected a JSON object, got {type(data).__name__}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()[:5]
+        )
+        raise InvalidVerdict(f"does not match the {model.__name__} schema: {problems}") from None

@@ -1,0 +1,102 @@
+"""pytest hooks of pytest-rag. Each hook delegates to :class:`~pytest_rag.session.RagSession`.
+
+Only option registration happens for suites that never use ``rag_judge``: the session object is
+cheap to create, and judges, cache, numpy and the SDKs are imported when a test first asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from . import config as rag_config
+
+if TYPE_CHECKING:
+    from .rag_judge import RagJudge
+    from .session import RagSession
+
+SESSION_KEY = pytest.StashKey["RagSession"]()
+WORKER_OUTPUT_KEY = "pytest_rag_records"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    rag_config.add_options(parser)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    from . import builtin
+    from .errors import ConfigError
+    from .session import RagSession
+
+    if not config.pluginmanager.has_plugin("pytest-rag-builtin"):
+        config.pluginmanager.register(builtin, "pytest-rag-builtin")
+    try:
+        config.stash[SESSION_KEY] = RagSession(config)
+    except ConfigError as exc:
+        raise pytest.UsageError(f"pytest-rag: {exc}") from None
+
+
+def _session(config: pytest.Config) -> RagSession | None:
+    return config.stash.get(SESSION_KEY, None)
+
+
+@pytest.fixture
+def rag_judge(request: pytest.FixtureRequest) -> Iterator[RagJudge]:
+    """Judged assertions for RAG answers: ``rag_judge.assert_faithful(answer, contexts)`` and friends."""
+    from .errors import ConfigError
+    from .rag_judge import RagJudge
+
+    session = _session(request.config)
+    assert session is not None, "pytest-rag is not configured"
+    try:
+        session.judges()
+    except ConfigError as exc:
+        pytest.fail(f"pytest-rag: {exc}", pytrace=False)
+    yield RagJudge(session, request.node.nodeid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist controller: merge a finished worker's records into the session results."""
+    session = _session(node.config)
+    rows = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
+    if session is not None and rows:
+        session.results.load_json_rows(rows)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    rag = _session(session.config)
+    if rag is None:
+        return
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput[WORKER_OUTPUT_KEY] = rag.results.to_json_rows()
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    rag = _session(config)
+    if rag is None or not rag.settings.summary or hasattr(config, "workerinput"):
+        return
+    from .summary import render
+
+    lines = render(list(rag.results), quiet=config.get_verbosity() < 0)
+    if not lines:
+        return
+    terminalreporter.write_sep("=", "pytest-rag summary")
+    for line in lines:
+        terminalreporter.write_line(line)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    rag = _session(config)
+    if rag is not None:
+        rag.close()

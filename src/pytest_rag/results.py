@@ -1,0 +1,165 @@
+"""Typed results: what a score form returns and what the session records for every check.
+
+``MetricResult`` is what users hold; ``CheckRecord`` is its flat, JSON-friendly trace in the session
+results, the single source that the summary, exports, snapshots and plots read from. Records travel
+from pytest-xdist workers to the controller as JSON, so they hold only plain data.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
+
+
+class CallTally(BaseModel):
+    """Judge calls behind one result: how many were live or cached, and what they cost."""
+
+    live: int = 0
+    cached: int = 0
+    offline: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+    def add(self, other: CallTally) -> None:
+        self.live += other.live
+        self.cached += other.cached
+        self.offline += other.offline
+        self.tokens_in += other.tokens_in
+        self.tokens_out += other.tokens_out
+        self.cost_usd += other.cost_usd
+        self.latency_s += other.latency_s
+
+
+class JudgeScore(BaseModel):
+    """One judge's part of a result: its score (median of its repeats) and the repeats themselves."""
+
+    judge: str
+    score: float
+    repeats: list[float]
+
+
+class MetricResult(BaseModel):
+    """The typed outcome of one metric on one sample."""
+
+    model_config = ConfigDict(frozen=True)
+
+    metric: str
+    mode: str
+    judge: str
+    score: float
+    scale_low: float
+    scale_high: float
+    normalized: float
+    threshold: float | None = None
+    passed: bool | None = None
+    reasons: str = ""
+    evidence: SerializeAsAny[BaseModel] | None = None
+    details: dict[str, float] = Field(default_factory=dict)
+    judges: list[JudgeScore] = Field(default_factory=list)
+    calls: CallTally = Field(default_factory=CallTally)
+
+    @property
+    def scale(self) -> str:
+        from .metrics.base import Scale
+
+        return str(Scale(self.scale_low, self.scale_high))
+
+    @property
+    def cached(self) -> bool:
+        """True when every judge call behind this result was served from the cache."""
+        return self.calls.live == 0 and self.calls.offline == 0 and self.calls.cached > 0
+
+    @property
+    def spread(self) -> float:
+        """Largest minus smallest score over all repeats of all judges (0 for a single judgment)."""
+        values = [v for j in self.judges for v in j.repeats]
+        return max(values) - min(values) if values else 0.0
+
+    def evidence_dict(self) -> dict[str, Any]:
+        return self.evidence.model_dump(mode="json") if self.evidence is not None else {}
+
+
+class CheckRecord(BaseModel):
+    """One judged check as the session keeps it (also the row of JSON/CSV exports)."""
+
+    test_id: str
+    metric: str
+    mode: str = "default"
+    judge: str
+    score: float | None = None
+    normalized: float | None = None
+    scale_low: float | None = None
+    scale_high: float | None = None
+    threshold: float | None = None
+    passed: bool | None = None
+    error: str | None = None
+    error_kind: str | None = None
+    reasons: str = ""
+    evidence: dict[str, Any] = Field(default_factory=dict)
+    details: dict[str, float] = Field(default_factory=dict)
+    judges: list[JudgeScore] = Field(default_factory=list)
+    calls: CallTally = Field(default_factory=CallTally)
+    sample_id: str | None = None
+
+    @classmethod
+    def from_result(cls, test_id: str, result: MetricResult, sample_id: str | None = None) -> CheckRecord:
+        return cls(
+            test_id=test_id,
+            metric=result.metric,
+            mode=result.mode,
+            judge=result.judge,
+            score=result.score,
+            normalized=result.normalized,
+            scale_low=result.scale_low,
+            scale_high=result.scale_high,
+            threshold=result.threshold,
+            passed=result.passed,
+            reasons=result.reasons,
+            evidence=result.evidence_dict(),
+            details=dict(result.details),
+            judges=list(result.judges),
+            calls=result.calls.model_copy(),
+            sample_id=sample_id,
+        )
+
+    @property
+    def cached(self) -> bool:
+        return self.calls.live == 0 and self.calls.offline == 0 and self.calls.cached > 0
+
+
+class SessionResults:
+    """Every check of the run, in the order recorded; thread safe (batch forms record concurrently)."""
+
+    def __init__(self) -> None:
+        self._records: list[CheckRecord] = []
+        self._lock = threading.Lock()
+
+    def add(self, record: CheckRecord) -> None:
+        with self._lock:
+            self._records.append(record)
+
+    def extend(self, records: list[CheckRecord]) -> None:
+        with self._lock:
+            self._records.extend(records)
+
+    def __iter__(self) -> Iterator[CheckRecord]:
+        with self._lock:
+            return iter(list(self._records))
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._records)
+
+    def for_test(self, test_id: str) -> list[CheckRecord]:
+        return [r for r in self if r.test_id == test_id]
+
+    def to_json_rows(self) -> list[dict[str, Any]]:
+        return [r.model_dump(mode="json") for r in self]
+
+    def load_json_rows(self, rows: list[dict[str, Any]]) -> None:
+        self.extend([CheckRecord.model_validate(row) for row in rows])

@@ -1,0 +1,54 @@
+"""JSON schemas for structured judge output that every provider accepts.
+
+Pydantic emits keywords that OpenAI's strict structured-output mode rejects (``title``, ``default``,
+numeric bounds on some deployments). The provider schema keeps the shape (types, enums, required
+fields, ``additionalProperties: false``) and moves bounds into the description; pydantic still
+enforces the bounds when the reply is validated, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from pydantic import BaseModel
+
+_DROPPED = {"title", "default", "examples"}
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems")
+
+
+def _clean(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_clean(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    bounds = []
+    for key, value in node.items():
+        if key in _DROPPED:
+            continue
+        if key in _BOUNDS:
+            bounds.append(f"{key} {value}")
+            continue
+        if key in ("properties", "$defs"):
+            out[key] = {name: _clean(sub) for name, sub in value.items()}
+        else:
+            out[key] = _clean(value)
+    if bounds:
+        note = "; ".join(bounds)
+        out["description"] = f"{out['description']} ({note})" if "description" in out else note
+    if out.get("type") == "object" and "properties" in out:
+        out["additionalProperties"] = False
+        out["required"] = list(out["properties"])
+    return out
+
+
+@functools.cache
+def _cached(model: type[BaseModel]) -> dict[str, Any]:
+    cleaned: dict[str, Any] = _clean(model.model_json_schema())
+    return cleaned
+
+
+def provider_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The schema sent to the judge for ``model`` (memoised: it is part of every cache key)."""
+    return _cached(model)

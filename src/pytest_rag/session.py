@@ -1,0 +1,251 @@
+"""The session object that the plugin's hooks delegate to (as syrupy's hooks delegate to its
+``SnapshotSession``): it owns the settings, the registry, the judges, the engine, the loop and the
+results, and builds each of them only when a test first needs it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Coroutine, Mapping, Sequence
+from typing import Any
+
+from .aio import UNFINISHED, LoopThread, gather_all, run_fast
+from .config import RagSettings, read_settings
+from .errors import ConfigError, JudgeError, RagError
+from .inputs import Sample
+from .judges.protocol import Judge, JudgeOptions
+from .judges.spec import parse_judge_specs
+from .registry import Registry
+from .results import CheckRecord, MetricResult, SessionResults
+
+
+class RagSession:
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        self.settings: RagSettings = read_settings(config)
+        self.results = SessionResults()
+        self.started_at = time.time()
+        self._registry: Registry | None = None
+        self._judges: list[Judge] | None = None
+        self._engine: Any = None
+        self._loop = LoopThread()
+
+    # -- lazily built parts -------------------------------------------------------------------------
+
+    @property
+    def registry(self) -> Registry:
+        if self._registry is None:
+            self._registry = Registry.from_hook(self.config.hook)
+        return self._registry
+
+    def judges(self) -> list[Judge]:
+        """The configured judges, built on first use; a bad spec raises ConfigError (set-up error)."""
+        if self._judges is None:
+            settings = self.settings
+            assert settings.judge is not None
+            try:
+                specs = parse_judge_specs(
+                    settings.judge,
+                    known_providers=set(self.registry.providers),
+                    base_url=settings.base_url,
+                )
+            except ConfigError as exc:
+                raise ConfigError(f"{exc} (from {settings.judge_source})") from None
+            options = JudgeOptions(timeout_s=settings.timeout_s)
+            self._judges = [self.registry.providers[spec.provider](spec, options) for spec in specs]
+        return self._judges
+
+    @property
+    def engine(self) -> Any:
+        if self._engine is None:
+            from .cache import JudgmentCache
+            from .engine import EngineSettings, JudgmentEngine
+            from .pricing import PriceTable
+
+            s = self.settings
+            self._engine = JudgmentEngine(
+                JudgmentCache(s.cache_dir, s.cache_mode),
+                EngineSettings(
+                    concurrency=s.concurrency,
+                    timeout_s=s.timeout_s,
+                    deadline_s=s.deadline_s,
+                    max_attempts=s.max_attempts,
+                ),
+                PriceTable.from_ini_lines(s.prices),
+            )
+        return self._engine
+
+    @property
+    def engine_started(self) -> bool:
+        return self._engine is not None
+
+    # -- scoring ------------------------------------------------------------------------------------
+
+    def threshold_for(self, name: str, default: float | None, explicit: float | None) -> float | None:
+        if explicit is not None:
+            return float(explicit)
+        return self.settings.thresholds.get(name, default)
+
+    def _plan(
+        self,
+        test_id: str,
+        name: str,
+        mode: str | None,
+        sample: Sample,
+        options: Mapping[str, Any],
+        threshold: float | None,
+    ) -> Any:
+        """Return a factory of the evaluation coroutine (called once per attempt: fast, then live)."""
+        from .evaluation import evaluate
+
+        metric = self.registry.metric(name, mode)()
+        metric.check_inputs(sample)
+        judges = self.judges()
+        engine = self.engine
+        bar = self.threshold_for(metric.name, metric.default_threshold, threshold)
+
+        def make(cache_only: bool) -> Coroutine[Any, Any, MetricResult]:
+            return evaluate(
+                engine,
+                metric,
+                sample,
+                options,
+                judges=judges,
+                repeats=self.settings.repeats,
+                threshold=bar,
+                test_id=test_id,
+                cache_only=cache_only,
+            )
+
+        return make
+
+    def score(
+        self,
+        test_id: str,
+        name: str,
+        sample: Sample,
+        *,
+        mode: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        threshold: float | None = None,
+    ) -> MetricResult:
+        make = self._plan(test_id, name, mode, sample, options or {}, threshold)
+        try:
+            result = run_fast(make(True))
+            if result is UNFINISHED:
+                result = self._loop.run(make(False))
+        except RagError as exc:
+            self._record_error(test_id, name, mode, sample, exc)
+            raise
+        assert isinstance(result, MetricResult)
+        return self._record(test_id, sample, result)
+
+    async def ascore(
+        self,
+        test_id: str,
+        name: str,
+        sample: Sample,
+        *,
+        mode: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        threshold: float | None = None,
+    ) -> MetricResult:
+        make = self._plan(test_id, name, mode, sample, options or {}, threshold)
+        try:
+            result = run_fast(make(True))
+            if result is UNFINISHED:
+                result = await self._loop.run_async(make(False))
+        except RagError as exc:
+            self._record_error(test_id, name, mode, sample, exc)
+            raise
+        assert isinstance(result, MetricResult)
+        return self._record(test_id, sample, result)
+
+    def score_many(
+        self,
+        test_id: str,
+        jobs: Sequence[tuple[str, str | None, Sample, Mapping[str, Any], float | None]],
+    ) -> list[MetricResult | RagError]:
+        """Score several (metric, sample) jobs concurrently; each job ends as a result or an error."""
+        plans: list[Any] = []
+        outcomes: list[MetricResult | RagError | None] = []
+        for name, mode, sample, options, threshold in jobs:
+            try:
+                plans.append(self._plan(test_id, name, mode, sample, options, threshold))
+                outcomes.append(None)
+            except RagError as exc:
+                self._record_error(test_id, name, mode, sample, exc)
+                plans.append(None)
+                outcomes.append(exc)
+        pending = [i for i, plan in enumerate(plans) if plan is not None]
+        fast: dict[int, MetricResult] = {}
+        live: list[int] = []
+        for i in pending:
+            try:
+                value = run_fast(plans[i](True))
+            except RagError as exc:
+                outcomes[i] = exc
+                self._record_error(test_id, jobs[i][0], jobs[i][1], jobs[i][2], exc)
+                continue
+            if value is UNFINISHED:
+                live.append(i)
+            else:
+                assert isinstance(value, MetricResult)
+                fast[i] = value
+
+        async def settle(i: int) -> MetricResult | RagError:
+            try:
+                value: MetricResult = await plans[i](False)
+                return value
+            except RagError as exc:
+                return exc
+
+        settled: list[MetricResult | RagError] = (
+            self._loop.run(gather_all(False, [settle(i) for i in live])) if live else []
+        )
+        for i, value in zip(live, settled, strict=True):
+            if isinstance(value, RagError):
+                outcomes[i] = value
+                self._record_error(test_id, jobs[i][0], jobs[i][1], jobs[i][2], value)
+            else:
+                fast[i] = value
+        for i, result in fast.items():
+            outcomes[i] = self._record(test_id, jobs[i][2], result)
+        return [o for o in outcomes if o is not None]
+
+    # -- recording ----------------------------------------------------------------------------------
+
+    def _record(self, test_id: str, sample: Sample, result: MetricResult) -> MetricResult:
+        self.engine.count(result.calls)
+        record = CheckRecord.from_result(test_id, result, sample_id=sample.id)
+        self.results.add(record)
+        self.config.hook.pytest_rag_check_recorded(record=record)
+        return result
+
+    def _record_error(self, test_id: str, name: str, mode: str | None, sample: Sample, exc: RagError) -> None:
+        judge = getattr(exc, "judge", "") or self.settings.judge or ""
+        record = CheckRecord(
+            test_id=test_id,
+            metric=name,
+            mode=mode or "default",
+            judge=judge if self._judges is None or len(self._judges) != 1 else self._judges[0].spec.label,
+            error=str(exc).split("\n--- raw judge reply")[0],
+            error_kind=type(exc).__name__,
+            evidence={"raw_reply": exc.raw_reply} if isinstance(exc, JudgeError) and exc.raw_reply else {},
+            sample_id=sample.id,
+        )
+        self.results.add(record)
+        self.config.hook.pytest_rag_check_recorded(record=record)
+
+    # -- end of session -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        judges = self._judges or []
+
+        async def close_clients() -> None:
+            for judge in judges:
+                await judge.aclose()
+
+        self._loop.stop(final=close_clients)
+        if self._engine is not None:
+            self._engine.cache.close()

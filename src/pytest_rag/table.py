@@ -1,0 +1,96 @@
+"""The results table of a batch evaluation: per sample and metric, plus aggregates with intervals."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from .errors import RagError
+from .results import MetricResult
+
+
+@dataclass(frozen=True)
+class Row:
+    sample_index: int
+    sample_id: str | None
+    metric: str
+    result: MetricResult | None
+    error: RagError | None
+
+    @property
+    def score(self) -> float | None:
+        return None if self.result is None else self.result.score
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    metric: str
+    judge: str
+    n: int
+    errors: int
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    passed: int
+    with_threshold: int
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.with_threshold if self.with_threshold else None
+
+
+def aggregate(
+    metric: str, judge: str, scores: Sequence[float], errors: int, passes: Sequence[bool]
+) -> Aggregate:
+    from .stats import bootstrap_mean_ci
+
+    interval = bootstrap_mean_ci(scores) if scores else None
+    return Aggregate(
+        metric=metric,
+        judge=judge,
+        n=len(scores),
+        errors=errors,
+        mean=sum(scores) / len(scores) if scores else None,
+        ci_low=interval.low if interval else None,
+        ci_high=interval.high if interval else None,
+        passed=sum(1 for p in passes if p),
+        with_threshold=len(passes),
+    )
+
+
+class ResultsTable:
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows = list(rows)
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def errors(self) -> list[Row]:
+        return [r for r in self.rows if r.error is not None]
+
+    def for_metric(self, metric: str) -> list[Row]:
+        return [r for r in self.rows if r.metric == metric]
+
+    def aggregates(self) -> list[Aggregate]:
+        out: list[Aggregate] = []
+        for metric in dict.fromkeys(r.metric for r in self.rows):
+            rows = self.for_metric(metric)
+            results = [r.result for r in rows if r.result is not None]
+            judge = results[0].judge if results else ""
+            out.append(
+                aggregate(
+                    metric,
+                    judge,
+                    [r.score for r in results],
+                    sum(1 for r in rows if r.error is not None),
+                    [bool(r.passed) for r in results if r.passed is not None],
+                )
+            )
+        return out
+
+    def failures(self) -> list[Row]:
+        return [r for r in self.rows if r.result is not None and r.result.passed is False]
