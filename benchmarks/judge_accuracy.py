@@ -33,9 +33,7 @@ TARGETS = {"lfqa_answer": 0.80, "lfqa_sentence": 0.87, "begin": 0.88, "nq301": 0
 
 
 def _load_fit_module():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(
-        "fit_local_judge", ROOT / "scripts" / "fit_local_judge.py"
-    )
+    spec = importlib.util.spec_from_file_location("fit_local_judge", ROOT / "scripts" / "fit_local_judge.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["fit_local_judge"] = module  # dataclasses look their module up here
@@ -92,11 +90,7 @@ def load_seconds() -> float:
         "LocalScorer.load(); print(time.perf_counter()-t)"
     )
     runs = [
-        float(
-            subprocess.run(
-                [sys.executable, "-c", code], capture_output=True, text=True, check=True
-            ).stdout
-        )
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
         for _ in range(3)
     ]
     return min(runs)

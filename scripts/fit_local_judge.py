@@ -108,9 +108,7 @@ def best_threshold(scores: Array, y: Array, weights: Array) -> float:
     return best
 
 
-def balanced_accuracy(
-    y: Array, predicted: npt.NDArray[np.bool_], weights: Array | None = None
-) -> float:
+def balanced_accuracy(y: Array, predicted: npt.NDArray[np.bool_], weights: Array | None = None) -> float:
     w = np.ones(len(y)) if weights is None else weights
     pos, neg = y == 1, y == 0
     tpr = (w * (predicted & pos)).sum() / max((w * pos).sum(), 1e-12)
@@ -183,9 +181,7 @@ def grounding_record(
     whole = sentence_evidence(embedder, index, answer, vectors[-1])
     if unit_labels is not None and len(unit_labels) != len(units):
         unit_labels = None
-    return GroundingRecord(
-        dataset, source, group, int(bool(row["faithful"])), evidence, whole, unit_labels
-    )
+    return GroundingRecord(dataset, source, group, int(bool(row["faithful"])), evidence, whole, unit_labels)
 
 
 def load_grounding(root: Path, embedder: StaticEmbedder) -> list[GroundingRecord]:
@@ -256,13 +252,9 @@ class Figure:
     auroc: float
 
 
-def evaluate(
-    protocol: str, dataset: str, y: Array, probabilities: Array, thresholds: Array
-) -> Figure:
+def evaluate(protocol: str, dataset: str, y: Array, probabilities: Array, thresholds: Array) -> Figure:
     predicted = probabilities >= thresholds
-    return Figure(
-        protocol, dataset, len(y), balanced_accuracy(y, predicted), auroc(y, probabilities)
-    )
+    return Figure(protocol, dataset, len(y), balanced_accuracy(y, predicted), auroc(y, probabilities))
 
 
 def grouped_folds(groups: Sequence[str], k: int, seed: int) -> list[set[str]]:
@@ -290,9 +282,7 @@ def grounding_protocols(records: list[GroundingRecord]) -> list[Figure]:
             mask = np.array([r.dataset == d for r in test])
             if mask.any():
                 figures.append(
-                    evaluate(
-                        protocol, d, y[mask], p[mask], np.full(mask.sum(), models[1].threshold)
-                    )
+                    evaluate(protocol, d, y[mask], p[mask], np.full(mask.sum(), models[1].threshold))
                 )
 
     for d in datasets:
@@ -330,9 +320,7 @@ def grounding_protocols(records: list[GroundingRecord]) -> list[Figure]:
 
 def load_correctness(root: Path, embedder: StaticEmbedder) -> tuple[Array, Array, list[str]]:
     rows = read_jsonl(root / "nq301_answer_correctness" / "data.jsonl")
-    x = np.array(
-        [correctness_features(embedder, r["question"], r["answer"], r["references"]) for r in rows]
-    )
+    x = np.array([correctness_features(embedder, r["question"], r["answer"], r["references"]) for r in rows])
     y = np.array([1.0 if r["correct"] else 0.0 for r in rows])
     return x, y, [r["question"] for r in rows]
 
@@ -355,9 +343,7 @@ def correctness_cv(x: Array, y: Array, groups: list[str]) -> Figure:
 # -- relevance (synthetic pairs) ---------------------------------------------------------------
 
 
-def relevance_pairs(
-    embedder: StaticEmbedder, root: Path, kind: str
-) -> tuple[Array, Array, list[str]]:
+def relevance_pairs(embedder: StaticEmbedder, root: Path, kind: str) -> tuple[Array, Array, list[str]]:
     """Positives: a question with its own documents (or answer). Negatives: the same question
     with the documents (or answer) of the most similar other question, and of a random one."""
     lfqa = read_jsonl(root / "lfqa_verification" / "answer_level.jsonl")
@@ -433,14 +419,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     figures.append(relevance_cv("answer_relevance", *arel))
     print(f"\n{'protocol':<22} {'dataset':<18} {'n':>5} {'bal.acc':>8} {'AUROC':>7}")
     for f in figures:
-        print(
-            f"{f.protocol:<22} {f.dataset:<18} {f.n:>5} {f.balanced_accuracy:>8.3f} {f.auroc:>7.3f}"
-        )
+        print(f"{f.protocol:<22} {f.dataset:<18} {f.n:>5} {f.balanced_accuracy:>8.3f} {f.auroc:>7.3f}")
 
     sentence_model, answer_model = fit_grounding(records)
-    correctness_model = fit_logistic(
-        cx, cy, balanced_weights(cy, ["nq"] * len(cy)), CORRECTNESS_FEATURES
-    )
+    correctness_model = fit_logistic(cx, cy, balanced_weights(cy, ["nq"] * len(cy)), CORRECTNESS_FEATURES)
     relevance_model = fit_logistic(
         rel[0], rel[1], balanced_weights(rel[1], ["r"] * len(rel[1])), RELEVANCE_FEATURES
     )

@@ -54,9 +54,7 @@ def test_invented_name_and_negation_are_reported(scorer: LocalScorer) -> None:
     negated = scorer.support("The Eiffel Tower was not completed in 1889.", CONTEXTS)
     assert negated.sentences[0].negation_mismatch
     assert (
-        not scorer.support("The Eiffel Tower was completed in 1889.", CONTEXTS)
-        .sentences[0]
-        .negation_mismatch
+        not scorer.support("The Eiffel Tower was completed in 1889.", CONTEXTS).sentences[0].negation_mismatch
     )
 
 
@@ -149,9 +147,7 @@ def test_similarity_and_embeddings(scorer: LocalScorer) -> None:
     vectors = scorer.embed(["a banana", "a yellow banana", "tax law"])
     norms = (vectors**2).sum(axis=1)
     assert norms == pytest.approx([1.0, 1.0, 1.0], abs=1e-4)
-    assert scorer.similarity("a banana", "a yellow banana") > scorer.similarity(
-        "a banana", "tax law"
-    )
+    assert scorer.similarity("a banana", "a yellow banana") > scorer.similarity("a banana", "tax law")
     assert scorer.similarity("same text", "same text") == pytest.approx(1.0, abs=1e-5)
 
 
@@ -171,9 +167,7 @@ def test_loading_and_scoring_open_no_socket(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_calibration_matches_the_feature_extractor() -> None:
-    raw = json.loads(
-        resources.files("pytest_rag.local").joinpath("calibration.json").read_text("utf-8")
-    )
+    raw = json.loads(resources.files("pytest_rag.local").joinpath("calibration.json").read_text("utf-8"))
     expected = {
         "sentence": SENTENCE_FEATURES,
         "answer": ANSWER_FEATURES,
@@ -189,9 +183,7 @@ def test_calibration_matches_the_feature_extractor() -> None:
 
 
 def test_mismatched_calibration_is_rejected_with_the_fix() -> None:
-    raw = json.loads(
-        resources.files("pytest_rag.local").joinpath("calibration.json").read_text("utf-8")
-    )
+    raw = json.loads(resources.files("pytest_rag.local").joinpath("calibration.json").read_text("utf-8"))
     raw["models"]["sentence"]["features"] = ["something_else"] * len(SENTENCE_FEATURES)
     with pytest.raises(CalibrationError, match=r"fit_local_judge\.py --write"):
         load_calibration(json.dumps(raw))

@@ -139,9 +139,7 @@ def _load() -> StaticEmbedder:
     try:
         from wordllama import WordLlama
 
-        model = WordLlama.load(
-            config=_CONFIG, dim=_DIM, cache_dir=package_dir, disable_download=True
-        )
+        model = WordLlama.load(config=_CONFIG, dim=_DIM, cache_dir=package_dir, disable_download=True)
     except FileNotFoundError as exc:
         raise EmbedderUnavailableError(
             f"wordllama could not find its bundled files under {package_dir}: {exc}"

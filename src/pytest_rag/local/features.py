@@ -212,9 +212,7 @@ def index_contexts(embedder: StaticEmbedder, contexts: Sequence[str]) -> Context
         numbers=frozenset(_number_set(all_tokens)),
         vocabulary=vocabulary,
         vocabulary_vectors=embedder.word_vectors(vocabulary),
-        pooled_vector=sums.pooled(0, len(sentences))
-        if sentences
-        else np.zeros(dim, dtype=np.float32),
+        pooled_vector=sums.pooled(0, len(sentences)) if sentences else np.zeros(dim, dtype=np.float32),
     )
 
 
@@ -267,9 +265,7 @@ def sentence_evidence(
     unsupported_numbers = tuple(dict.fromkeys(n for n in numbers if n not in index.numbers))
     unsupported_names = tuple(
         dict.fromkeys(
-            n
-            for n in names
-            if not set(tokenize(n)) <= index.tokens and stem(n.lower()) not in index.content
+            n for n in names if not set(tokenize(n)) <= index.tokens and stem(n.lower()) not in index.content
         )
     )
     if index.empty or not tokens:
@@ -278,15 +274,11 @@ def sentence_evidence(
             1.0 if numbers else 0.0, 1.0 if names else 0.0, 0.0,
             math.log1p(len(words)), math.log1p(len(words)),
         )  # fmt: skip
-        return SentenceEvidence(
-            sentence, features, None, "", unsupported_numbers, unsupported_names, False
-        )
+        return SentenceEvidence(sentence, features, None, "", unsupported_numbers, unsupported_names, False)
 
     cosines = index.span_vectors @ vector
     stem_set = set(stems)
-    lexical = np.array(
-        [len(stem_set & s.content) / len(stem_set) if stem_set else 0.0 for s in index.spans]
-    )
+    lexical = np.array([len(stem_set & s.content) / len(stem_set) if stem_set else 0.0 for s in index.spans])
     widths = np.array([s.width for s in index.spans], dtype=np.float64)
     # Prefer the narrowest span that explains the sentence: wider windows only win when they add.
     choice = lexical + cosines - 0.03 * (widths - 1)

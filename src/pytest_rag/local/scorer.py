@@ -147,9 +147,7 @@ def load_calibration(text: str | None = None) -> Calibration:
     if text is None:
         try:
             text = (
-                resources.files("pytest_rag.local")
-                .joinpath("calibration.json")
-                .read_text(encoding="utf-8")
+                resources.files("pytest_rag.local").joinpath("calibration.json").read_text(encoding="utf-8")
             )
         except FileNotFoundError as exc:
             raise CalibrationError(
@@ -297,15 +295,11 @@ class LocalScorer:
         """Raw alignment evidence per unit and for the whole text (used by the fitting script)."""
         index = index_contexts(self._embedder, contexts)
         vectors = self._embedder.embed([*units, whole])
-        per_unit = [
-            sentence_evidence(self._embedder, index, u, vectors[i]) for i, u in enumerate(units)
-        ]
+        per_unit = [sentence_evidence(self._embedder, index, u, vectors[i]) for i, u in enumerate(units)]
         overall = sentence_evidence(self._embedder, index, whole, vectors[-1]) if units else None
         return per_unit, overall
 
-    def _grounding(
-        self, units: Sequence[str], whole: str, contexts: Sequence[str]
-    ) -> GroundingReport:
+    def _grounding(self, units: Sequence[str], whole: str, contexts: Sequence[str]) -> GroundingReport:
         if not units:
             return GroundingReport((), 1.0)
         per_unit, overall = self.evidence(units, whole, contexts)
@@ -314,9 +308,7 @@ class LocalScorer:
             return GroundingReport(sentences, 0.0)
         sentence_model = self._models["sentence"]
         logits = [sentence_model.logit(e.features) for e in per_unit]
-        sentences = tuple(
-            _support_from(e, _sigmoid(z)) for e, z in zip(per_unit, logits, strict=False)
-        )
+        sentences = tuple(_support_from(e, _sigmoid(z)) for e, z in zip(per_unit, logits, strict=False))
         answer_model = self._models["answer"]
         probability = answer_model.probability(answer_features(logits, overall))
         return GroundingReport(sentences, probability)
@@ -375,12 +367,7 @@ class LocalScorer:
         length = len(tokenize(answer))
         # Hand-set weights (no labelled refusal data ships with the project): a pattern hit
         # dominates; long answers that merely mention missing information stay low.
-        z = (
-            -4.0
-            + 4.5 * min(hits, 2)
-            + 6.0 * max(closeness - 0.45, 0.0)
-            - 0.04 * max(length - 25, 0)
-        )
+        z = -4.0 + 4.5 * min(hits, 2) + 6.0 * max(closeness - 0.45, 0.0) - 0.04 * max(length - 25, 0)
         return _sigmoid(z)
 
     def embed(self, texts: Sequence[str]) -> FloatArray:
