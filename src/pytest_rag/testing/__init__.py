@@ -8,11 +8,11 @@ with FakeLLMServer() as srv:
     ...
 """
 
-from .fake_llm_server import FakeLLMServer, Responder
 from .recorded import RecordedRequest
 from .replies import Reply
 from .schema_instance import InstanceOptions, SchemaInstanceError, minimal_instance
 from .schema_responder import SchemaResponder, hash_embedding, schema_responder
+from .server import FakeLLMServer, Responder
 
 __all__ = [
     "FakeLLMServer",

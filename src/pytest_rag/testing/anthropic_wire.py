@@ -145,9 +145,7 @@ def message_answer(body: dict[str, Any], reply: Reply) -> Answer:
     content: list[dict[str, Any]]
     stop_details: dict[str, Any] | None = None
     if isinstance(reply, JsonReply) and tool is not None and isinstance(reply.value, dict):
-        content = [
-            {"type": "tool_use", "id": new_id("toolu_"), "name": tool["name"], "input": reply.value}
-        ]
+        content = [{"type": "tool_use", "id": new_id("toolu_"), "name": tool["name"], "input": reply.value}]
         stop_reason, output_text = "tool_use", json.dumps(reply.value)
     elif isinstance(reply, JsonReply):
         output_text = json.dumps(reply.value)

@@ -231,9 +231,7 @@ class _Builder:
                 result[key] = self.build(sub, f"{where}/additionalProperties", depth + 1, variant)
         return result
 
-    def build_array(
-        self, schema: Mapping[str, Any], where: str, depth: int, variant: int
-    ) -> list[object]:
+    def build_array(self, schema: Mapping[str, Any], where: str, depth: int, variant: int) -> list[object]:
         low = int(schema.get("minItems", 0))
         high = schema.get("maxItems")
         if high is not None and low > high:
