@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import UnsupportedMetricError
+from ..errors import JudgeError, UnsupportedMetricError
 from ..request import JudgeRequest
 from .protocol import JudgeReply, JudgeSpec
 
@@ -31,9 +31,17 @@ class LocalJudge:
 
     def _get_scorer(self) -> Any:
         if self._scorer is None:
-            from ..local.scorer import LocalScorer
+            from ..local.embedder import EmbedderUnavailableError
+            from ..local.scorer import CalibrationError, LocalScorer
 
-            self._scorer = LocalScorer.load()
+            try:
+                self._scorer = LocalScorer.load()
+            except (EmbedderUnavailableError, CalibrationError) as exc:
+                raise JudgeError(
+                    f"the offline judge could not load its model: {exc}. Reinstall pytest-rag "
+                    "(pip install --force-reinstall pytest-rag) or choose another judge with --rag-judge",
+                    judge="local",
+                ) from None
         return self._scorer
 
     def identity(self) -> Mapping[str, Any]:
