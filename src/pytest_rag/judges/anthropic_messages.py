@@ -33,7 +33,10 @@ class AnthropicJudge:
         self.spec = spec
         self.timeout_s = timeout_s
         self.key_env = key_env
-        self.base_url = (spec.base_url or ANTHROPIC_DEFAULT_BASE_URL).rstrip("/")
+        # ANTHROPIC_BASE_URL is the SDK's own convention (gateways, proxies); the explicit client
+        # argument below would otherwise override it.
+        base_url = spec.base_url or os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_DEFAULT_BASE_URL
+        self.base_url = base_url.rstrip("/")
         self._client: Any = None
         self._drop_temperature = False
 
@@ -74,7 +77,8 @@ class AnthropicJudge:
             "tool_choice": {"type": "tool", "name": TOOL_NAME},
         }
         if request.sampling.temperature is not None and not self._drop_temperature:
-            payload["temperature"] = request.sampling.temperature
+            # Sent as extra body: recent SDK releases no longer take ``temperature`` as an argument.
+            payload["extra_body"] = {"temperature": request.sampling.temperature}
         return payload
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
