@@ -57,7 +57,8 @@ def rejected_param(exc: Any) -> str | None:
         return str(inner["param"])
     message = error_detail(exc).lower()
     for name in ("temperature", "max_tokens", "response_format", "seed", "tool_choice"):
-        if name in message and ("unsupported" in message or "not support" in message or "invalid" in message):
+        refused = ("unsupported", "not support", "invalid", "not permitted")  # the last is Anthropic's
+        if name in message and any(word in message for word in refused):
             return name
     return None
 
