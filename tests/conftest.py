@@ -1,0 +1,107 @@
+"""Shared fixtures: a fake OpenAI/Anthropic server on 127.0.0.1 and a clean judge environment.
+
+Judges are exercised through the real ``openai`` and ``anthropic`` SDKs pointed at
+:class:`~pytest_rag.testing.FakeLLMServer`; nothing here mocks an SDK object. Plugin runs go through
+``pytester``: in-process runs inherit ``os.environ`` (so the dummy keys set here reach them), and the
+fake server keeps running in this process while they do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply, schema_responder
+from pytest_rag.testing.replies import JsonReply
+
+#: Distinctive dummy credentials, so a leak into a file or an output is found by a plain byte search.
+OPENAI_KEY = "sk-test-DUMMYKEY-openai-7f3a9c"
+ANTHROPIC_KEY = "sk-ant-test-DUMMYKEY-anthropic-41be2d"
+
+#: The variables that would change which judge runs or where it points, cleared for every test.
+JUDGE_ENV_VARS = (
+    "PYTEST_RAG_JUDGE",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OLLAMA_API_KEY",
+    "PYTEST_ADDOPTS",
+)
+
+
+@pytest.fixture
+def judge_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No inherited judge settings; dummy API keys for both providers."""
+    for name in JUDGE_ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+
+
+class FixedScoreResponder:
+    """Answers unscripted requests with a schema-valid verdict whose ``score`` is ``score``.
+
+    The plain schema responder picks the smallest integer, 0, which is outside the 1-5 bounds that
+    pytest-rag moves into the field description for strict-mode providers.
+    """
+
+    def __init__(self, score: int = 3) -> None:
+        self.score = score
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        reply = schema_responder(request)
+        if isinstance(reply, JsonReply) and isinstance(reply.value, dict) and "score" in reply.value:
+            return Reply.json({**reply.value, "score": self.score})
+        return reply
+
+
+@pytest.fixture
+def fake_llm(judge_env: None) -> Iterator[FakeLLMServer]:
+    """A running fake server; unscripted requests get a valid verdict scoring 3."""
+    with FakeLLMServer(FixedScoreResponder(3)) as server:
+        yield server
+        assert not server.errors, f"the fake server reported problems: {server.errors}"
+
+
+def verdict(score: int, reasoning: str = "judged", **lists: list[str]) -> Reply:
+    """A faithfulness-shaped verdict reply (other single-judgment metrics take other list names)."""
+    body: dict[str, Any] = {"reasoning": reasoning, "unsupported_statements": [], "score": score}
+    body.update(lists)
+    return Reply.json(body)
+
+
+def relevancy_verdict(score: int, reasoning: str = "on topic") -> Reply:
+    return Reply.json({"reasoning": reasoning, "off_topic_or_missing": [], "score": score})
+
+
+def rag_args(
+    server: FakeLLMServer,
+    cache_dir: Path,
+    *extra: str,
+    judge: str = "openai:fake-gpt",
+) -> list[str]:
+    """Command-line options that point a pytester run at the fake server with fast failure settings."""
+    base_url = server.anthropic_base_url if judge.startswith("anthropic") else server.openai_base_url
+    return [
+        "-p",
+        "no:cacheprovider",
+        f"--rag-judge={judge}",
+        f"--rag-judge-base-url={base_url}",
+        f"--rag-cache-dir={cache_dir}",
+        "--rag-timeout=5",
+        "--rag-deadline=10",
+        *extra,
+    ]
+
+
+FAITHFUL_TEST = """
+def test_grounded(rag_judge):
+    rag_judge.assert_faithful(
+        "Refunds take five business days.",
+        ["Refunds are processed within five business days."],
+    )
+"""

@@ -1,0 +1,278 @@
+"""The judgment engine against a fake OpenAI server, through the real SDK.
+
+Each test scripts what the "model" does (rate limits, 5xx, slow replies, malformed JSON, refusals)
+and checks that the engine ends with a verdict or a JudgeError that says why: never a guess.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from pydantic import BaseModel, Field
+
+from conftest import verdict
+from pytest_rag.cache import JudgmentCache
+from pytest_rag.engine import EngineSettings, JudgmentEngine, NeedsLiveCall
+from pytest_rag.errors import CacheMissError, JudgeError
+from pytest_rag.judges.openai_chat import OpenAIChatJudge
+from pytest_rag.judges.protocol import JudgeSpec
+from pytest_rag.request import JudgeRequest, JudgeTask, Message
+from pytest_rag.results import CallTally
+from pytest_rag.testing import FakeLLMServer, Reply
+
+T = TypeVar("T")
+
+
+class Verdict(BaseModel):
+    reasoning: str
+    unsupported_statements: list[str]
+    score: int = Field(ge=1, le=5)
+
+
+def request(text: str = "Paris is in France.") -> JudgeRequest:
+    return JudgeRequest(
+        metric="faithfulness",
+        template_id="test.faithfulness",
+        template_version="1",
+        messages=(Message("system", "Grade the answer."), Message("user", f"<answer>\n{text}\n</answer>")),
+        response_model=Verdict,
+        task=JudgeTask("faithfulness.single", {"answer": text}),
+    )
+
+
+def make_engine(tmp_path: Path, mode: str = "rw", **settings: Any) -> JudgmentEngine:
+    options: dict[str, Any] = {"timeout_s": 5.0, "deadline_s": 10.0, "backoff_base_s": 0.01}
+    options.update(settings)
+    return JudgmentEngine(JudgmentCache(tmp_path / "cache", mode), EngineSettings(**options))
+
+
+def make_judge(server: FakeLLMServer, timeout_s: float = 5.0) -> OpenAIChatJudge:
+    return OpenAIChatJudge(JudgeSpec("openai", "fake-gpt", server.openai_base_url), timeout_s=timeout_s)
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coro)
+
+
+async def ask_once(
+    engine: JudgmentEngine,
+    judge: OpenAIChatJudge,
+    req: JudgeRequest | None = None,
+    *,
+    cache_only: bool = False,
+) -> tuple[Verdict, CallTally]:
+    try:
+        return await engine.ask(judge, req or request(), Verdict, test_id="t::x", cache_only=cache_only)
+    finally:
+        await judge.aclose()
+
+
+def test_a_good_verdict_is_parsed_and_counted(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(verdict(4, "mostly supported", unsupported_statements=["the date"]))
+    found, tally = run(ask_once(make_engine(tmp_path), make_judge(fake_llm)))
+    assert (found.score, found.unsupported_statements) == (4, ["the date"])
+    assert (tally.live, tally.cached) == (1, 0)
+    assert tally.tokens_in > 0 and tally.tokens_out > 0
+
+
+def test_a_cached_verdict_needs_no_request(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(verdict(3))
+    run(ask_once(make_engine(tmp_path), make_judge(fake_llm)))
+    again, tally = run(ask_once(make_engine(tmp_path), make_judge(fake_llm), cache_only=True))
+    assert again.score == 3
+    assert (tally.live, tally.cached) == (0, 1)
+    assert fake_llm.request_count == 1
+
+
+def test_a_miss_on_the_fast_path_asks_for_a_live_call(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    with pytest.raises(NeedsLiveCall):
+        run(ask_once(make_engine(tmp_path), make_judge(fake_llm), cache_only=True))
+    assert fake_llm.request_count == 0
+
+
+def test_429_with_retry_after_is_waited_out_then_succeeds(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(Reply.status(429, retry_after=0.2), verdict(5))
+    engine = make_engine(tmp_path, backoff_base_s=0.0)
+    found, tally = run(ask_once(engine, make_judge(fake_llm)))
+    assert found.score == 5
+    first, second = fake_llm.requests
+    assert second.received_at - first.received_at >= 0.2  # the server's wait, not the backoff base
+    assert engine.counters.retries == 1
+    assert tally.live == 1
+
+
+def test_500s_past_max_attempts_end_in_a_judge_error_naming_the_fault(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(*[Reply.status(500)] * 3)
+    engine = make_engine(tmp_path, max_attempts=3)
+    with pytest.raises(JudgeError) as info:
+        run(ask_once(engine, make_judge(fake_llm)))
+    message = str(info.value)
+    assert "gave up after 3 attempt(s)" in message
+    assert "HTTP 500" in message
+    assert "--rag-max-attempts" in message
+    assert info.value.judge == "openai:fake-gpt" and info.value.metric == "faithfulness"
+    assert fake_llm.request_count == 3
+    assert engine.counters.errors == 1
+    assert not list(engine.cache.items())
+
+
+def test_a_503_then_success_recovers(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(Reply.status(503), Reply.reset(), verdict(2))
+    found, _ = run(ask_once(make_engine(tmp_path), make_judge(fake_llm)))
+    assert found.score == 2
+    assert fake_llm.request_count == 3
+
+
+def test_a_slow_reply_past_the_timeout_is_retried(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(Reply.delay(2.0, verdict(1)), verdict(4))
+    found, _ = run(ask_once(make_engine(tmp_path), make_judge(fake_llm, timeout_s=0.3)))
+    assert found.score == 4
+    assert fake_llm.request_count == 2
+
+
+def test_timeouts_past_max_attempts_say_so(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(Reply.delay(2.0, verdict(1)), Reply.delay(2.0, verdict(1)))
+    with pytest.raises(JudgeError, match=r"gave up after 2 attempt\(s\).*timed out"):
+        run(ask_once(make_engine(tmp_path, max_attempts=2), make_judge(fake_llm, timeout_s=0.2)))
+
+
+def test_the_deadline_stops_retrying_before_max_attempts(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(Reply.status(429, retry_after=5), verdict(5))
+    engine = make_engine(tmp_path, max_attempts=10, deadline_s=1.0)
+    started = time.monotonic()
+    with pytest.raises(JudgeError, match=r"gave up after 1 attempt\(s\).*HTTP 429.*--rag-deadline"):
+        run(ask_once(engine, make_judge(fake_llm)))
+    assert time.monotonic() - started < 4.0  # did not sleep the 5 s the server asked for
+    assert fake_llm.request_count == 1
+
+
+def test_malformed_json_gets_one_repair_that_succeeds(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(Reply.text('{"reasoning": "ok", "score": '), verdict(4))
+    engine = make_engine(tmp_path)
+    found, tally = run(ask_once(engine, make_judge(fake_llm)))
+    assert found.score == 4
+    assert engine.counters.repaired == 1
+    assert tally.live == 2
+    repair = fake_llm.requests[1].json_body["messages"]
+    assert repair[-2] == {"role": "assistant", "content": '{"reasoning": "ok", "score": '}
+    assert "not valid JSON" in repair[-1]["content"]
+
+
+def test_unparseable_twice_is_a_judge_error_with_the_raw_reply(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(Reply.text("I think it deserves a 4."), Reply.text("Score: four out of five"))
+    engine = make_engine(tmp_path)
+    with pytest.raises(JudgeError) as info:
+        run(ask_once(engine, make_judge(fake_llm)))
+    assert info.value.raw_reply == "Score: four out of five"
+    assert "invalid verdict after one repair attempt" in str(info.value)
+    assert "Score: four out of five" in str(info.value)
+    assert fake_llm.request_count == 2
+    assert not list(engine.cache.items())  # nothing invalid is stored
+
+
+def test_an_out_of_range_score_is_invalid_not_clamped(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(verdict(9), verdict(9))
+    with pytest.raises(JudgeError, match="score"):
+        run(ask_once(make_engine(tmp_path), make_judge(fake_llm)))
+
+
+def test_a_truncated_reply_is_repaired_not_parsed(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(Reply.truncated('{"reasoning": "The answer'), verdict(3))
+    engine = make_engine(tmp_path)
+    found, _ = run(ask_once(engine, make_judge(fake_llm)))
+    assert found.score == 3
+    assert "cut off at the token limit" in fake_llm.requests[1].json_body["messages"][-1]["content"]
+
+
+def test_a_refusal_is_a_judge_error_and_never_a_score(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(Reply.refusal("I can't grade this content."))
+    engine = make_engine(tmp_path)
+    with pytest.raises(JudgeError, match="refused: I can't grade this content") as info:
+        run(ask_once(engine, make_judge(fake_llm)))
+    assert info.value.raw_reply is not None
+    assert fake_llm.request_count == 1  # a refusal is not "repaired"
+    assert not list(engine.cache.items())
+
+
+def test_an_invalid_cache_entry_is_judged_again(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    engine = make_engine(tmp_path)
+    judge = make_judge(fake_llm)
+    key = request().cache_key(judge.identity())
+    engine.cache.raw_set(
+        key, {"text": "not json at all", "input_tokens": 1, "output_tokens": 1, "model": "x"}
+    )
+    fake_llm.script(verdict(5))
+    found, tally = run(ask_once(engine, judge))
+    assert (found.score, tally.live, tally.cached) == (5, 1, 0)
+
+
+@pytest.mark.parametrize(
+    ("mode", "writes", "reads"),
+    [("rw", True, True), ("ro", False, True), ("refresh", True, False), ("off", False, False)],
+)
+def test_cache_modes_read_and_write_as_documented(
+    fake_llm: FakeLLMServer, tmp_path: Path, mode: str, writes: bool, reads: bool
+) -> None:
+    seed = make_engine(tmp_path, "rw")
+    fake_llm.script(verdict(2))
+    run(
+        ask_once(
+            seed,
+            make_judge(
+                fake_llm,
+            ),
+        )
+    )
+    seed.cache.close()
+    seed_key = next(iter(dict(seed.cache.items())))
+
+    engine = make_engine(tmp_path, mode)
+    fake_llm.clear()
+    fake_llm.script(verdict(5))
+    found, tally = run(ask_once(engine, make_judge(fake_llm)))
+    assert found.score == (2 if reads else 5)
+    assert fake_llm.request_count == (0 if reads else 1)
+    assert tally.cached == (1 if reads else 0)
+    engine.cache.close()
+    stored = dict(make_engine(tmp_path, "ro").cache.items())[seed_key]
+    assert ('"score": 5' in stored["text"]) == (writes and not reads)
+
+
+def test_replay_miss_names_the_test_and_key_and_calls_nobody(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    engine = make_engine(tmp_path, "replay")
+    judge = make_judge(fake_llm)
+    key = request().cache_key(judge.identity())
+    with pytest.raises(CacheMissError) as info:
+        run(ask_once(engine, judge))
+    assert "t::x" in str(info.value) and key in str(info.value)
+    assert fake_llm.request_count == 0
+
+
+def test_concurrency_limit_bounds_requests_in_flight(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.latency = 0.15
+    engine = make_engine(tmp_path, "off", concurrency=2)
+    judge = make_judge(fake_llm)
+
+    async def many() -> list[tuple[Verdict, CallTally]]:
+        try:
+            return await asyncio.gather(
+                *[
+                    engine.ask(judge, request(f"answer {i}"), Verdict, test_id="t", cache_only=False)
+                    for i in range(6)
+                ]
+            )
+        finally:
+            await judge.aclose()
+
+    results = run(many())
+    assert len(results) == 6
+    assert fake_llm.max_in_flight == 2

@@ -1,0 +1,144 @@
+"""Every context form users hand over becomes the same ordered chunks; bad inputs say what to pass."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from pytest_rag.errors import InputError
+from pytest_rag.inputs import Chunk, Sample, coerce_sample, normalize_contexts, require_text
+from pytest_rag.prompts import context_blocks
+
+
+@dataclass
+class LangChainDocument:
+    """Shaped like langchain_core.documents.Document."""
+
+    page_content: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    id: str | None = None
+
+
+class LlamaIndexNode:
+    """Shaped like a LlamaIndex node: no text attribute, content through get_content()."""
+
+    def __init__(self, content: str) -> None:
+        self._content = content
+
+    def get_content(self) -> str:
+        return self._content
+
+
+def texts(context: Any) -> list[str]:
+    return [chunk.text for chunk in normalize_contexts(context)]
+
+
+def test_one_string_is_one_chunk() -> None:
+    assert normalize_contexts("Refunds take five days.") == (Chunk("Refunds take five days."),)
+
+
+def test_a_list_of_strings_keeps_retrieval_order() -> None:
+    assert texts(["first", "second", "third"]) == ["first", "second", "third"]
+
+
+def test_a_generator_is_read_once_in_order() -> None:
+    assert texts(f"passage {i}" for i in range(3)) == ["passage 0", "passage 1", "passage 2"]
+
+
+def test_chunk_objects_keep_their_ids() -> None:
+    chunks = normalize_contexts([Chunk("a", id="doc-1"), Chunk("b", id="doc-2")])
+    assert [(c.text, c.id) for c in chunks] == [("a", "doc-1"), ("b", "doc-2")]
+
+
+def test_dicts_with_text_and_id_keys() -> None:
+    chunks = normalize_contexts(
+        [
+            {"text": "alpha", "id": 17, "metadata": {"source": "faq"}},
+            {"page_content": "beta", "doc_id": "d2"},
+            {"content": "gamma"},
+        ]
+    )
+    assert [(c.text, c.id) for c in chunks] == [("alpha", "17"), ("beta", "d2"), ("gamma", None)]
+    assert chunks[0].metadata == {"source": "faq"}
+
+
+def test_a_single_dict_is_one_chunk() -> None:
+    assert texts({"text": "only one"}) == ["only one"]
+
+
+def test_langchain_like_documents() -> None:
+    docs = [
+        LangChainDocument("Refunds take five days.", {"source": "policy.md"}, id="p-1"),
+        LangChainDocument("Shipping is free."),
+    ]
+    chunks = normalize_contexts(docs)
+    assert [(c.text, c.id) for c in chunks] == [
+        ("Refunds take five days.", "p-1"),
+        ("Shipping is free.", None),
+    ]
+    assert chunks[0].metadata == {"source": "policy.md"}
+
+
+def test_llamaindex_like_nodes_through_get_content() -> None:
+    assert texts([LlamaIndexNode("from a node")]) == ["from a node"]
+
+
+def test_mixed_forms_in_one_list() -> None:
+    mixed = ["plain", Chunk("chunk", id="c"), {"text": "dict"}, LangChainDocument("doc")]
+    assert texts(mixed) == ["plain", "chunk", "dict", "doc"]
+
+
+def test_none_means_no_context() -> None:
+    assert normalize_contexts(None) == ()
+
+
+def test_every_form_renders_the_same_prompt_blocks() -> None:
+    as_strings = context_blocks(normalize_contexts(["a", "b"]))
+    as_dicts = context_blocks(normalize_contexts([{"text": "a"}, {"text": "b"}]))
+    as_docs = context_blocks(normalize_contexts([LangChainDocument("a"), LangChainDocument("b")]))
+    assert as_strings == as_dicts == as_docs
+    assert 'index="1"' in as_strings and 'index="2"' in as_strings
+
+
+def test_chunk_ids_reach_the_prompt() -> None:
+    rendered = context_blocks(normalize_contexts([Chunk("a", id="kb-42")]))
+    assert 'id="kb-42"' in rendered
+
+
+def test_a_dict_without_text_names_the_keys_it_needs() -> None:
+    with pytest.raises(InputError) as info:
+        normalize_contexts(["fine", {"body": "nope"}])
+    message = str(info.value)
+    assert "context item 2" in message
+    assert "'text'" in message and "'page_content'" in message and "body" in message
+
+
+def test_an_unreadable_object_names_its_type() -> None:
+    with pytest.raises(InputError, match=r"context item 1 is a int"):
+        normalize_contexts([42])
+
+
+def test_require_text_rejects_non_strings_and_blank_text() -> None:
+    with pytest.raises(InputError, match="answer must be a string, got bytes"):
+        require_text(b"x", "answer")
+    with pytest.raises(InputError, match="question is empty"):
+        require_text("   ", "question")
+    assert require_text("", "answer", allow_empty=True) == ""
+
+
+def test_coerce_sample_from_a_mapping_with_aliases() -> None:
+    sample = coerce_sample({"prompt": "Why?", "output": "Because.", "context": ["c1"], "id": "s1"})
+    assert sample == Sample(question="Why?", answer="Because.", contexts=(Chunk("c1"),), id="s1")
+
+
+def test_coerce_sample_rejects_unknown_keys_and_lists_the_known_ones() -> None:
+    with pytest.raises(InputError) as info:
+        coerce_sample({"answer": "x", "contxt": ["typo"]})
+    assert "contxt" in str(info.value) and "contexts" in str(info.value)
+
+
+def test_coerce_sample_rejects_other_types() -> None:
+    with pytest.raises(InputError, match="got list"):
+        coerce_sample(["not", "a", "sample"])  # type: ignore[arg-type]
