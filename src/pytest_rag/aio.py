@@ -49,7 +49,18 @@ async def gather_all(cache_only: bool, awaitables: list[Awaitable[T]]) -> list[T
     Every awaitable runs to completion before the first exception is raised, so finished judgments
     are cached and counted even when a sibling fails."""
     if cache_only:
-        return [await a for a in awaitables]
+        done: list[T] = []
+        try:
+            for awaitable in awaitables:
+                done.append(await awaitable)
+        except BaseException:
+            # The fast path stops at the first miss; close the siblings it never reached, or each
+            # would warn "coroutine ... was never awaited" when collected.
+            for rest in awaitables[len(done) + 1 :]:
+                if asyncio.iscoroutine(rest):
+                    rest.close()
+            raise
+        return done
     outcomes = await asyncio.gather(*awaitables, return_exceptions=True)
     for outcome in outcomes:
         if isinstance(outcome, BaseException):
