@@ -14,6 +14,13 @@ from typing import Any
 
 import pytest
 
+# pytester's in-process runs drop every module first imported during the run; numpy's C core cannot
+# be imported twice in one process, so the modules a judged run loads are imported here, up front.
+import pytest_rag.engine
+import pytest_rag.judges.anthropic_messages
+import pytest_rag.judges.openai_chat
+import pytest_rag.stats
+import pytest_rag.summary  # noqa: F401
 from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply, schema_responder
 from pytest_rag.testing.replies import JsonReply
 

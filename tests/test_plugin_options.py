@@ -1,0 +1,285 @@
+"""Options, ini keys and environment variables: where the judge, its URL and the thresholds come from.
+
+The order is command line, then environment, then ini, then the default; bad values are usage errors
+that name the option and the fix.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import FAITHFUL_TEST, rag_args, relevancy_verdict, verdict
+from pytest_rag.config import THRESHOLD_METRICS
+from pytest_rag.errors import ConfigError
+from pytest_rag.judges.protocol import JudgeSpec
+from pytest_rag.judges.spec import parse_judge_specs
+from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply
+
+KNOWN = {"openai", "anthropic", "ollama", "local"}
+
+SHOW_JUDGES = """
+def test_show(rag_judge):
+    print("JUDGES=" + "|".join(rag_judge.judges))
+"""
+
+OPTIONS = (
+    "--rag-judge",
+    "--rag-judge-base-url",
+    "--rag-judge-repeat",
+    "--rag-cache",
+    "--rag-cache-dir",
+    "--rag-concurrency",
+    "--rag-timeout",
+    "--rag-deadline",
+    "--rag-max-attempts",
+    "--rag-no-summary",
+)
+
+
+# -- judge specs ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("openai:gpt-4o", [JudgeSpec("openai", "gpt-4o")]),
+        ("anthropic:claude-sonnet-4-5", [JudgeSpec("anthropic", "claude-sonnet-4-5")]),
+        ("ollama:llama3.1:8b", [JudgeSpec("ollama", "llama3.1:8b")]),
+        ("local", [JudgeSpec("local", "")]),
+        ("OpenAI:gpt-4o", [JudgeSpec("openai", "gpt-4o")]),
+        (
+            " openai:gpt-4o , anthropic:claude-haiku-4-5 ,local",
+            [
+                JudgeSpec("openai", "gpt-4o"),
+                JudgeSpec("anthropic", "claude-haiku-4-5"),
+                JudgeSpec("local", ""),
+            ],
+        ),
+    ],
+)
+def test_judge_specs_parse(text: str, expected: list[JudgeSpec]) -> None:
+    assert parse_judge_specs(text, known_providers=KNOWN) == expected
+
+
+def test_the_base_url_is_attached_to_every_spec() -> None:
+    specs = parse_judge_specs("openai:a,openai:b", known_providers=KNOWN, base_url="http://h/v1")
+    assert {s.base_url for s in specs} == {"http://h/v1"}
+
+
+def test_an_unknown_provider_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_judge_specs("openai:gpt-4o,gemini:pro", known_providers=KNOWN)
+    message = str(info.value)
+    assert "unknown judge provider 'gemini'" in message
+    assert "anthropic, local, ollama, openai" in message
+
+
+@pytest.mark.parametrize(("text", "problem"), [(" , ", "names no judge"), ("local,local", "listed twice")])
+def test_empty_and_duplicate_specs_are_refused(text: str, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem):
+        parse_judge_specs(text, known_providers=KNOWN)
+
+
+# -- help -------------------------------------------------------------------------------------------
+
+
+def help_entries(lines: list[str]) -> dict[str, str]:
+    """The pytest-rag group of ``--help``: option name -> its help text, wrapped lines joined."""
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("pytest-rag:"))
+    entries: dict[str, str] = {}
+    current = ""
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        if line.startswith("  --"):
+            head, _, rest = line.strip().partition(" ")
+            current = head.split("=")[0]
+            entries[current] = rest.strip()
+        else:
+            entries[current] = (entries[current] + " " + line.strip()).strip()
+    return entries
+
+
+def test_help_lists_every_option_with_its_help(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+    assert result.ret == 0
+    entries = help_entries(result.stdout.lines)
+    assert set(OPTIONS) <= set(entries)
+    for option, text in entries.items():
+        assert len(text.split()) >= 4, f"{option} has no real help: {text!r}"
+    for option in OPTIONS:
+        assert len(entries[option]) < 160, f"{option} help is longer than a line's worth"
+    text = result.stdout.str()
+    assert "rag_judge (string)" in text and "rag_threshold_faithfulness" in text
+
+
+# -- where the judge comes from ---------------------------------------------------------------------
+
+
+def judges_shown(result: pytest.RunResult) -> str:
+    (line,) = [ln for ln in result.stdout.lines if "JUDGES=" in ln]
+    return line.split("JUDGES=", 1)[1].split()[0]
+
+
+def test_the_default_judge_is_local(pytester: pytest.Pytester, judge_env: None) -> None:
+    pytester.makepyfile(SHOW_JUDGES)
+    result = pytester.runpytest("-s", "-p", "no:cacheprovider")
+    assert judges_shown(result) == "local"
+
+
+def test_ini_then_env_then_command_line(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, judge_env: None
+) -> None:
+    pytester.makeini("[pytest]\nrag_judge = openai:from-ini\n")
+    pytester.makepyfile(SHOW_JUDGES)
+    assert judges_shown(pytester.runpytest("-s")) == "openai:from-ini"
+    monkeypatch.setenv("PYTEST_RAG_JUDGE", "anthropic:from-env")
+    assert judges_shown(pytester.runpytest("-s")) == "anthropic:from-env"
+    result = pytester.runpytest("-s", "--rag-judge=ollama:from-cli,local")
+    assert judges_shown(result) == "ollama:from-cli|local"
+
+
+def test_an_unknown_provider_fails_the_test_and_says_where_it_came_from(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, judge_env: None
+) -> None:
+    monkeypatch.setenv("PYTEST_RAG_JUDGE", "gemini:pro")
+    pytester.makepyfile(SHOW_JUDGES)
+    result = pytester.runpytest()
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "*unknown judge provider 'gemini'*known providers: anthropic, local, ollama, openai*(from PYTEST_RAG_JUDGE)*"
+        ]
+    )
+
+
+# -- base URL ---------------------------------------------------------------------------------------
+
+
+def test_base_url_from_openai_base_url(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
+    fake_llm.script(verdict(5))
+    pytester.makepyfile(FAITHFUL_TEST)
+    result = pytester.runpytest("--rag-judge=openai:fake-gpt", f"--rag-cache-dir={tmp_path / 'c'}")
+    assert result.ret == 0
+    assert fake_llm.request_count == 1
+
+
+def test_the_base_url_option_wins_over_the_environment(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    fake_llm.script(verdict(5))
+    pytester.makepyfile(FAITHFUL_TEST)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    assert result.ret == 0
+    assert fake_llm.request_count == 1
+
+
+# -- ensembles --------------------------------------------------------------------------------------
+
+
+def by_provider(request: RecordedRequest) -> Reply:
+    """OpenAI judges say 2, Anthropic judges say 4."""
+    score = 4 if request.api == "anthropic" else 2
+    return Reply.json({"reasoning": request.api, "unsupported_statements": [], "score": score})
+
+
+def test_an_ensemble_asks_every_judge_and_reports_the_median(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_llm.anthropic_base_url)
+    fake_llm.responder = by_provider
+    pytester.makepyfile(
+        """
+        def test_both(rag_judge):
+            result = rag_judge.faithfulness("Paris.", ["Paris is the capital."])
+            print("RESULT", result.judge, result.score, [(j.judge, j.score) for j in result.judges])
+        """
+    )
+    result = pytester.runpytest(
+        "-s", *rag_args(fake_llm, tmp_path / "c", judge="openai:fake-gpt,anthropic:fake-claude")
+    )
+    assert result.ret == 0
+    expected = (
+        "RESULT ensemble(openai:fake-gpt,anthropic:fake-claude) 3.0 "
+        "[('openai:fake-gpt', 2.0), ('anthropic:fake-claude', 4.0)]"
+    )
+    assert expected in result.stdout.str()
+    assert "never awaited" not in result.stdout.str()
+    assert sorted(r.api for r in fake_llm.requests) == ["anthropic", "openai"]
+
+
+# -- thresholds -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("ini", "expected_outcome"), [("4", "failed"), ("2", "passed")])
+def test_ini_threshold_of_a_metric(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, ini: str, expected_outcome: str
+) -> None:
+    pytester.makeini(f"[pytest]\nrag_threshold_faithfulness = {ini}\n")
+    fake_llm.script(verdict(3))
+    pytester.makepyfile(FAITHFUL_TEST)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(**{expected_outcome: 1})
+
+
+def test_a_threshold_per_call_wins_over_the_ini(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makeini("[pytest]\nrag_threshold_faithfulness = 2\nrag_thresholds =\n    answer_relevancy = 5\n")
+    fake_llm.script(verdict(3), relevancy_verdict(4), relevancy_verdict(4))
+    pytester.makepyfile(
+        """
+        def test_per_call(rag_judge):
+            rag_judge.assert_faithful("Paris.", ["Paris is the capital."], threshold=4)
+
+        def test_lines_form(rag_judge):
+            rag_judge.assert_relevant("Paris.", "What is the capital?")
+
+        def test_lines_form_overridden(rag_judge):
+            rag_judge.assert_relevant("Paris.", "What is the capital?", threshold=4)
+        """
+    )
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(failed=2, passed=1)
+    result.stdout.fnmatch_lines(["*faithfulness: score 3 on the 1-5 scale is below the threshold 4*"])
+    result.stdout.fnmatch_lines(["*answer_relevancy: score 4 on the 1-5 scale is below the threshold 5*"])
+
+
+def test_every_threshold_metric_has_an_ini_key(pytester: pytest.Pytester) -> None:
+    text = pytester.runpytest("--help").stdout.str()
+    missing = [name for name in THRESHOLD_METRICS if f"rag_threshold_{name}" not in text]
+    assert not missing
+
+
+# -- bad values are usage errors --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ini", "args", "expected"),
+    [
+        ("rag_concurrency = zero", (), "*ini option rag_concurrency must be a int, got 'zero'*"),
+        ("rag_timeout = 0", (), "*ini option rag_timeout must be at least 0.001*"),
+        (
+            "rag_cache = sometimes",
+            (),
+            "*unknown cache mode 'sometimes'*use one of rw, ro, replay, refresh, off*",
+        ),
+        ("rag_thresholds =\n    faithfulness 4", (), "*rag_thresholds line 'faithfulness 4' is malformed*"),
+        ("", ("--rag-judge-repeat=0",), "*--rag-judge-repeat must be at least 1*"),
+        ("", ("--rag-cache=sometimes",), "*invalid choice: 'sometimes'*"),
+    ],
+)
+def test_bad_values_are_usage_errors(
+    pytester: pytest.Pytester, judge_env: None, ini: str, args: tuple[str, ...], expected: str
+) -> None:
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    pytester.makepyfile(SHOW_JUDGES)
+    result = pytester.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([expected])
