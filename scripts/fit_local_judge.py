@@ -57,7 +57,7 @@ from pytest_rag.text import split_sentences  # noqa: E402
 SEED = 13
 FOLDS = 5
 L2 = 1.0
-VERSION = "local-judge-1"
+VERSION = "local-judge-2"
 Array = npt.NDArray[np.float64]
 CALIBRATION_PATH = ROOT / "src" / "pytest_rag" / "local" / "calibration.json"
 
@@ -230,7 +230,7 @@ def fit_grounding(records: Sequence[GroundingRecord]) -> tuple[LogisticModel, Lo
 
 def answer_row(sentence_model: LogisticModel, record: GroundingRecord) -> tuple[float, ...]:
     logits = [sentence_model.logit(u.features) for u in record.units]
-    return answer_features(logits, record.whole)
+    return answer_features(logits)
 
 
 def predict_grounding(

@@ -41,6 +41,18 @@ def test_copied_sentence_beats_changed_number(scorer: LocalScorer) -> None:
     assert faithful.sentences[0].unsupported_numbers == ()
 
 
+def test_chit_chat_around_a_context_fact_counts_against_support(scorer: LocalScorer) -> None:
+    # The same fact stated plainly, then wrapped in conversation about the speakers and asked
+    # back as a question: the conversational register is evidence of an unattributable reply.
+    plain = scorer.support("Bananas grow in large clusters and are rich in potassium.", CONTEXTS)
+    chatty = scorer.support(
+        "I think you would love bananas, do you know they grow in large clusters and are rich in potassium?",
+        CONTEXTS,
+    )
+    assert plain.sentences[0].probability > chatty.sentences[0].probability
+    assert plain.probability > chatty.probability
+
+
 def test_best_span_points_at_the_right_context(scorer: LocalScorer) -> None:
     report = scorer.support("Plants turn light and carbon dioxide into sugar.", CONTEXTS)
     best = report.sentences[0]

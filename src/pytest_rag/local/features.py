@@ -5,8 +5,9 @@ every run of one to ``MAX_WINDOW`` consecutive sentences of one context becomes 
 span. Each answer sentence is matched to the span that best combines lexical precision and
 embedding similarity, and is then described by a fixed vector of numbers (``SENTENCE_FEATURES``):
 how much of its wording the span and the contexts contain, how close its meaning is, and whether
-its numbers, names and negations are backed. The explanation (best span, unsupported numbers
-and names) comes out of the same pass, so a verdict can say why.
+its numbers, names and negations are backed, plus whether it reads as conversation (pronouns
+for the speakers, a question, opinion words) rather than a statement of fact. The explanation
+(best span, unsupported numbers and names) comes out of the same pass, so a verdict can say why.
 
 Other tasks (answer-level aggregation, reference correctness, relevance) have their own feature
 vectors here too. Feature names are stored next to the coefficients in ``calibration.json`` and
@@ -71,15 +72,15 @@ SENTENCE_FEATURES: tuple[str, ...] = (
     "negation_mismatch",
     "novel_content_words",  # log(1 + number of content words absent from C)
     "sentence_length",  # log(1 + number of content words)
+    "personal_pronoun_share",  # share of tokens that are I/you/we forms: talk about the speakers
+    "ends_with_question",  # the sentence asks rather than states
+    "conversational_share",  # share of tokens that are opinion, agreement or chit-chat words
 )
 
 ANSWER_FEATURES: tuple[str, ...] = (
     "min_logit",
-    "mean_logit",
     "softmin_logit",
     "unsupported_share",
-    "content_precision_answer",
-    "bigram_precision_answer",
 )
 
 CORRECTNESS_FEATURES: tuple[str, ...] = (
@@ -104,6 +105,20 @@ RELEVANCE_FEATURES: tuple[str, ...] = (
     "soft_query_recall",
     "text_length",
 )
+
+# Words that mark a sentence as conversation about the speakers rather than a checkable fact.
+# Dialogue responses ("me too, I love it!") carry them; an answer built from the contexts rarely
+# does. They are kept apart from STOPWORDS' role: here they are evidence, not noise.
+_PERSONAL_PRONOUNS_TEXT = """
+    i me my mine myself we us our ours you your yours yourself i'm i've i'd i'll we're we've
+    you're you've you'd you'll
+"""
+PERSONAL_PRONOUNS: frozenset[str] = frozenset(_PERSONAL_PRONOUNS_TEXT.split())
+_CONVERSATIONAL_WORDS_TEXT = """
+    think believe love like favorite favourite should probably maybe guess hope feel agree wish
+    enjoy cool awesome great interesting fun wow yes yeah no sure really
+"""
+CONVERSATIONAL_WORDS: frozenset[str] = frozenset(_CONVERSATIONAL_WORDS_TEXT.split())
 
 _CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*[A-Za-z0-9]|\b[A-Z]\b")
 _LOGIT_CLIP = 8.0
@@ -268,11 +283,13 @@ def sentence_evidence(
             n for n in names if not set(tokenize(n)) <= index.tokens and stem(n.lower()) not in index.content
         )
     )
+    register = _register(sentence, tokens)
     if index.empty or not tokens:
         features = (
             0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
             1.0 if numbers else 0.0, 1.0 if names else 0.0, 0.0,
             math.log1p(len(words)), math.log1p(len(words)),
+            *register,
         )  # fmt: skip
         return SentenceEvidence(sentence, features, None, "", unsupported_numbers, unsupported_names, False)
 
@@ -301,6 +318,7 @@ def sentence_evidence(
         1.0 if has_negation != span.has_negation else 0.0,
         math.log1p(sum(1 for s in stems if s not in index.content)),
         math.log1p(len(words)),
+        *register,
     )
     return SentenceEvidence(
         sentence=sentence,
@@ -313,23 +331,34 @@ def sentence_evidence(
     )
 
 
+def _register(sentence: str, tokens: Sequence[str]) -> tuple[float, float, float]:
+    """Whether a sentence talks to or about the speakers, asks, or chats (see SENTENCE_FEATURES)."""
+    n = max(len(tokens), 1)
+    return (
+        sum(1 for t in tokens if t in PERSONAL_PRONOUNS) / n,
+        1.0 if sentence.rstrip().rstrip("\"'”’)]").endswith("?") else 0.0,
+        sum(1 for t in tokens if t in CONVERSATIONAL_WORDS) / n,
+    )
+
+
 def answer_features(
-    sentence_logits: Sequence[float], whole_answer: SentenceEvidence | None
+    sentence_logits: Sequence[float], whole_answer: SentenceEvidence | None = None
 ) -> tuple[float, ...]:
-    """Aggregate per-sentence support logits (plus whole-answer overlap) for the answer model."""
+    """Aggregate per-sentence support logits for the answer model.
+
+    An answer is supported only when every sentence is, so the aggregates look at the weakest
+    sentences: the minimum, a soft minimum (``-log mean exp(-logit)``, which lets a second weak
+    sentence count) and the share of sentences below even odds. Whole-answer overlap used to be
+    part of this vector; it was dropped because the answer model is fitted mostly on one-sentence
+    answers, where it duplicates the sentence evidence and then misleads on long answers.
+    ``whole_answer`` is accepted and ignored so older callers keep working.
+    """
+    del whole_answer
     logits = np.clip(np.asarray(sentence_logits, dtype=np.float64), -_LOGIT_CLIP, _LOGIT_CLIP)
     if logits.size == 0:
         logits = np.array([-_LOGIT_CLIP])
     softmin = -math.log(float(np.mean(np.exp(-logits))))
-    whole = whole_answer.features if whole_answer is not None else None
-    return (
-        float(logits.min()),
-        float(logits.mean()),
-        softmin,
-        float(np.mean(logits < 0.0)),
-        whole[SENTENCE_FEATURES.index("content_precision_all")] if whole else 0.0,
-        whole[SENTENCE_FEATURES.index("bigram_precision_all")] if whole else 0.0,
-    )
+    return (float(logits.min()), softmin, float(np.mean(logits < 0.0)))
 
 
 _ARTICLES = {"a", "an", "the"}

@@ -302,7 +302,9 @@ class LocalScorer:
     def _grounding(self, units: Sequence[str], whole: str, contexts: Sequence[str]) -> GroundingReport:
         if not units:
             return GroundingReport((), 1.0)
-        per_unit, overall = self.evidence(units, whole, contexts)
+        index = index_contexts(self._embedder, contexts)
+        vectors = self._embedder.embed(list(units))
+        per_unit = [sentence_evidence(self._embedder, index, u, vectors[i]) for i, u in enumerate(units)]
         if not any(tokenize(c) for c in contexts):
             sentences = tuple(_support_from(e, 0.0) for e in per_unit)
             return GroundingReport(sentences, 0.0)
@@ -310,7 +312,7 @@ class LocalScorer:
         logits = [sentence_model.logit(e.features) for e in per_unit]
         sentences = tuple(_support_from(e, _sigmoid(z)) for e, z in zip(per_unit, logits, strict=False))
         answer_model = self._models["answer"]
-        probability = answer_model.probability(answer_features(logits, overall))
+        probability = answer_model.probability(answer_features(logits))
         return GroundingReport(sentences, probability)
 
     # -- relevance, correctness, similarity ----------------------------------------------------
