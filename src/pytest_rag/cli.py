@@ -1,0 +1,90 @@
+"""The ``pytest-rag`` command: work on the judgment store outside a test run.
+
+    pytest-rag cache export FILE [--cache-dir DIR]   write the store to a diffable JSONL file
+    pytest-rag cache import FILE [--cache-dir DIR]   load such a file into the store
+
+Each command group registers itself in :data:`COMMAND_GROUPS`, so a later group (e.g. ``plot``) is
+one function that adds its sub-parser; nothing else changes. Errors are one line on stderr naming
+the problem and the fix, with exit status 2 for bad usage and 1 for a failed operation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .errors import RagError
+
+DEFAULT_CACHE_DIR = ".rag_cache"
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _cache_export(args: argparse.Namespace) -> int:
+    from .store_io import export_store
+
+    count = export_store(Path(args.cache_dir), Path(args.file))
+    print(f"exported {count} judgment(s) from {args.cache_dir} to {args.file}")
+    return 0
+
+
+def _cache_import(args: argparse.Namespace) -> int:
+    from .store_io import import_store
+
+    summary = import_store(Path(args.file), Path(args.cache_dir))
+    print(f"imported {summary} into {args.cache_dir}")
+    return 0
+
+
+def _add_cache_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cache = commands.add_parser("cache", help="export or import the judgment store")
+    actions = cache.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, handler, help_text in (
+        ("export", _cache_export, "write every stored judgment to FILE (JSONL, sorted by key)"),
+        ("import", _cache_import, "load the judgments of FILE into the store"),
+    ):
+        action = actions.add_parser(name, help=help_text)
+        action.add_argument("file", metavar="FILE", help="the judgment file (e.g. tests/rag_judgments.jsonl)")
+        action.add_argument(
+            "--cache-dir",
+            default=DEFAULT_CACHE_DIR,
+            metavar="DIR",
+            help=f"the judgment cache directory (default {DEFAULT_CACHE_DIR}, as --rag-cache-dir)",
+        )
+        action.set_defaults(handler=handler)
+
+
+#: Every command group of ``pytest-rag``; each adds its sub-parser(s) and sets ``handler``.
+COMMAND_GROUPS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
+    _add_cache_commands,
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pytest-rag", description="Tools for the pytest-rag plugin's judgment store and results."
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for add in COMMAND_GROUPS:
+        add(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except RagError as exc:
+        print(f"pytest-rag: error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"pytest-rag: error: {exc.strerror or exc} ({exc.filename or ''})", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

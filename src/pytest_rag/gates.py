@@ -1,0 +1,199 @@
+"""What the whole run concludes: suite-level gates, agreement with gold labels, change from a baseline.
+
+A gate fails on the interval's bound, not on the mean: ``--rag-fail-under faithfulness=4`` fails the
+session when the lower bound of faithfulness's 95% bootstrap interval is below 4, so a suite passes
+only when it is confidently above the bar, and a lucky mean over five checks is not enough.
+``--rag-min-alpha`` works the same way on the lower bound of alpha's interval. ``--rag-baseline``
+only reports: each metric's change against a saved results file, by a paired bootstrap over the
+checks both runs scored, flagging a change only when its interval excludes zero.
+
+A gate whose metric was not scored in this run (say, deselected with ``-k``) is shown as not
+evaluated rather than failed or passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .reports import keyed_records, load_report, metric_label
+from .results import CheckRecord
+from .summary import SummaryRow, summary_rows
+
+
+@dataclass
+class Conclusion:
+    """Lines for the terminal summary and the reasons (if any) the session must fail."""
+
+    lines: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.failures)
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def describe_row(row: SummaryRow) -> str:
+    a = row.aggregate
+    return (
+        f"{a.metric} [{a.judge}] n={a.n} mean {_fmt(a.mean)} 95% CI [{_fmt(a.ci_low)}, {_fmt(a.ci_high)}]"
+        + (f", {a.errors} judge error(s) excluded" if a.errors else "")
+    )
+
+
+def _matches(bar_metric: str, row_metric: str) -> bool:
+    return row_metric == bar_metric or ("[" not in bar_metric and row_metric.startswith(bar_metric + "["))
+
+
+def check_fail_under(records: Sequence[CheckRecord], bars: Mapping[str, float], out: Conclusion) -> None:
+    """Gate each metric on the lower bound of its interval, per judge row that scored it.
+
+    For an ensemble, the gate applies to the ensemble's row (the score the tests used), not to its
+    members' rows.
+    """
+    if not bars:
+        return
+    rows = summary_rows(records)
+    final_judges = {(metric_label(r), r.judge) for r in records}
+    out.lines.append("gates (--rag-fail-under, on the lower bound of the 95% CI):")
+    for metric, bar in sorted(bars.items()):
+        gated = [
+            row
+            for row in rows
+            if _matches(metric, row.aggregate.metric)
+            and (row.aggregate.metric, row.aggregate.judge) in final_judges
+        ]
+        scored = [row for row in gated if row.aggregate.n and row.aggregate.ci_low is not None]
+        if not scored:
+            out.lines.append(
+                f"  {metric} >= {bar:g}: not evaluated (no scored check of {metric} in this run)"
+            )
+            continue
+        for row in scored:
+            low = row.aggregate.ci_low
+            assert low is not None
+            if low < bar:
+                message = (
+                    f"{metric} >= {bar:g} FAILED: lower bound {low:.2f} < {bar:g} in {describe_row(row)}"
+                )
+                out.failures.append(message)
+                out.lines.append(f"  {message}")
+            else:
+                out.lines.append(
+                    f"  {metric} >= {bar:g} passed: lower bound {low:.2f} in {describe_row(row)}"
+                )
+
+
+def check_gold(
+    records: Sequence[CheckRecord], gold_path: Path | None, min_alpha: float | None, out: Conclusion
+) -> None:
+    """Agreement with the gold labels, and the ``--rag-min-alpha`` gate on its lower bound."""
+    if gold_path is None:
+        if min_alpha is not None:
+            out.failures.append("--rag-min-alpha needs gold labels: pass --rag-gold=PATH")
+            out.lines.append(f"  {out.failures[-1]}")
+        return
+    from .gold import gold_agreement, load_gold
+    from .repeats import format_alpha
+
+    agreement = gold_agreement(records, load_gold(gold_path))
+    out.lines.append(
+        f"agreement with gold labels ({gold_path.name}, Krippendorff's alpha, ordinal, 95% CI); "
+        f"{agreement.matched} of {agreement.total} labels matched a check:"
+    )
+    if not agreement.rows:
+        out.lines.append("  no check of this run has a gold label (keys are test_id, sample_id, metric)")
+    for row in agreement.rows:
+        estimate = row.estimate
+        line = f"  {row.metric} [{row.judge}]: alpha {format_alpha(estimate)} over {estimate.n_units} checks"
+        if min_alpha is not None:
+            if estimate.interval is None:
+                line += f"; min-alpha {min_alpha:g} not evaluated (no interval)"
+            elif estimate.interval.low < min_alpha:
+                message = (
+                    f"alpha >= {min_alpha:g} FAILED for {row.metric} [{row.judge}]: lower bound "
+                    f"{estimate.interval.low:.2f} < {min_alpha:g}"
+                )
+                out.failures.append(message)
+                line += f"; {message}"
+            else:
+                line += f"; min-alpha {min_alpha:g} passed"
+        out.lines.append(line)
+
+
+def _scores_by_check(rows: Sequence[tuple[str, str, str, Any]]) -> dict[tuple[str, str], dict[str, float]]:
+    grouped: dict[tuple[str, str], dict[str, float]] = {}
+    for metric, judge, key, score in rows:
+        if isinstance(score, (int, float)) and not isinstance(score, bool):
+            grouped.setdefault((metric, judge), {})[key] = float(score)
+    return grouped
+
+
+def compare_baseline(records: Sequence[CheckRecord], baseline_path: Path, out: Conclusion) -> None:
+    """Paired bootstrap of this run against a saved results file, per metric and judge."""
+    from .stats import paired_bootstrap_difference
+
+    baseline = load_report(baseline_path)
+    before = _scores_by_check(
+        [
+            (str(row.get("metric")), str(row.get("judge")), str(row.get("check")), row.get("score"))
+            for row in baseline.get("checks", [])
+            if isinstance(row, dict) and row.get("error") is None
+        ]
+    )
+    after = _scores_by_check(
+        [
+            (metric_label(record), record.judge, key, record.score)
+            for key, record in keyed_records(records)
+            if record.error is None
+        ]
+    )
+    out.lines.append(
+        f"change from baseline {baseline_path.name} (paired bootstrap over shared checks, 95% CI; "
+        "* = interval excludes zero):"
+    )
+    for group in sorted(set(before) | set(after)):
+        metric, judge = group
+        if group not in after:
+            out.lines.append(f"  {metric} [{judge}]: in the baseline only (not scored in this run)")
+            continue
+        if group not in before:
+            out.lines.append(f"  {metric} [{judge}]: new in this run (not in the baseline)")
+            continue
+        diff = paired_bootstrap_difference(before[group], after[group])
+        if diff.n_shared == 0 or diff.delta is None:
+            out.lines.append(f"  {metric} [{judge}]: no check scored in both runs")
+            continue
+        interval = "" if diff.interval is None else f" [{diff.interval.low:+.2f}, {diff.interval.high:+.2f}]"
+        flag = ""
+        if diff.significant:
+            flag = " * drop" if diff.delta < 0 else " * rise"
+        unpaired = ""
+        if diff.only_before or diff.only_after:
+            unpaired = f"; unpaired: {len(diff.only_before)} baseline-only, {len(diff.only_after)} new"
+        out.lines.append(
+            f"  {metric} [{judge}]: {_fmt(diff.mean_before)} -> {_fmt(diff.mean_after)}, "
+            f"change {diff.delta:+.2f}{interval} over {diff.n_shared} shared checks{unpaired}{flag}"
+        )
+
+
+def conclude(
+    records: Sequence[CheckRecord],
+    *,
+    fail_under: Mapping[str, float],
+    gold: Path | None,
+    min_alpha: float | None,
+    baseline: Path | None,
+) -> Conclusion:
+    out = Conclusion()
+    check_fail_under(records, fail_under, out)
+    check_gold(records, gold, min_alpha, out)
+    if baseline is not None:
+        compare_baseline(records, baseline, out)
+    return out

@@ -1,0 +1,119 @@
+"""Glue between the pytest hooks and the regression features, so ``plugin.py`` stays one line per hook.
+
+Start of run: import a committed judgment file, and make the tolerant snapshot extension syrupy's
+default. End of run (on the controller only, after pytest-xdist workers reported): write results
+files, export the judgment store, evaluate the gates and set the exit status. Nothing here imports
+numpy or the SDKs at module level; a suite that uses none of these options pays for none of them.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from .gates import Conclusion
+    from .session import RagSession
+
+SNAPSHOT_EXTENSION = "pytest_rag.snapshot.RagSnapshotExtension"
+NOTES_KEY = pytest.StashKey[list[str]]()
+CONCLUSION_KEY = pytest.StashKey["Conclusion"]()
+
+
+def _is_worker(config: Any) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def configure(config: pytest.Config, rag: RagSession) -> None:
+    """Run-start work; lines worth showing later (how many judgments were imported) go to the stash."""
+    settings = rag.settings.regression
+    notes = config.stash.setdefault(NOTES_KEY, [])
+    if settings.snapshot_default and getattr(config.option, "default_extension", "") is None:
+        config.option.default_extension = SNAPSHOT_EXTENSION
+    if settings.snapshot_tolerance is not None:
+        from .snapshot import configure_default_tolerance
+
+        configure_default_tolerance(settings.snapshot_tolerance)
+    if settings.cache_import is not None and not _is_worker(config):
+        from .store_io import import_store
+
+        summary = import_store(settings.cache_import, rag.settings.cache_dir)
+        notes.append(f"imported {summary} from {settings.cache_import}")
+
+
+def unconfigure() -> None:
+    snapshot = sys.modules.get("pytest_rag.snapshot")
+    if snapshot is not None:
+        snapshot.configure_default_tolerance(None)
+
+
+def finish(session: pytest.Session, rag: RagSession) -> None:
+    """End-of-run work on the controller; sets a failing exit status when a gate fails."""
+    if _is_worker(session.config):
+        return
+    from .errors import RagError
+    from .gates import Conclusion, conclude
+
+    settings = rag.settings.regression
+    records = list(rag.results)
+    try:
+        conclusion = conclude(
+            records,
+            fail_under=settings.fail_under,
+            gold=settings.gold,
+            min_alpha=settings.min_alpha,
+            baseline=settings.baseline,
+        )
+    except (RagError, ValueError) as exc:  # a bad gold or baseline file must not hide the test results
+        conclusion = Conclusion()
+        conclusion.failures.append(f"pytest-rag: {exc}")
+        conclusion.lines.append(f"pytest-rag: {exc}")
+    notes: list[str] = session.config.stash.get(NOTES_KEY, [])
+    conclusion.lines[:0] = notes
+    try:
+        _write_files(rag, records, conclusion)
+    except (RagError, OSError) as exc:
+        conclusion.failures.append(f"pytest-rag: {exc}")
+        conclusion.lines.append(f"pytest-rag: {exc}")
+    if conclusion.failed and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    session.config.stash[CONCLUSION_KEY] = conclusion
+
+
+def _write_files(rag: RagSession, records: list[Any], conclusion: Conclusion) -> None:
+    settings = rag.settings.regression
+    if settings.reports:
+        from .reports import write_report
+
+        for path in settings.reports:
+            write_report(path, records)
+            conclusion.lines.append(f"results written to {path}")
+    if settings.cache_export is not None:
+        from .store_io import export_store
+
+        count = export_store(rag.settings.cache_dir, settings.cache_export)
+        conclusion.lines.append(f"exported {count} judgment(s) to {settings.cache_export}")
+
+
+def summary_lines(config: pytest.Config, rag: RagSession) -> list[str]:
+    """Lines after the core summary table: repeats and ensembles, gates, agreement, baseline, files."""
+    from .repeats import render
+
+    conclusion = config.stash.get(CONCLUSION_KEY, None)
+    lines = render(list(rag.results))
+    if conclusion is not None:
+        lines += conclusion.lines
+        if conclusion.failed:
+            lines.append(f"pytest-rag: session failed by {len(conclusion.failures)} gate(s)")
+    return lines
+
+
+def junit_properties(item: pytest.Item, rag: RagSession) -> None:
+    """Attach the test's scores to its JUnit XML entry (read from the teardown report)."""
+    records = rag.results.for_test(item.nodeid)
+    if records:
+        from .reports import junit_properties as properties
+
+        item.user_properties.extend(properties(records))

@@ -1,0 +1,300 @@
+"""Snapshot-locked regression of judged scores with syrupy.
+
+``assert rag_judge.faithfulness(answer, contexts) == snapshot`` stores a readable block (metric,
+mode, judge, score, scale, each judge's repeated scores, the reasons and the evidence) inside the
+usual Amber ``.ambr`` file. Comparing a judged score byte for byte would make the snapshot fail every
+time a judge rewords its reasons or a 1-5 score moves by its usual noise, so
+:class:`RagSnapshotExtension` compares only what identifies the check (metric, mode, judge, scale)
+exactly and the score within a tolerance:
+
+* a number, e.g. ``0.5``: the new score may differ from the stored one by at most that much;
+* ``repeats``: the new score must lie within the range of the stored repeated judgments, or the
+  stored score within the range of the new ones (run with ``--rag-judge-repeat N`` so there is a
+  range to speak of).
+
+Everything that is not a ``MetricResult`` (or a list of them) is handled exactly as syrupy's Amber
+extension handles it, which is why pytest-rag can make this extension the default of the plain
+``snapshot`` fixture without changing anyone else's snapshots. A snapshot within tolerance is left
+as recorded, even under ``--snapshot-update``: otherwise noise would let the reference drift a
+little further down on every update.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from syrupy.extensions.amber import AmberSnapshotExtension
+
+from .errors import ConfigError
+from .results import MetricResult
+
+HEADER = "pytest-rag score"
+IDENTITY_FIELDS = ("metric", "mode", "judge", "scale")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far a score may move before the snapshot fails (see the module docstring)."""
+
+    absolute: float = 0.0
+    repeats: bool = False
+
+    def __str__(self) -> str:
+        if self.repeats:
+            return "within the range of the repeated judgments"
+        return f"±{self.absolute:g}"
+
+    def allows(self, old: StoredScore, new: StoredScore) -> bool:
+        if self.repeats:
+            return _within(new.score, old.repeat_range) or _within(old.score, new.repeat_range)
+        return abs(new.score - old.score) <= self.absolute + 1e-9
+
+
+def parse_tolerance(value: str | float | Tolerance) -> Tolerance:
+    """Read a tolerance from a number or the word ``repeats``; anything else is a ConfigError."""
+    if isinstance(value, Tolerance):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        text = str(value).strip().lower()
+        if text == "repeats":
+            return Tolerance(repeats=True)
+        try:
+            number = float(text)
+        except ValueError:
+            raise ConfigError(
+                f"snapshot tolerance {value!r} is not understood; write a number of score points "
+                "(e.g. 0.5) or 'repeats' (within the range of the repeated judgments)"
+            ) from None
+    if not math.isfinite(number) or number < 0:
+        raise ConfigError(f"snapshot tolerance must be a finite number >= 0, got {value!r}")
+    return Tolerance(absolute=number)
+
+
+def _within(value: float, bounds: tuple[float, float]) -> bool:
+    return bounds[0] - 1e-9 <= value <= bounds[1] + 1e-9
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else round(float(value), 6)
+
+
+# -- the readable block ------------------------------------------------------------------------------
+
+
+def render_result(result: MetricResult) -> str:
+    """One result as ``key: <json>`` lines under a header: readable, diffable, and parseable back."""
+    fields: list[tuple[str, Any]] = [
+        ("metric", result.metric),
+        ("mode", result.mode),
+        ("judge", result.judge),
+        ("score", _number(result.score)),
+        ("scale", result.scale),
+        ("judges", {j.judge: [_number(r) for r in j.repeats] for j in result.judges}),
+        ("reasons", result.reasons),
+    ]
+    for name, value in sorted(result.evidence_dict().items()):
+        fields.append((f"evidence.{name}", value))
+    lines = [HEADER]
+    for name, value in fields:
+        lines.append(f"{name}: {json.dumps(value, ensure_ascii=False, sort_keys=True)}")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class StoredScore:
+    """A rendered result read back: the fields that matter for comparing two snapshots."""
+
+    fields: dict[str, Any]
+
+    @property
+    def score(self) -> float:
+        return float(self.fields["score"])
+
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        return tuple(self.fields.get(name) for name in IDENTITY_FIELDS)
+
+    @property
+    def repeat_range(self) -> tuple[float, float]:
+        values = [float(v) for repeats in dict(self.fields.get("judges") or {}).values() for v in repeats]
+        if not values:
+            return (self.score, self.score)
+        return (min(values), max(values))
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return {k[len("evidence.") :]: v for k, v in self.fields.items() if k.startswith("evidence.")}
+
+    def label(self) -> str:
+        mode = "" if self.fields.get("mode") in (None, "default") else f"[{self.fields['mode']}]"
+        return f"{self.fields.get('metric')}{mode} by {self.fields.get('judge')}"
+
+
+def parse_rendered(data: object) -> list[StoredScore] | None:
+    """The results in a serialized snapshot, or None when it is not (only) pytest-rag results."""
+    if not isinstance(data, str) or not data.startswith(HEADER):
+        return None
+    blocks: list[dict[str, Any]] = []
+    for line in data.splitlines():
+        if line == HEADER:
+            blocks.append({})
+            continue
+        name, sep, encoded = line.partition(": ")
+        if not sep or not blocks:
+            return None
+        try:
+            blocks[-1][name] = json.loads(encoded)
+        except json.JSONDecodeError:
+            return None
+    if not blocks or any("score" not in b or not isinstance(b["score"], (int, float)) for b in blocks):
+        return None
+    return [StoredScore(b) for b in blocks]
+
+
+def _results_in(data: object) -> list[MetricResult] | None:
+    if isinstance(data, MetricResult):
+        return [data]
+    if isinstance(data, (list, tuple)) and data and all(isinstance(d, MetricResult) for d in data):
+        return list(data)
+    return None
+
+
+# -- comparing -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Why one stored result and one new result do not match, in words."""
+
+    index: int
+    old: StoredScore | None
+    new: StoredScore | None
+    reason: str
+
+
+def compare(old: Sequence[StoredScore], new: Sequence[StoredScore], tolerance: Tolerance) -> list[Difference]:
+    """Every pair that fails: identity changed, or the score moved beyond the tolerance."""
+    differences: list[Difference] = []
+    for index in range(max(len(old), len(new))):
+        before = old[index] if index < len(old) else None
+        after = new[index] if index < len(new) else None
+        if before is None or after is None:
+            what = "a result was added" if before is None else "a result was removed"
+            differences.append(Difference(index, before, after, what))
+            continue
+        if before.identity != after.identity:
+            changed = [
+                f"{name} {b!r} -> {a!r}"
+                for name, b, a in zip(IDENTITY_FIELDS, before.identity, after.identity, strict=True)
+                if b != a
+            ]
+            differences.append(Difference(index, before, after, "not comparable: " + ", ".join(changed)))
+            continue
+        if not tolerance.allows(before, after):
+            direction = "dropped" if after.score < before.score else "rose"
+            differences.append(
+                Difference(
+                    index,
+                    before,
+                    after,
+                    f"score {direction} from {_number(before.score)} to {_number(after.score)} "
+                    f"on the {before.fields.get('scale')} scale (tolerance {tolerance})",
+                )
+            )
+    return differences
+
+
+def _evidence_text(stored: StoredScore) -> str:
+    parts = []
+    for name, value in stored.evidence.items():
+        shown = "; ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+        parts.append(f"{name.replace('_', ' ')}: {shown or '(none)'}")
+    return " | ".join(parts) if parts else "(no evidence)"
+
+
+def _side(name: str, stored: StoredScore) -> Iterator[str]:
+    repeats = "; ".join(
+        f"{judge} {[_number(v) for v in values]}" for judge, values in dict(stored.fields["judges"]).items()
+    )
+    yield f"  {name}: score {_number(stored.score)}" + (f" (repeats: {repeats})" if repeats else "")
+    yield f"    reasons: {stored.fields.get('reasons') or '(none)'}"
+    yield f"    evidence: {_evidence_text(stored)}"
+
+
+def explain(differences: Sequence[Difference]) -> list[str]:
+    lines: list[str] = []
+    for diff in differences:
+        either = diff.old or diff.new
+        subject = either.label() if either is not None else "result"
+        lines.append(f"{subject}: {diff.reason}")
+        if diff.old is not None:
+            lines.extend(_side("snapshot", diff.old))
+        if diff.new is not None:
+            lines.extend(_side("received", diff.new))
+    return lines
+
+
+# -- the syrupy extension --------------------------------------------------------------------------------
+
+_configured_tolerance = Tolerance()
+
+
+def configure_default_tolerance(value: str | float | Tolerance | None) -> None:
+    """Set the tolerance of the default extension (from ``--rag-snapshot-tolerance``); None resets."""
+    global _configured_tolerance
+    _configured_tolerance = Tolerance() if value is None else parse_tolerance(value)
+
+
+_TOLERANT_CLASSES: dict[tuple[type[Any], Tolerance], type[Any]] = {}
+
+
+def _extension_for(base: type[Any], tolerance: Tolerance) -> type[Any]:
+    key = (base, tolerance)
+    if key not in _TOLERANT_CLASSES:
+        _TOLERANT_CLASSES[key] = type(f"{base.__name__}Tolerance", (base,), {"tolerance": tolerance})
+    return _TOLERANT_CLASSES[key]
+
+
+class RagSnapshotExtension(AmberSnapshotExtension):
+    """Amber snapshots in which pytest-rag results compare with a score tolerance.
+
+    ``tolerance`` is None on this class, meaning "the run's ``--rag-snapshot-tolerance``"; use
+    :meth:`with_tolerance` for a per-assertion tolerance:
+    ``assert result == snapshot(extension_class=RagSnapshotExtension.with_tolerance(1))``.
+    """
+
+    tolerance: ClassVar[Tolerance | None] = None
+
+    @classmethod
+    def with_tolerance(cls, tolerance: str | float | Tolerance) -> type[RagSnapshotExtension]:
+        """A subclass fixed to ``tolerance`` (one class per tolerance, so syrupy's report groups them)."""
+        return _extension_for(cls, parse_tolerance(tolerance))
+
+    @property
+    def active_tolerance(self) -> Tolerance:
+        return self.tolerance if self.tolerance is not None else _configured_tolerance
+
+    def serialize(self, data: Any, **kwargs: Any) -> str:
+        results = _results_in(data)
+        if results is None:
+            return super().serialize(data, **kwargs)
+        return "\n".join(render_result(r) for r in results)
+
+    def matches(self, *, serialized_data: Any, snapshot_data: Any) -> bool:
+        new, old = parse_rendered(serialized_data), parse_rendered(snapshot_data)
+        if new is None or old is None:
+            return bool(serialized_data == snapshot_data)
+        return not compare(old, new, self.active_tolerance)
+
+    def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
+        new, old = parse_rendered(serialized_data), parse_rendered(snapshot_data)
+        if new is not None and old is not None:
+            yield from explain(compare(old, new, self.active_tolerance))
+            yield "line diff (- snapshot, + received):"
+        yield from super().diff_lines(serialized_data, snapshot_data)
