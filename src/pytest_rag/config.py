@@ -58,8 +58,13 @@ class RagSettings:
     deadline_s: float = 300.0
     max_attempts: int = 5
     summary: bool = True
+    regression: RegressionSettings = field(default_factory=lambda: RegressionSettings())
     thresholds: Mapping[str, float] = field(default_factory=dict)
     prices: tuple[str, ...] = ()
+    rpm: float | None = None
+    tpm: float | None = None
+    dry_run: bool = False
+    budget_usd: float | None = None
 
 
 def add_options(parser: Any) -> None:
@@ -127,6 +132,37 @@ def add_options(parser: Any) -> None:
         help="attempts per judge call on rate limits, 5xx and timeouts (default 5)",
     )
     group.addoption(
+        "--rag-rpm",
+        metavar="N",
+        type=float,
+        default=None,
+        help="client-side limit of judge requests per minute: the suite slows down instead of "
+        "hitting 429s (default: no limit; divided among pytest-xdist workers)",
+    )
+    group.addoption(
+        "--rag-tpm",
+        metavar="N",
+        type=float,
+        default=None,
+        help="client-side limit of judge tokens per minute, estimated before each call and corrected "
+        "by the reported usage (default: no limit; divided among pytest-xdist workers)",
+    )
+    group.addoption(
+        "--rag-dry-run",
+        action="store_true",
+        default=None,
+        help="make no live judge calls: count them, print their estimated tokens and dollars, and "
+        "report the tests that needed them as skipped (cached judgments are served as usual)",
+    )
+    group.addoption(
+        "--rag-budget",
+        metavar="USD",
+        type=float,
+        default=None,
+        help="stop making live judge calls once this many dollars are spent; later judgments fail "
+        "with BudgetExceededError (divided among pytest-xdist workers)",
+    )
+    group.addoption(
         "--rag-no-summary",
         action="store_true",
         default=False,
@@ -142,6 +178,10 @@ def add_options(parser: Any) -> None:
     parser.addini("rag_timeout", "timeout of one judge request in seconds", default=None)
     parser.addini("rag_deadline", "seconds one judgment may take including retries", default=None)
     parser.addini("rag_max_attempts", "attempts per judge call", default=None)
+    parser.addini("rag_rpm", "client-side limit of judge requests per minute", default=None)
+    parser.addini("rag_tpm", "client-side limit of judge tokens per minute", default=None)
+    parser.addini("rag_dry_run", "count live judge calls instead of making them", type="bool", default=False)
+    parser.addini("rag_budget", "dollars after which no more live judge calls are made", default=None)
     parser.addini(
         "rag_thresholds",
         "default thresholds as lines of METRIC = VALUE",
@@ -156,6 +196,7 @@ def add_options(parser: Any) -> None:
     )
     for name in THRESHOLD_METRICS:
         parser.addini(f"rag_threshold_{name}", f"default threshold of {name}", default=None)
+    add_regression_options(group, parser)
 
 
 def _ini(config: Any, name: str) -> str | None:
@@ -241,6 +282,164 @@ def read_settings(config: Any) -> RagSettings:
         deadline_s=_pick(config, "rag_deadline", "rag_deadline", float, 300.0, 0.001),
         max_attempts=_pick(config, "rag_max_attempts", "rag_max_attempts", int, 5, 1),
         summary=not config.getoption("rag_no_summary"),
+        regression=read_regression_settings(config),
         thresholds=parse_thresholds(config),
         prices=tuple(str(line) for line in config.getini("rag_prices")),
+        rpm=_pick(config, "rag_rpm", "rag_rpm", float, None, 0.001),
+        tpm=_pick(config, "rag_tpm", "rag_tpm", float, None, 1),
+        dry_run=bool(config.getoption("rag_dry_run") or config.getini("rag_dry_run")),
+        budget_usd=_pick(config, "rag_budget", "rag_budget", float, None, 0),
+    )
+
+
+# -- regression suites: reports, gates, baseline, gold labels, store import/export, snapshots ------------
+
+
+@dataclass(frozen=True)
+class RegressionSettings:
+    """Options of the end-of-run features (docs/regression.md); all off unless given."""
+
+    reports: tuple[Path, ...] = ()
+    fail_under: Mapping[str, float] = field(default_factory=dict)
+    baseline: Path | None = None
+    gold: Path | None = None
+    min_alpha: float | None = None
+    cache_import: Path | None = None
+    cache_export: Path | None = None
+    snapshot_tolerance: str | None = None
+    snapshot_default: bool = True
+
+
+def add_regression_options(group: Any, parser: Any) -> None:
+    group.addoption(
+        "--rag-report",
+        metavar="FILE",
+        action="append",
+        default=None,
+        help="write every check and the aggregates to FILE (.json or .csv; repeat for both)",
+    )
+    group.addoption(
+        "--rag-fail-under",
+        metavar="METRIC=VALUE",
+        action="append",
+        default=None,
+        help="fail the session when the lower bound of METRIC's 95%% CI is below VALUE (repeatable)",
+    )
+    group.addoption(
+        "--rag-baseline",
+        metavar="FILE",
+        default=None,
+        help="compare this run with a results file saved by --rag-report (paired bootstrap per metric)",
+    )
+    group.addoption(
+        "--rag-gold",
+        metavar="PATH",
+        default=None,
+        help="JSONL of human scores keyed by test id and metric: report Krippendorff's alpha judge vs gold",
+    )
+    group.addoption(
+        "--rag-min-alpha",
+        metavar="ALPHA",
+        type=float,
+        default=None,
+        help="fail the session when the lower bound of alpha (judge vs --rag-gold) is below ALPHA",
+    )
+    group.addoption(
+        "--rag-cache-import",
+        metavar="FILE",
+        default=None,
+        help="load a judgment file (pytest-rag cache export) into the cache before the run",
+    )
+    group.addoption(
+        "--rag-cache-export",
+        metavar="FILE",
+        default=None,
+        help="write the judgment cache to FILE (diffable JSONL) after the run",
+    )
+    group.addoption(
+        "--rag-snapshot-tolerance",
+        metavar="TOL",
+        default=None,
+        help="how far a snapshotted score may move: a number of score points, or 'repeats' "
+        "(within the range of the repeated judgments). Default 0",
+    )
+    parser.addini(
+        "rag_report", "results files to write (.json/.csv), one per line", type="linelist", default=[]
+    )
+    parser.addini("rag_fail_under", "suite gates as lines of METRIC = VALUE", type="linelist", default=[])
+    parser.addini("rag_baseline", "results file to compare this run with", default=None)
+    parser.addini("rag_gold", "gold labels (JSONL) for judge-vs-human agreement", default=None)
+    parser.addini(
+        "rag_min_alpha", "least acceptable lower bound of alpha against the gold labels", default=None
+    )
+    parser.addini("rag_cache_import", "judgment file to load into the cache before the run", default=None)
+    parser.addini("rag_cache_export", "judgment file to write after the run", default=None)
+    parser.addini(
+        "rag_snapshot_tolerance", "tolerance of snapshotted scores (number or 'repeats')", default=None
+    )
+    parser.addini(
+        "rag_snapshot_default",
+        "make pytest-rag's tolerant Amber extension the default of syrupy's snapshot fixture",
+        type="bool",
+        default=True,
+    )
+
+
+def _path_option(config: Any, option: str, ini: str) -> Path | None:
+    """A path from the command line (relative to the working directory) or ini (relative to rootdir)."""
+    cli = config.getoption(option)
+    if cli:
+        return Path(str(cli)).absolute()
+    text = _ini(config, ini)
+    if not text:
+        return None
+    path = Path(text)
+    return path if path.is_absolute() else Path(str(config.rootpath)) / path
+
+
+def parse_fail_under(items: list[str], source: str) -> dict[str, float]:
+    bars: dict[str, float] = {}
+    for item in items:
+        name, sep, value = str(item).partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"{source} {item!r} is malformed; write METRIC=VALUE, e.g. faithfulness=4.0")
+        bars[name.strip()] = _number(value.strip(), f"{source} {name.strip()}", float, float("-inf"))
+    return bars
+
+
+def read_regression_settings(config: Any) -> RegressionSettings:
+    cli_reports = config.getoption("rag_report") or []
+    reports = [Path(str(p)).absolute() for p in cli_reports] or [
+        p if p.is_absolute() else Path(str(config.rootpath)) / p
+        for p in (Path(str(line).strip()) for line in config.getini("rag_report") if str(line).strip())
+    ]
+    for report in reports:
+        if report.suffix.lower() not in (".json", ".csv"):
+            raise ConfigError(f"--rag-report {report} must end in .json or .csv (repeat the option for both)")
+    cli_bars = config.getoption("rag_fail_under")
+    fail_under = (
+        parse_fail_under(cli_bars, "--rag-fail-under")
+        if cli_bars
+        else parse_fail_under([str(x) for x in config.getini("rag_fail_under")], "ini rag_fail_under")
+    )
+    min_alpha = config.getoption("rag_min_alpha")
+    if min_alpha is None:
+        min_alpha = _number(_ini(config, "rag_min_alpha"), "ini option rag_min_alpha", float, -1.0)
+    if min_alpha is not None and not -1.0 <= float(min_alpha) <= 1.0:
+        raise ConfigError(f"--rag-min-alpha must be between -1 and 1 (e.g. 0.667), got {min_alpha}")
+    tolerance = config.getoption("rag_snapshot_tolerance") or _ini(config, "rag_snapshot_tolerance")
+    if tolerance is not None:
+        text = str(tolerance).strip().lower()
+        if text != "repeats":
+            _number(text, "--rag-snapshot-tolerance (a number or 'repeats')", float, 0.0)
+    return RegressionSettings(
+        reports=tuple(reports),
+        fail_under=fail_under,
+        baseline=_path_option(config, "rag_baseline", "rag_baseline"),
+        gold=_path_option(config, "rag_gold", "rag_gold"),
+        min_alpha=None if min_alpha is None else float(min_alpha),
+        cache_import=_path_option(config, "rag_cache_import", "rag_cache_import"),
+        cache_export=_path_option(config, "rag_cache_export", "rag_cache_export"),
+        snapshot_tolerance=None if tolerance is None else str(tolerance).strip(),
+        snapshot_default=bool(config.getini("rag_snapshot_default")),
     )

@@ -24,8 +24,10 @@ from .errors import CacheMissError, JudgeError
 from .judges.protocol import Judge, JudgeReply, TransientFault
 from .parsing import InvalidVerdict, parse_verdict
 from .pricing import PriceTable
+from .ratelimit import RateLimiter, estimate_output_tokens, estimate_prompt_tokens
 from .request import JudgeRequest, Message
 from .results import CallTally
+from .spending import Spending
 
 V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")
@@ -77,10 +79,14 @@ class JudgmentEngine:
         prices: PriceTable | None = None,
         *,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        limiter: RateLimiter | None = None,
+        spending: Spending | None = None,
     ) -> None:
         self.cache = cache
         self.settings = settings or EngineSettings()
         self.prices = prices or PriceTable()
+        self.limiter = limiter or RateLimiter()
+        self.spending = spending or Spending(self.prices)
         self.counters = EngineCounters()
         self._sleep = sleep
         self._semaphore: asyncio.Semaphore | None = None
@@ -120,6 +126,8 @@ class JudgmentEngine:
                 )
         if cache_only and not judge.offline:
             raise NeedsLiveCall()
+        if self.spending.guards and not judge.offline:
+            self.spending.before_live_call(judge, request, test_id)  # dry run / budget: may raise
         verdict, reply = await self._live(judge, request, model, tally)
         if key is not None:
             self.cache.put(
@@ -191,7 +199,7 @@ class JudgmentEngine:
                     reply = await judge.complete(request)
                 else:
                     async with self._limit():
-                        reply = await judge.complete(request)
+                        reply = await self._rate_limited(judge, request)
                 break
             except TransientFault as fault:
                 delay = self._backoff(attempt, fault.retry_after)
@@ -218,6 +226,18 @@ class JudgmentEngine:
         tally.tokens_out += reply.output_tokens
         tally.cost_usd += cost
         tally.latency_s += elapsed
+        if cost and self.spending.budget_usd is not None:
+            self.spending.spent(cost)
+        return reply
+
+    async def _rate_limited(self, judge: Judge, request: JudgeRequest) -> JudgeReply:
+        """One request under the --rag-rpm/--rag-tpm buckets: reserve an estimate, correct it after."""
+        limiter = self.limiter
+        if not limiter.active:
+            return await judge.complete(request)
+        permit = await limiter.acquire(estimate_prompt_tokens(request) + estimate_output_tokens(request))
+        reply = await judge.complete(request)  # a failed attempt keeps its reservation
+        limiter.settle(permit, reply.input_tokens + reply.output_tokens or None)
         return reply
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:

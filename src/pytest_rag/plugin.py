@@ -64,6 +64,18 @@ def rag_judge(request: pytest.FixtureRequest) -> Iterator[RagJudge]:
     yield RagJudge(session, request.node.nodeid)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """--rag-dry-run: a test whose checks were counted instead of judged is reported as skipped."""
+    report = yield
+    rag = _session(item.config)
+    if rag is not None and rag.settings.dry_run and call.when == "call":
+        from .spending import skip_not_judged
+
+        skip_not_judged(report, call.excinfo, rag.results.for_test(item.nodeid))
+    return report
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     """pytest-xdist controller: merge a finished worker's records into the session results."""
@@ -88,7 +100,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     from .summary import render
 
-    lines = render(list(rag.results), quiet=config.get_verbosity() < 0)
+    lines = render(
+        list(rag.results),
+        quiet=config.get_verbosity() < 0,
+        dry_run=rag.settings.dry_run,
+        budget_usd=rag.settings.budget_usd,
+    )
     if not lines:
         return
     terminalreporter.write_sep("=", "pytest-rag summary")

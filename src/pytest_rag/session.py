@@ -11,7 +11,7 @@ from typing import Any
 
 from .aio import UNFINISHED, LoopThread, gather_all, run_fast
 from .config import RagSettings, read_settings
-from .errors import ConfigError, JudgeError, RagError
+from .errors import ConfigError, JudgeError, NotJudgedError, RagError
 from .inputs import Sample
 from .judges.protocol import Judge, JudgeOptions
 from .judges.spec import parse_judge_specs
@@ -61,8 +61,12 @@ class RagSession:
             from .cache import JudgmentCache
             from .engine import EngineSettings, JudgmentEngine
             from .pricing import PriceTable
+            from .ratelimit import RateLimiter
+            from .spending import Spending
 
             s = self.settings
+            prices = PriceTable.from_ini_lines(s.prices)
+            share = self._worker_share()  # xdist workers split the run-wide limits and budget
             self._engine = JudgmentEngine(
                 JudgmentCache(s.cache_dir, s.cache_mode),
                 EngineSettings(
@@ -71,9 +75,21 @@ class RagSession:
                     deadline_s=s.deadline_s,
                     max_attempts=s.max_attempts,
                 ),
-                PriceTable.from_ini_lines(s.prices),
+                prices,
+                limiter=RateLimiter(s.rpm * share if s.rpm else None, s.tpm * share if s.tpm else None),
+                spending=Spending(
+                    prices,
+                    dry_run=s.dry_run,
+                    budget_usd=None if s.budget_usd is None else s.budget_usd * share,
+                ),
             )
         return self._engine
+
+    def _worker_share(self) -> float:
+        """This process's share of run-wide limits: 1, or 1/N in each of N pytest-xdist workers."""
+        workerinput = getattr(self.config, "workerinput", None)
+        count = int(workerinput.get("workercount", 1)) if isinstance(workerinput, dict) else 1
+        return 1.0 / max(1, count)
 
     @property
     def engine_started(self) -> bool:
@@ -193,17 +209,18 @@ class RagSession:
                 assert isinstance(value, MetricResult)
                 fast[i] = value
 
-        async def settle(i: int) -> MetricResult | RagError:
+        async def settle(i: int) -> tuple[MetricResult | RagError]:
+            # boxed: gather_all re-raises an exception that is returned as a value
             try:
                 value: MetricResult = await plans[i](False)
-                return value
+                return (value,)
             except RagError as exc:
-                return exc
+                return (exc,)
 
-        settled: list[MetricResult | RagError] = (
+        settled: list[tuple[MetricResult | RagError]] = (
             self._loop.run(gather_all(False, [settle(i) for i in live])) if live else []
         )
-        for i, value in zip(live, settled, strict=True):
+        for i, (value,) in zip(live, settled, strict=True):
             if isinstance(value, RagError):
                 outcomes[i] = value
                 self._record_error(test_id, jobs[i][0], jobs[i][1], jobs[i][2], value)
@@ -231,11 +248,16 @@ class RagSession:
             judge=judge if self._judges is None or len(self._judges) != 1 else self._judges[0].spec.label,
             error=str(exc).split("\n--- raw judge reply")[0],
             error_kind=type(exc).__name__,
-            evidence={"raw_reply": exc.raw_reply} if isinstance(exc, JudgeError) and exc.raw_reply else {},
+            evidence=self._error_evidence(test_id, name, exc),
             sample_id=sample.id,
         )
         self.results.add(record)
         self.config.hook.pytest_rag_check_recorded(record=record)
+
+    def _error_evidence(self, test_id: str, name: str, exc: RagError) -> dict[str, Any]:
+        if isinstance(exc, NotJudgedError) and self._engine is not None:
+            return self._engine.spending.claim_estimate(test_id, exc.metric or name)  # type: ignore[no-any-return]
+        return {"raw_reply": exc.raw_reply} if isinstance(exc, JudgeError) and exc.raw_reply else {}
 
     # -- end of session -----------------------------------------------------------------------------
 

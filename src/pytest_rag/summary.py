@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .results import CallTally, CheckRecord
+from .results import CallTally, CheckRecord, JudgeScore
+from .spending import Estimate
 from .table import Aggregate, aggregate
 
 
@@ -32,11 +33,19 @@ def _scale(records: list[CheckRecord]) -> str:
     return "?"
 
 
+def _member_record(record: CheckRecord, member: JudgeScore) -> CheckRecord:
+    """One ensemble member's part of a check, so each judge of an ensemble gets its own summary row."""
+    passed = None if record.threshold is None else member.score >= record.threshold
+    return record.model_copy(update={"judge": member.judge, "score": member.score, "passed": passed})
+
+
 def summary_rows(records: Iterable[CheckRecord]) -> list[SummaryRow]:
     groups: dict[tuple[str, str], list[CheckRecord]] = {}
     for record in records:
         label = record.metric if record.mode == "default" else f"{record.metric}[{record.mode}]"
         groups.setdefault((label, record.judge), []).append(record)
+        for member in record.judges if len(record.judges) > 1 else ():
+            groups.setdefault((label, member.judge), []).append(_member_record(record, member))
     rows = []
     for (metric, judge), members in sorted(groups.items()):
         scored = [r for r in members if r.error is None and r.score is not None]
@@ -62,12 +71,65 @@ def total_calls(records: Iterable[CheckRecord]) -> CallTally:
     return total
 
 
-def render(records: list[CheckRecord], *, quiet: bool = False) -> list[str]:
+def spending_lines(records: list[CheckRecord], *, dry_run: bool, budget_usd: float | None) -> list[str]:
+    """The dry-run estimate (per metric and judge, then in total) and the budget status."""
+    lines: list[str] = []
+    if dry_run:
+        groups: dict[tuple[str, str], tuple[int, Estimate]] = {}
+        for record in records:
+            if record.error_kind == "NotJudgedError":
+                checks, estimate = groups.get((record.metric, record.judge), (0, Estimate()))
+                estimate.add(Estimate.from_evidence(record.evidence))
+                groups[(record.metric, record.judge)] = (checks + 1, estimate)
+        total = Estimate()
+        for _, estimate in groups.values():
+            total.add(estimate)
+        checks = sum(n for n, _ in groups.values())
+        lines.append(
+            f"dry run: {checks} check(s) not judged; they would make {_estimate_text(total)} "
+            "(the first call of each judgment; multi-step metrics make more once its reply is known)"
+        )
+        for (metric, judge), (n, estimate) in sorted(groups.items()):
+            lines.append(f"  {metric} [{judge}]: {n} check(s), {_estimate_text(estimate)}")
+    if budget_usd is not None:
+        spent = total_calls(records).cost_usd
+        refused = sum(1 for r in records if r.error_kind == "BudgetExceededError")
+        status = (
+            f"spent, live calls stopped; {refused} check(s) not judged (BudgetExceededError)"
+            if refused
+            else "not exhausted"
+        )
+        lines.append(f"budget: {_usd(spent)} of {_usd(budget_usd)} {status}")
+    return lines
+
+
+def _usd(amount: float) -> str:
+    return f"${amount:.4f}" if amount >= 0.01 or amount == 0 else f"${amount:.6f}"
+
+
+def _estimate_text(estimate: Estimate) -> str:
+    cost = f"est. ${estimate.cost_usd:.4f}"
+    if estimate.price_unknown:
+        cost += f" (+ {estimate.price_unknown} call(s) of a model with no known price; set rag_prices)"
+    return (
+        f"{estimate.calls} call(s), ~{estimate.tokens_in:,} prompt tokens, "
+        f"~{estimate.tokens_out:,} output tokens, {cost}"
+    )
+
+
+def render(
+    records: list[CheckRecord],
+    *,
+    quiet: bool = False,
+    dry_run: bool = False,
+    budget_usd: float | None = None,
+) -> list[str]:
     """Lines of the summary (no header rule: the terminal reporter draws it)."""
     if not records:
         return []
     rows = summary_rows(records)
     lines: list[str] = []
+    extra = spending_lines(records, dry_run=dry_run, budget_usd=budget_usd)
     if quiet:
         for row in rows:
             a = row.aggregate
@@ -77,7 +139,7 @@ def render(records: list[CheckRecord], *, quiet: bool = False) -> list[str]:
                 f"{a.metric} [{a.judge}]: mean {_fmt(a.mean)} [{_fmt(a.ci_low)}, {_fmt(a.ci_high)}] "
                 f"n={a.n}{passed}{errors}"
             )
-        return lines
+        return lines + extra
     header = ("metric", "judge", "scale", "n", "mean", "95% CI", "pass rate", "errors")
     table: list[tuple[str, ...]] = [header]
     for row in rows:
@@ -104,4 +166,4 @@ def render(records: list[CheckRecord], *, quiet: bool = False) -> list[str]:
                 kinds[kind] = kinds.get(kind, 0) + 1
         detail = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
         lines.append(f"judge errors: {error_count} ({detail}); excluded from the means above")
-    return lines
+    return lines + extra

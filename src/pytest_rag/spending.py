@@ -1,0 +1,160 @@
+"""Deciding whether a live judge call may be made: ``--rag-dry-run`` and ``--rag-budget``.
+
+The engine consults :class:`Spending` right before every live call (cached verdicts and the offline
+judge never reach it):
+
+* In a dry run no live call is made. The would-be call is counted with its estimated tokens and dollars
+  and the judgment ends in :class:`~pytest_rag.errors.NotJudgedError`. The check is recorded as not
+  judged, and the test that made it is reported as *skipped* (never passed, never failed: nothing about
+  the application was learnt). The estimate travels in the check's record, so the summary can print it
+  also when pytest-xdist workers made the calls.
+* With a budget, live calls stop once the dollars spent reach it: every later judgment ends in
+  :class:`~pytest_rag.errors.BudgetExceededError`, which fails its test, since the user asked for a
+  judgment that was not made. Calls already in flight finish, so the spend can pass the budget by at
+  most the cost of ``--rag-concurrency`` calls.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import BudgetExceededError, NotJudgedError
+from .judges.protocol import Judge
+from .pricing import PriceTable
+from .ratelimit import estimate_output_tokens, estimate_prompt_tokens
+from .request import JudgeRequest
+
+#: Keys of a not-judged check's ``evidence`` that carry the dry-run estimate to the summary.
+ESTIMATE_KEYS = ("would_call", "est_tokens_in", "est_tokens_out", "est_cost_usd", "price_unknown")
+
+
+@dataclass
+class Estimate:
+    """Would-be calls and what they would cost."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    price_unknown: int = 0
+
+    def add(self, other: Estimate) -> None:
+        self.calls += other.calls
+        self.tokens_in += other.tokens_in
+        self.tokens_out += other.tokens_out
+        self.cost_usd += other.cost_usd
+        self.price_unknown += other.price_unknown
+
+    def as_evidence(self) -> dict[str, Any]:
+        return {
+            "would_call": self.calls,
+            "est_tokens_in": self.tokens_in,
+            "est_tokens_out": self.tokens_out,
+            "est_cost_usd": round(self.cost_usd, 8),
+            "price_unknown": self.price_unknown,
+        }
+
+    @classmethod
+    def from_evidence(cls, evidence: Mapping[str, Any]) -> Estimate:
+        return cls(
+            calls=int(evidence.get("would_call", 0)),
+            tokens_in=int(evidence.get("est_tokens_in", 0)),
+            tokens_out=int(evidence.get("est_tokens_out", 0)),
+            cost_usd=float(evidence.get("est_cost_usd", 0.0)),
+            price_unknown=int(evidence.get("price_unknown", 0)),
+        )
+
+
+class Spending:
+    """The run's policy for live calls, plus the dollars spent so far in this process."""
+
+    def __init__(self, prices: PriceTable, *, dry_run: bool = False, budget_usd: float | None = None) -> None:
+        if budget_usd is not None and budget_usd < 0:
+            raise ValueError(f"a budget must be at least 0 dollars, got {budget_usd}")
+        self.prices = prices
+        self.dry_run = dry_run
+        self.budget_usd = budget_usd
+        self.spent_usd = 0.0
+        self.refused = 0
+        # (test id, metric) -> would-be calls not yet attached to a record
+        self._pending: dict[tuple[str, str], Estimate] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def guards(self) -> bool:
+        """False when every live call may go ahead (the engine then skips the check entirely)."""
+        return self.dry_run or self.budget_usd is not None
+
+    def estimate(self, judge: Judge, request: JudgeRequest) -> Estimate:
+        tokens_in = estimate_prompt_tokens(request)
+        tokens_out = estimate_output_tokens(request)
+        known = self.prices.known(judge.spec)
+        return Estimate(
+            calls=1,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            cost_usd=self.prices.cost(judge.spec, tokens_in, tokens_out),
+            price_unknown=0 if known else 1,
+        )
+
+    def before_live_call(self, judge: Judge, request: JudgeRequest, test_id: str) -> None:
+        """Raise instead of letting the call happen when the dry run or the budget says so."""
+        if self.dry_run:
+            estimate = self.estimate(judge, request)
+            with self._lock:
+                self._pending.setdefault((test_id, request.metric), Estimate()).add(estimate)
+            cost = f"${estimate.cost_usd:.4f}" if not estimate.price_unknown else "price unknown"
+            raise NotJudgedError(
+                f"--rag-dry-run: this judgment was counted, not made (about {estimate.tokens_in:,} "
+                f"prompt tokens, {cost}). Run without --rag-dry-run to judge it",
+                judge=judge.spec.label,
+                metric=request.metric,
+            )
+        if self.budget_usd is not None and self.spent_usd >= self.budget_usd:
+            with self._lock:
+                self.refused += 1
+            raise BudgetExceededError(
+                f"--rag-budget=${self.budget_usd:.4f} is spent (${self.spent_usd:.4f} so far); no more live "
+                "judge calls are made in this run. Raise --rag-budget, or rerun: judged checks come from the "
+                "cache for free",
+                judge=judge.spec.label,
+                metric=request.metric,
+            )
+
+    def spent(self, cost_usd: float) -> None:
+        with self._lock:
+            self.spent_usd += cost_usd
+
+    def claim_estimate(self, test_id: str, metric: str) -> dict[str, Any]:
+        """The would-be calls of ``metric`` in ``test_id`` not yet attached to a record, as record
+        evidence (empty when there are none). The first not-judged record takes them all, so totals
+        over records are exact even when a judgment's parallel calls (ensemble judges, repeats) were
+        refused together and only the first refusal reached the test."""
+        with self._lock:
+            estimate = self._pending.pop((test_id, metric), None)
+        return estimate.as_evidence() if estimate is not None else {}
+
+
+def skip_not_judged(report: Any, excinfo: Any, records: list[Any]) -> None:
+    """In a dry run, report a test whose checks were not judged as skipped instead of passed or failed.
+
+    A test that stopped at :class:`~pytest_rag.errors.NotJudgedError`, or finished (e.g. a batch
+    ``evaluate``, whose table holds not-judged rows) after any check of it was not judged, learnt
+    nothing about the application. Failures for any other reason stay failures.
+    """
+    if report.when != "call" or report.skipped:
+        return
+    stopped = excinfo is not None and excinfo.errisinstance(NotJudgedError)
+    not_judged = sum(1 for r in records if r.error_kind == "NotJudgedError")
+    if not (stopped or (report.passed and not_judged)):
+        return
+    path, lineno = report.location[0], report.location[1]
+    report.outcome = "skipped"
+    report.longrepr = (
+        str(path),
+        (lineno or 0) + 1,
+        f"Skipped: --rag-dry-run: {max(not_judged, 1)} check(s) not judged (counted, see the pytest-rag summary)",
+    )
