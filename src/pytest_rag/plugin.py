@@ -34,14 +34,17 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     from . import builtin
-    from .errors import ConfigError
     from .session import RagSession
 
     if not config.pluginmanager.has_plugin("pytest-rag-builtin"):
         config.pluginmanager.register(builtin, "pytest-rag-builtin")
+    from .errors import RagError
+    from .regression import configure as configure_regression
+
     try:
         config.stash[SESSION_KEY] = RagSession(config)
-    except ConfigError as exc:
+        configure_regression(config, config.stash[SESSION_KEY])
+    except RagError as exc:
         raise pytest.UsageError(f"pytest-rag: {exc}") from None
 
 
@@ -92,6 +95,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[WORKER_OUTPUT_KEY] = rag.results.to_json_rows()
+    from .regression import finish
+
+    finish(session, rag)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -109,11 +115,33 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if not lines:
         return
     terminalreporter.write_sep("=", "pytest-rag summary")
-    for line in lines:
+    from .regression import summary_lines
+
+    for line in [*lines, *summary_lines(config, rag)]:
         terminalreporter.write_line(line)
 
 
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """Each test's scores become properties of its JUnit XML entry."""
+    rag = _session(item.config)
+    if rag is not None and len(rag.results):
+        from .regression import junit_properties
+
+        junit_properties(item, rag)
+
+
+@pytest.fixture
+def rag_snapshot(snapshot: Any) -> Any:
+    """syrupy's ``snapshot`` with pytest-rag's tolerant extension, whatever the default extension is."""
+    from .snapshot import RagSnapshotExtension
+
+    return snapshot.use_extension(RagSnapshotExtension)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
+    from .regression import unconfigure
+
+    unconfigure()
     rag = _session(config)
     if rag is not None:
         rag.close()
