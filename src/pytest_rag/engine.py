@@ -128,7 +128,12 @@ class JudgmentEngine:
             raise NeedsLiveCall()
         if self.spending.guards and not judge.offline:
             self.spending.before_live_call(judge, request, test_id)  # dry run / budget: may raise
-        verdict, reply = await self._live(judge, request, model, tally)
+        try:
+            verdict, reply = await self._live(judge, request, model, tally)
+        except JudgeError as exc:
+            if exc.calls is None:
+                exc.calls = tally  # failed calls still spent tokens: the summary counts them
+            raise
         if key is not None:
             self.cache.put(
                 key,

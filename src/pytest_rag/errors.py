@@ -6,6 +6,8 @@ the judgment, with the raw reply attached, and is counted in the summary.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RagError(Exception):
     """Base of every pytest-rag error."""
@@ -39,6 +41,7 @@ class JudgeError(RagError):
         self.metric = metric
         self.raw_reply = raw_reply
         self.attempts = attempts
+        self.calls: Any = None  # the CallTally of the judge calls made before failing (they cost tokens)
         self.reason = message
         text = message
         if judge or metric:

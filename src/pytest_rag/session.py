@@ -16,7 +16,7 @@ from .inputs import Sample
 from .judges.protocol import Judge, JudgeOptions
 from .judges.spec import parse_judge_specs
 from .registry import Registry
-from .results import CheckRecord, MetricResult, SessionResults
+from .results import CallTally, CheckRecord, MetricResult, SessionResults
 
 
 class RagSession:
@@ -250,6 +250,7 @@ class RagSession:
             error_kind=type(exc).__name__,
             evidence=self._error_evidence(test_id, name, exc),
             sample_id=sample.id,
+            calls=getattr(exc, "calls", None) or CallTally(),
         )
         self.results.add(record)
         self.config.hook.pytest_rag_check_recorded(record=record)
