@@ -1,0 +1,222 @@
+"""What a user reads when a judged check fails, when the judge fails, and what the run exits with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import FAITHFUL_TEST, rag_args, verdict
+from pytest_rag.testing import FakeLLMServer, Reply
+
+UNGROUNDED = """
+def test_ungrounded(rag_judge):
+    rag_judge.assert_faithful(
+        "The product launched in 1999 and costs $40.",
+        ["The product launched in 2004."],
+    )
+"""
+
+
+def test_a_failing_check_explains_itself(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(
+        verdict(
+            2,
+            "The launch year contradicts the context and the price is not mentioned.",
+            unsupported_statements=["The product launched in 1999", "costs $40"],
+        )
+    )
+    pytester.makepyfile(UNGROUNDED)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "E*RagAssertionError: faithfulness: score 2 on the 1-5 scale is below the threshold 4",
+            "E*judge: openai:fake-gpt (live verdict)",
+            "E*reasons: The launch year contradicts the context and the price is not mentioned.",
+            "E*unsupported statements:",
+            "E*- The product launched in 1999",
+            "E*- costs $40",
+        ]
+    )
+    # the second run tells the reader the verdict was replayed from the cache
+    again = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    again.stdout.fnmatch_lines(["E*judge: openai:fake-gpt (verdict from the cache)"])
+    assert fake_llm.request_count == 1
+
+
+def test_the_failure_points_at_the_test_line_not_plugin_internals(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(verdict(1))
+    pytester.makepyfile(UNGROUNDED)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    text = result.stdout.str()
+    assert "test_the_failure_points_at_the_test_line_not_plugin_internals.py:2: RagAssertionError" in text
+    assert "rag_judge.py:" not in text
+
+
+def test_a_passing_run_exits_zero_and_summarises(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(verdict(5), verdict(4))
+    pytester.makepyfile(
+        FAITHFUL_TEST
+        + """
+def test_second(rag_judge):
+    result = rag_judge.faithfulness("Paris.", ["Paris is the capital of France."])
+    assert result.score == 4 and result.normalized == 0.75 and result.passed
+"""
+    )
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "*= pytest-rag summary =*",
+            "metric*judge*scale*n*mean*95% CI*pass rate*errors",
+            "faithfulness*openai:fake-gpt*1-5*2*4.50*100% (2/2)*0",
+            "",
+            "judge calls: 2 live, 0 cached, 0 offline; tokens: * in, * out*",
+        ]
+    )
+
+
+UNPARSEABLE = """
+def test_garbled(rag_judge):
+    rag_judge.assert_faithful("Paris.", ["Paris is the capital."])
+"""
+
+
+def test_unparseable_twice_fails_the_test_and_is_counted_as_a_judge_error(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(Reply.text("Looks fine to me!"), Reply.text("Honestly, a 5."))
+    pytester.makepyfile(UNPARSEABLE)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E*JudgeError: [[]faithfulness by openai:fake-gpt] invalid verdict after one repair attempt*",
+            "E*--- raw judge reply ---",
+            "E*Honestly, a 5.",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "faithfulness*openai:fake-gpt*0*-*-*-*1",
+            "",
+            "judge calls: 2 live, 0 cached, 0 offline; tokens: * in, * out*",  # failed calls cost too
+            "*judge errors: 1 (1 JudgeError); excluded from the means above",
+        ]
+    )
+
+
+def test_one_repair_that_succeeds_gives_a_score(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(Reply.text('{"reasoning": "ok", "unsupported_statements": [], "score": '), verdict(5))
+    pytester.makepyfile(UNPARSEABLE)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(passed=1)
+    assert fake_llm.request_count == 2
+    assert "judge errors" not in result.stdout.str()
+
+
+def test_rate_limit_then_success_passes(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(Reply.status(429, retry_after=0.05), Reply.status(429, retry_after=0.05), verdict(5))
+    pytester.makepyfile(FAITHFUL_TEST)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(passed=1)
+    assert fake_llm.request_count == 3
+
+
+def test_server_errors_past_max_attempts_fail_naming_the_fault(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(*[Reply.status(500)] * 2)
+    pytester.makepyfile(FAITHFUL_TEST)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-max-attempts=2"))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["E*JudgeError:*gave up after 2 attempt(s)*HTTP 500 from openai:fake-gpt*"])
+    result.stdout.fnmatch_lines(["*judge errors: 1 (1 JudgeError)*"])
+
+
+def test_a_timeout_fails_the_test(pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(Reply.delay(3, verdict(5)))
+    pytester.makepyfile(FAITHFUL_TEST)
+    result = pytester.runpytest(
+        *rag_args(fake_llm, tmp_path / "c", "--rag-timeout=0.3", "--rag-max-attempts=1")
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["E*JudgeError:*gave up after 1 attempt(s)*request timed out*"])
+
+
+def test_a_refusal_fails_the_test_and_never_passes(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(Reply.refusal("I can't help with grading this."))
+    pytester.makepyfile(FAITHFUL_TEST)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["E*JudgeError:*the judge refused: I can't help with grading this.*"])
+
+
+def test_a_reasoning_model_rejecting_temperature_is_asked_again_without_it(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(Reply.reject_param("temperature", "unsupported_value"), verdict(5), verdict(5))
+    pytester.makepyfile(
+        FAITHFUL_TEST
+        + """
+def test_another(rag_judge):
+    rag_judge.assert_faithful("Shipping is free.", ["Shipping costs nothing."])
+"""
+    )
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", judge="openai:o4-mini"))
+    result.assert_outcomes(passed=2)
+    temperatures = ["temperature" in r.json_body for r in fake_llm.requests]
+    assert temperatures == [True, False, False]
+
+
+def test_input_errors_fail_with_what_to_pass(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(
+        """
+        def test_no_context(rag_judge):
+            rag_judge.faithfulness("Paris.", [])
+
+        def test_unknown_metric(rag_judge):
+            rag_judge.score("faithfullness", answer="x")
+
+        def test_no_threshold(rag_judge):
+            rag_judge.assert_score("faithfulness", answer="x", context="y", mode="nope")
+        """
+    )
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(["E*InputError: faithfulness needs retrieved contexts; pass context=[[]...]"])
+    result.stdout.fnmatch_lines(
+        ["E*ConfigError: unknown metric 'faithfullness'; registered metrics: *faithfulness*"]
+    )
+    result.stdout.fnmatch_lines(
+        ["E*ConfigError: metric 'faithfulness' has no mode 'nope'; its modes: *default*"]
+    )
+    assert fake_llm.request_count == 0
+
+
+def test_a_missing_api_key_fails_with_the_way_out(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, judge_env: None, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    pytester.makepyfile(FAITHFUL_TEST)
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--rag-judge=openai:gpt-4o", f"--rag-cache-dir={tmp_path / 'c'}"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["E*OPENAI_API_KEY is not set*--rag-cache=replay*--rag-judge=local*"])
