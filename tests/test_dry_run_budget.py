@@ -1,0 +1,134 @@
+"""``--rag-dry-run`` and ``--rag-budget`` through whole pytest runs against the fake server.
+
+A dry run makes no request, reports the tests that needed a judgment as skipped (never passed), and
+prints what the judgments would cost; cached judgments are still served. A budget stops live calls
+once it is spent and the summary says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import rag_args
+from pytest_rag.testing import FakeLLMServer
+
+pytest_plugins = ["pytester"]
+
+#: The fake server's verdicts score 3, so this check passes whenever it is judged.
+FAITHFUL_TEST = """
+def test_grounded(rag_judge):
+    rag_judge.assert_faithful("Refunds take five days.", ["Refunds take five business days."], threshold=3)
+"""
+
+TWO_CHECKS = """
+def test_grounded_and_relevant(rag_judge):
+    rag_judge.assert_faithful("Refunds take five days.", ["Refunds take five business days."])
+    rag_judge.assert_relevant("Refunds take five days.", "How long do refunds take?")
+
+
+def test_several_metrics_at_once(rag_judge):
+    rag_judge.assert_rag(
+        {"question": "How long?", "answer": "Five days.", "contexts": ["Five business days."],
+         "reference": "Five business days."},
+        faithfulness=3, answer_relevancy=3, context_recall=3,
+    )
+
+
+def test_batch_form_does_not_pass_silently(rag_judge):
+    table = rag_judge.evaluate(
+        [{"question": "How long?", "answer": "Five days.", "contexts": ["Five business days."]}],
+        metrics=["faithfulness"],
+    )
+    assert len(table) == 1
+"""
+
+
+def test_a_dry_run_makes_no_request_and_skips_what_it_could_not_judge(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(TWO_CHECKS)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache", "--rag-dry-run", "-rs"))
+    assert fake_llm.request_count == 0
+    result.assert_outcomes(skipped=3)
+    output = result.stdout.str()
+    assert "--rag-dry-run: 1 check(s) not judged" in output
+    assert "--rag-dry-run: 3 check(s) not judged" in output  # the assert_rag test counted every metric
+    # the first test stopped at its first not-judged check; the others counted all theirs
+    assert "dry run: 5 check(s) not judged; they would make 5 call(s)" in output
+    for metric in ("faithfulness", "answer_relevancy", "context_recall"):
+        assert f"  {metric} [openai:fake-gpt]:" in output
+
+
+def test_the_dry_run_estimate_prices_the_prompt_tokens_it_would_send(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(FAITHFUL_TEST)
+    pytester.makeini("[pytest]\nrag_prices =\n    fake-gpt = 1000, 0\n")  # $1000 per million prompt tokens
+    dry = pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache", "--rag-dry-run"))
+    line = next(x for x in dry.stdout.lines if x.startswith("dry run:"))
+    tokens = int(line.split("~")[1].split(" prompt")[0].replace(",", ""))
+    dollars = float(line.split("est. $")[1].split(" ")[0])
+    assert dollars == pytest.approx(tokens / 1000, rel=1e-3)
+    # the estimate is close to what the real call then reports (the fake server counts chars / 4)
+    live = pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache"))
+    live.assert_outcomes(passed=1)
+    sent = int(
+        next(x for x in live.stdout.lines if x.startswith("judge calls:"))
+        .split("tokens: ")[1]
+        .split(" in")[0]
+    )
+    assert 0.5 * sent <= tokens <= 2 * sent
+
+
+def test_a_dry_run_still_serves_cached_judgments(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(FAITHFUL_TEST)
+    pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache")).assert_outcomes(passed=1)
+    fake_llm.clear()
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache", "--rag-dry-run"))
+    result.assert_outcomes(passed=1)
+    assert fake_llm.request_count == 0
+    assert "dry run: 0 check(s) not judged" in result.stdout.str()
+
+
+def test_a_budget_stops_live_calls_once_spent_and_says_so(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(
+        "\n".join(
+            f"def test_{i}(rag_judge):\n"
+            f"    rag_judge.assert_faithful('Answer {i}.', ['Context {i}.'], threshold=1)\n"
+            for i in range(4)
+        )
+    )
+    pytester.makeini("[pytest]\nrag_prices =\n    fake-gpt = 1000, 1000\n")  # every call costs > $0.01
+    result = pytester.runpytest(
+        *rag_args(fake_llm, tmp_path / "cache", "--rag-budget=0.01", "-p", "no:randomly")
+    )
+    assert fake_llm.request_count == 1  # the first call spends the whole budget
+    result.assert_outcomes(passed=1, failed=3)
+    output = result.stdout.str()
+    assert "BudgetExceededError" in output and "--rag-budget=$0.0100 is spent" in output
+    assert "budget: $" in output and "of $0.0100 spent, live calls stopped; 3 check(s) not judged" in output
+
+
+def test_a_budget_that_is_not_reached_changes_nothing(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(FAITHFUL_TEST)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache", "--rag-budget=5"))
+    result.assert_outcomes(passed=1)
+    assert fake_llm.request_count == 1
+    assert "of $5.0000 not exhausted" in result.stdout.str()
+
+
+def test_a_negative_budget_is_a_usage_error_naming_the_option(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(FAITHFUL_TEST)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache", "--rag-budget=-1"))
+    assert result.ret != 0
+    assert "--rag-budget must be at least 0" in result.stderr.str()
