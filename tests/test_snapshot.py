@@ -1,0 +1,183 @@
+"""Snapshot-locked judged scores: the readable Amber block, tolerance, and the failure diff."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from syrupy.extensions.amber import AmberSnapshotExtension
+
+from pytest_rag.cache import JudgmentCache
+from pytest_rag.errors import ConfigError
+from pytest_rag.results import JudgeScore, MetricResult
+from pytest_rag.snapshot import (
+    RagSnapshotExtension,
+    Tolerance,
+    compare,
+    parse_rendered,
+    parse_tolerance,
+    render_result,
+)
+from regression_support import judge_env, marker_server, run_args
+
+
+def _result(score: float, repeats: list[float] | None = None, judge: str = "openai:m") -> MetricResult:
+    from pytest_rag.metrics.single import GroundingEvidence
+
+    return MetricResult(
+        metric="faithfulness",
+        mode="default",
+        judge=judge,
+        score=score,
+        scale_low=1,
+        scale_high=5,
+        normalized=(score - 1) / 4,
+        threshold=3,
+        passed=score >= 3,
+        reasons=f"judged {score}",
+        evidence=GroundingEvidence(unsupported_statements=[] if score == 5 else ["Refunds take a day."]),
+        judges=[JudgeScore(judge=judge, score=score, repeats=repeats or [score])],
+    )
+
+
+def _stored(result: MetricResult) -> list:  # type: ignore[type-arg]
+    parsed = parse_rendered(render_result(result))
+    assert parsed is not None
+    return parsed
+
+
+def test_rendered_block_is_readable_and_parses_back() -> None:
+    text = render_result(_result(4))
+    assert text.splitlines()[:6] == [
+        "pytest-rag score",
+        'metric: "faithfulness"',
+        'mode: "default"',
+        'judge: "openai:m"',
+        "score: 4",
+        'scale: "1-5"',
+    ]
+    assert 'evidence.unsupported_statements: ["Refunds take a day."]' in text
+    (stored,) = _stored(_result(4))
+    assert stored.score == 4 and stored.evidence == {"unsupported_statements": ["Refunds take a day."]}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "tolerance", "passes"),
+    [
+        (4, 4, "0", True),
+        (4, 3, "0", False),
+        (4, 3, "1", True),
+        (4, 2, "1", False),
+        (5, 4.5, "0.5", True),
+    ],
+)
+def test_absolute_tolerance(old: float, new: float, tolerance: str, passes: bool) -> None:
+    differences = compare(_stored(_result(old)), _stored(_result(new)), parse_tolerance(tolerance))
+    assert (not differences) is passes
+
+
+def test_repeats_tolerance_uses_the_range_of_the_repeated_judgments() -> None:
+    old = _stored(_result(4, [3, 4, 5]))
+    assert not compare(old, _stored(_result(3, [3, 3, 4])), Tolerance(repeats=True))
+    (diff,) = compare(old, _stored(_result(2, [1, 2, 2])), Tolerance(repeats=True))
+    assert "dropped from 4 to 2" in diff.reason
+
+
+def test_a_different_judge_is_not_comparable_whatever_the_tolerance() -> None:
+    (diff,) = compare(_stored(_result(4)), _stored(_result(4, judge="openai:other")), Tolerance(absolute=9))
+    assert diff.reason.startswith("not comparable: judge 'openai:m' -> 'openai:other'")
+
+
+@pytest.mark.parametrize("bad", ["-1", "lots", "nan"])
+def test_bad_tolerances_are_config_errors(bad: str) -> None:
+    with pytest.raises(ConfigError, match="tolerance"):
+        parse_tolerance(bad)
+
+
+def test_other_data_is_serialized_exactly_as_amber_does() -> None:
+    data = {"answer": "five days", "scores": [1, 2.5], "nested": {"x": None}}
+    assert RagSnapshotExtension().serialize(data) == AmberSnapshotExtension().serialize(data)
+    assert not RagSnapshotExtension().matches(serialized_data="'a'", snapshot_data="'b'")
+
+
+SNAPSHOT_TEST = """
+def test_refunds(rag_judge, snapshot):
+    result = rag_judge.faithfulness("Refunds take {{5}} days.", ["Refunds take five days."])
+    assert result == snapshot
+"""
+
+
+def _flip_cached_score(cache_dir: Path, score: int) -> None:
+    cache = JudgmentCache(cache_dir)
+    ((key, entry),) = list(cache.items())
+    verdict = json.loads(entry["text"])
+    verdict["score"] = score
+    verdict["unsupported_statements"] = [f"a statement now judged {score}"]
+    cache.raw_set(key, {**entry, "text": json.dumps(verdict)})
+    cache.close()
+
+
+def test_snapshot_tolerates_noise_fails_a_real_drop_and_updates(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    judge_env(monkeypatch)
+    pytester.makepyfile(test_snap=SNAPSHOT_TEST)
+    cache_dir = pytester.path / "cache"
+    with marker_server() as server:
+        base_url = server.openai_base_url
+        pytester.runpytest(*run_args(base_url, cache_dir), "--snapshot-update").assert_outcomes(passed=1)
+    ambr = (pytester.path / "__snapshots__" / "test_snap.ambr").read_text()
+    assert 'metric: "faithfulness"' in ambr and "score: 5" in ambr and 'scale: "1-5"' in ambr
+
+    replay = (*run_args(base_url, cache_dir, "--rag-cache=replay"), "--rag-snapshot-tolerance=1")
+    _flip_cached_score(cache_dir, 4)  # noise: one point on the 1-5 scale
+    pytester.runpytest(*replay).assert_outcomes(passed=1)
+
+    _flip_cached_score(cache_dir, 2)  # a real drop
+    failed = pytester.runpytest(*replay)
+    failed.assert_outcomes(failed=1)
+    failed.stdout.fnmatch_lines(
+        [
+            "*faithfulness by openai:gpt-4o-mini: score dropped from 5 to 2 on the 1-5 scale (tolerance ±1)*",
+            "*snapshot: score 5*",
+            "*evidence: unsupported statements: (none)*",
+            "*received: score 2*",
+            "*evidence: unsupported statements: a statement now judged 2*",
+        ]
+    )
+    pytester.runpytest(*replay, "--snapshot-update").assert_outcomes(passed=1)
+    assert "score: 2" in (pytester.path / "__snapshots__" / "test_snap.ambr").read_text()
+    pytester.runpytest(*replay).assert_outcomes(passed=1)
+
+
+def test_per_assertion_tolerance_and_the_rag_snapshot_fixture(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    judge_env(monkeypatch)
+    pytester.makepyfile(
+        test_tol="""
+from pytest_rag.snapshot import RagSnapshotExtension
+
+def test_loose(rag_judge, snapshot):
+    result = rag_judge.faithfulness("Refunds take {{5}} days.", ["Refunds take five days."])
+    assert result == snapshot(extension_class=RagSnapshotExtension.with_tolerance(3))
+
+def test_fixture(rag_judge, rag_snapshot):
+    result = rag_judge.answer_relevancy("Refunds take {{4}} days.", "How long do refunds take?")
+    assert result == rag_snapshot
+"""
+    )
+    cache_dir = pytester.path / "cache"
+    with marker_server() as server:
+        base_url = server.openai_base_url
+        pytester.runpytest(*run_args(base_url, cache_dir), "--snapshot-update").assert_outcomes(passed=2)
+    cache = JudgmentCache(cache_dir)
+    for key, entry in list(cache.items()):
+        verdict = json.loads(entry["text"])
+        verdict["score"] = 2
+        cache.raw_set(key, {**entry, "text": json.dumps(verdict)})
+    cache.close()
+    outcome = pytester.runpytest(*run_args(base_url, cache_dir, "--rag-cache=replay"))
+    outcome.assert_outcomes(passed=1, failed=1)  # 5 -> 2 is within ±3; 4 -> 2 fails the default ±0
+    outcome.stdout.fnmatch_lines(["*FAILED test_tol.py::test_fixture*"])
