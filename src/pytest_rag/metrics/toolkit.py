@@ -1,0 +1,115 @@
+"""Small pieces every catalog metric shares: building a request from a template, reading options,
+checking that a judge answered every item it was given, and asking without giving up on one failure.
+
+By convention a request's task kind equals its template id, so the offline judge's handler table
+(:mod:`pytest_rag.local.tasks`) and the prompt templates name the same questions the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ..errors import BudgetExceededError, CacheMissError, InputError, JudgeError, NotJudgedError
+from ..prompts import Template
+from ..request import JudgeRequest, JudgeTask, Sampling
+from .base import Asker
+
+V = TypeVar("V", bound=BaseModel)
+T = TypeVar("T")
+
+REASONING = "one to three sentences explaining the verdict"
+
+
+def judge_request(
+    metric: str,
+    template: Template,
+    user: str,
+    model: type[BaseModel],
+    inputs: Mapping[str, Any],
+    *,
+    max_tokens: int = 1024,
+) -> JudgeRequest:
+    """A request for ``template`` whose task kind is the template id (see the module docstring)."""
+    return JudgeRequest(
+        metric=metric,
+        template_id=template.id,
+        template_version=template.version,
+        messages=template.messages(user),
+        response_model=model,
+        task=JudgeTask(template.id, dict(inputs)),
+        sampling=Sampling(max_tokens=max_tokens),
+    )
+
+
+def batches(items: Sequence[T], size: int) -> Iterator[tuple[int, Sequence[T]]]:
+    """Consecutive slices of at most ``size`` items, each with the index of its first item."""
+    for start in range(0, len(items), size):
+        yield start, items[start : start + size]
+
+
+def batch_count(n: int, size: int) -> int:
+    return math.ceil(n / size) if n else 0
+
+
+def check_options(metric: str, options: Mapping[str, Any], known: Sequence[str]) -> None:
+    """Reject option names the metric does not read, so a typo is an error rather than ignored."""
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        allowed = ", ".join(known) if known else "none"
+        raise InputError(f"{metric} got unknown option(s) {unknown}; the options it reads: {allowed}")
+
+
+def read_int(options: Mapping[str, Any], name: str, default: int, *, metric: str, minimum: int = 1) -> int:
+    value = options.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InputError(f"{metric}: {name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def read_choice(
+    options: Mapping[str, Any], name: str, default: str, choices: Sequence[str], *, metric: str
+) -> str:
+    value = options.get(name, default)
+    if value not in choices:
+        raise InputError(f"{metric}: {name} must be one of {', '.join(choices)}; got {value!r}")
+    return str(value)
+
+
+def read_text(options: Mapping[str, Any], name: str, *, metric: str) -> str | None:
+    value = options.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{metric}: {name} must be a non-empty string, got {value!r}")
+    return value
+
+
+def expect_count(metric: str, judge: str, got: int, wanted: int, what: str) -> None:
+    """A judge that returns a different number of verdicts than items asked about has not answered
+    the question: that is a judge error, never a guess about which verdict belongs to which item."""
+    if got != wanted:
+        raise JudgeError(
+            f"the judge returned {got} verdict(s) for {wanted} {what}; every {what.rstrip('s')} needs "
+            "exactly one, in order",
+            judge=judge,
+            metric=metric,
+        )
+
+
+FINAL_ERRORS: tuple[type[JudgeError], ...] = (CacheMissError, BudgetExceededError, NotJudgedError)
+"""Judge errors that stop the run's policy (replay miss, budget, dry run), never tolerated per call."""
+
+
+async def ask_or_error(ask: Asker, request: JudgeRequest, model: type[V]) -> V | JudgeError:
+    """Ask once and hand back the judge error instead of raising it, for metrics that can use the
+    other of two judgments when one fails. Policy errors (replay miss, budget, dry run) still raise."""
+    try:
+        return await ask(request, model)
+    except FINAL_ERRORS:
+        raise
+    except JudgeError as exc:
+        return exc
