@@ -1,0 +1,347 @@
+"""Tonic Validate's context-use metrics (seed 002): retrieval precision, augmentation precision and
+accuracy, answer consistency and its binary form.
+
+* ``retrieval_precision``: share of retrieved passages relevant to the question (one call each).
+* ``augmentation_accuracy``: share of retrieved passages whose information appears in the answer
+  (one call each).
+* ``augmentation_precision``: the same share, counted over the relevant passages only: relevance
+  first (the retrieval-precision question, so its judgments are shared through the cache), then
+  "used?" for each relevant passage. Undefined, and an input error, when no passage is relevant.
+* ``answer_consistency``: the main points of the answer (one call), each checked for attribution to
+  the contexts (one call per point); share attributable. An answer without points scores 1.0.
+* ``answer_consistency_binary``: one call: does the answer hold anything not derived from the
+  contexts? 1 when not, 0 when it does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from ..errors import InputError
+from ..inputs import Chunk, Sample
+from ..prompts import Template, block, context_blocks
+from .base import Asker, Metric, Scale, Scored
+from .claims import ClaimList
+from .retrieval import passage_block, passage_evidence
+from .toolkit import REASONING, check_options, judge_request
+
+FRACTION = Scale(0, 1)
+
+
+class RelevanceVerdict(BaseModel):
+    reasoning: str = Field(description=REASONING)
+    relevant: bool = Field(description="true when the passage is relevant for answering the question")
+
+
+class UsedVerdict(BaseModel):
+    reasoning: str = Field(description=REASONING)
+    used: bool = Field(description="true when information from the passage appears in the answer")
+
+
+class AttributableVerdict(BaseModel):
+    reasoning: str = Field(description=REASONING)
+    attributable: bool = Field(description="true when the point can be attributed to the contexts")
+
+
+class BinaryConsistencyVerdict(BaseModel):
+    reasoning: str = Field(description=REASONING)
+    unsupported_information: list[str] = Field(
+        description="pieces of information in the answer that the contexts do not provide; empty if none"
+    )
+    has_unsupported_information: bool = Field(
+        description="true when the answer contains information not derived from the contexts"
+    )
+
+
+class AugmentationEvidence(BaseModel):
+    passages: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class PointAttribution(BaseModel):
+    point: str
+    attributable: bool
+    reason: str = ""
+
+
+class AnswerConsistencyEvidence(BaseModel):
+    points: list[PointAttribution] = Field(default_factory=list)
+    unsupported_statements: list[str] = Field(default_factory=list)
+
+
+class BinaryConsistencyEvidence(BaseModel):
+    unsupported_statements: list[str] = Field(default_factory=list)
+
+
+RELEVANCE = Template(
+    id="retrieval_precision.relevance",
+    version="1",
+    task=(
+        "Task: decide whether the retrieved passage is relevant for answering the question, meaning "
+        "it holds information that helps answer it. Sharing a topic or keywords is not enough."
+    ),
+    scale="",
+    fields={"reasoning": REASONING, "relevant": "true or false"},
+)
+
+USED = Template(
+    id="augmentation.context_used",
+    version="1",
+    task=(
+        "Task: decide whether information from the retrieved passage appears in the answer, stated "
+        "or paraphrased. It does not matter whether the answer is correct, only whether it draws on "
+        "this passage."
+    ),
+    scale="",
+    fields={"reasoning": REASONING, "used": "true or false"},
+)
+
+MAIN_POINTS = Template(
+    id="answer_consistency.points",
+    version="1",
+    task=(
+        "Task: list the main points the answer makes, as a bulleted list would: one short standalone "
+        "sentence per point, in the answer's order. Do not add points the answer does not make. An "
+        "answer with no substantive point gives an empty list."
+    ),
+    scale="",
+    fields={"claims": "list of main points"},
+)
+
+ATTRIBUTE_POINT = Template(
+    id="answer_consistency.attribute",
+    version="1",
+    task=(
+        "Task: decide whether the statement can be attributed to the retrieved contexts: they state "
+        "it or it follows directly from them. Use only the contexts, not your own knowledge."
+    ),
+    scale="",
+    fields={"reasoning": REASONING, "attributable": "true or false"},
+)
+
+BINARY_CONSISTENCY = Template(
+    id="answer_consistency_binary.check",
+    version="1",
+    task=(
+        "Task: decide whether the answer contains any information that is not derived from the "
+        "retrieved contexts. Restating, summarising or combining what the contexts say is derived; "
+        "facts, numbers or names that the contexts do not provide are not."
+    ),
+    scale="",
+    fields={
+        "reasoning": REASONING,
+        "unsupported_information": "list of the answer's information not found in the contexts",
+        "has_unsupported_information": "true or false",
+    },
+)
+
+
+async def judge_relevance(
+    ask: Asker, metric: str, question: str, chunks: Sequence[Chunk]
+) -> list[RelevanceVerdict]:
+    requests = [
+        judge_request(
+            metric,
+            RELEVANCE,
+            "\n\n".join([block("question", question), passage_block(chunk, i)]),
+            RelevanceVerdict,
+            {"question": question, "passage": chunk.text},
+        )
+        for i, chunk in enumerate(chunks, start=1)
+    ]
+    return await ask.gather(*(ask(r, RelevanceVerdict) for r in requests))
+
+
+async def judge_usage(
+    ask: Asker, metric: str, answer: str, chunks: Sequence[tuple[int, Chunk]]
+) -> list[UsedVerdict]:
+    requests = [
+        judge_request(
+            metric,
+            USED,
+            "\n\n".join([passage_block(chunk, i), block("answer", answer)]),
+            UsedVerdict,
+            {"answer": answer, "passage": chunk.text},
+        )
+        for i, chunk in chunks
+    ]
+    return await ask.gather(*(ask(r, UsedVerdict) for r in requests))
+
+
+class RetrievalPrecision(Metric):
+    name: ClassVar[str] = "retrieval_precision"
+    scale: ClassVar[Scale] = FRACTION
+    default_threshold: ClassVar[float | None] = 0.5
+    required: ClassVar[tuple[str, ...]] = ("question", "contexts")
+    question: ClassVar[str] = "What share of the retrieved passages is relevant to the question?"
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        check_options(self.name, options, ())
+        verdicts = await judge_relevance(ask, self.name, sample.question, sample.contexts)
+        flags = [v.relevant for v in verdicts]
+        hits = sum(flags)
+        return Scored(
+            score=hits / len(flags),
+            reasons=f"{hits} of {len(flags)} retrieved passages are relevant to the question.",
+            evidence=passage_evidence(sample.contexts, flags, [v.reasoning for v in verdicts]),
+            details={"relevant": float(hits), "passages": float(len(flags))},
+        )
+
+
+class AugmentationAccuracy(Metric):
+    name: ClassVar[str] = "augmentation_accuracy"
+    scale: ClassVar[Scale] = FRACTION
+    default_threshold: ClassVar[float | None] = 0.5
+    required: ClassVar[tuple[str, ...]] = ("answer", "contexts")
+    question: ClassVar[str] = "What share of the retrieved passages does the answer draw on?"
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        check_options(self.name, options, ())
+        ranked = list(enumerate(sample.contexts, start=1))
+        verdicts = await judge_usage(ask, self.name, sample.answer, ranked)
+        flags = [v.used for v in verdicts]
+        hits = sum(flags)
+        rows = [
+            {"index": i, "id": c.id, "used": v.used, "reason": v.reasoning}
+            for i, (c, v) in enumerate(zip(sample.contexts, verdicts, strict=True), start=1)
+        ]
+        return Scored(
+            score=hits / len(flags),
+            reasons=f"The answer draws on {hits} of {len(flags)} retrieved passages.",
+            evidence=AugmentationEvidence(passages=rows),
+            details={"used": float(hits), "passages": float(len(flags))},
+        )
+
+
+class AugmentationPrecision(Metric):
+    name: ClassVar[str] = "augmentation_precision"
+    scale: ClassVar[Scale] = FRACTION
+    default_threshold: ClassVar[float | None] = 0.5
+    required: ClassVar[tuple[str, ...]] = ("question", "answer", "contexts")
+    question: ClassVar[str] = "What share of the relevant retrieved passages does the answer draw on?"
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        check_options(self.name, options, ())
+        relevance = await judge_relevance(ask, self.name, sample.question, sample.contexts)
+        relevant = [
+            (i, c)
+            for i, (c, v) in enumerate(zip(sample.contexts, relevance, strict=True), start=1)
+            if v.relevant
+        ]
+        if not relevant:
+            raise InputError(
+                "augmentation_precision: no retrieved passage was judged relevant to the question, so there "
+                "is no relevant passage the answer could use; check retrieval_precision instead"
+            )
+        usage = await judge_usage(ask, self.name, sample.answer, relevant)
+        used_by_rank = {i: u for (i, _), u in zip(relevant, usage, strict=True)}
+        rows: list[dict[str, Any]] = []
+        for i, (chunk, rel) in enumerate(zip(sample.contexts, relevance, strict=True), start=1):
+            use = used_by_rank.get(i)
+            rows.append(
+                {
+                    "index": i,
+                    "id": chunk.id,
+                    "relevant": rel.relevant,
+                    "used": None if use is None else use.used,
+                    "reason": rel.reasoning if use is None else use.reasoning,
+                }
+            )
+        hits = sum(1 for u in usage if u.used)
+        return Scored(
+            score=hits / len(relevant),
+            reasons=f"The answer draws on {hits} of the {len(relevant)} relevant passages.",
+            evidence=AugmentationEvidence(passages=rows),
+            details={
+                "used": float(hits),
+                "relevant": float(len(relevant)),
+                "passages": float(len(relevance)),
+            },
+        )
+
+
+class AnswerConsistency(Metric):
+    name: ClassVar[str] = "answer_consistency"
+    scale: ClassVar[Scale] = FRACTION
+    default_threshold: ClassVar[float | None] = 0.8
+    required: ClassVar[tuple[str, ...]] = ("answer", "contexts")
+    question: ClassVar[str] = "What share of the answer's main points can be attributed to the contexts?"
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        check_options(self.name, options, ())
+        request = judge_request(
+            self.name,
+            MAIN_POINTS,
+            block("answer", sample.answer),
+            ClaimList,
+            {"text": sample.answer},
+            max_tokens=2048,
+        )
+        points = [p.strip() for p in (await ask(request, ClaimList)).claims if p.strip()]
+        if not points:
+            return Scored(
+                score=1.0,
+                reasons="The answer makes no substantive point, so none can be unattributable.",
+                evidence=AnswerConsistencyEvidence(),
+                details={"points": 0.0, "attributable": 0.0},
+            )
+        contexts = [c.text for c in sample.contexts]
+        requests = [
+            judge_request(
+                self.name,
+                ATTRIBUTE_POINT,
+                "\n\n".join([context_blocks(sample.contexts), block("statement", point)]),
+                AttributableVerdict,
+                {"point": point, "contexts": contexts},
+            )
+            for point in points
+        ]
+        verdicts = await ask.gather(*(ask(r, AttributableVerdict) for r in requests))
+        rows = [
+            PointAttribution(point=p, attributable=v.attributable, reason=v.reasoning)
+            for p, v in zip(points, verdicts, strict=True)
+        ]
+        hits = sum(1 for r in rows if r.attributable)
+        return Scored(
+            score=hits / len(rows),
+            reasons=f"{hits} of {len(rows)} main points of the answer can be attributed to the contexts.",
+            evidence=AnswerConsistencyEvidence(
+                points=rows, unsupported_statements=[r.point for r in rows if not r.attributable]
+            ),
+            details={"points": float(len(rows)), "attributable": float(hits)},
+        )
+
+
+class AnswerConsistencyBinary(Metric):
+    name: ClassVar[str] = "answer_consistency_binary"
+    scale: ClassVar[Scale] = FRACTION
+    default_threshold: ClassVar[float | None] = 1
+    required: ClassVar[tuple[str, ...]] = ("answer", "contexts")
+    question: ClassVar[str] = "Is everything in the answer derived from the retrieved contexts?"
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        check_options(self.name, options, ())
+        request = judge_request(
+            self.name,
+            BINARY_CONSISTENCY,
+            "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)]),
+            BinaryConsistencyVerdict,
+            {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]},
+        )
+        verdict = await ask(request, BinaryConsistencyVerdict)
+        return Scored(
+            score=0.0 if verdict.has_unsupported_information else 1.0,
+            reasons=verdict.reasoning,
+            evidence=BinaryConsistencyEvidence(unsupported_statements=verdict.unsupported_information),
+        )
+
+
+TONIC_METRICS: tuple[type[Metric], ...] = (
+    RetrievalPrecision,
+    AugmentationPrecision,
+    AugmentationAccuracy,
+    AnswerConsistency,
+    AnswerConsistencyBinary,
+)
