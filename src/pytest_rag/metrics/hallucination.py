@@ -1,0 +1,88 @@
+"""Hallucination (seed 003): a 0-1 factual-consistency score of the answer against the contexts.
+
+Open RAG Eval computes it with Vectara's HHEM classifier. Here the two kinds of judge reach the same
+kind of number by different means, and results from one are not comparable with the other:
+
+* the offline judge answers with its calibrated probability that the whole answer is supported by
+  the contexts (:meth:`~pytest_rag.local.scorer.LocalScorer.support`), which is a classifier score
+  in the HHEM sense and needs no generation;
+* an LLM judge is asked directly for a 0-1 consistency score with anchors, in one call.
+
+Higher is better (more consistent, less hallucination), as in HHEM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from ..inputs import Sample
+from ..prompts import Template, block, context_blocks
+from .base import Asker, Metric, Scale, Scored
+from .toolkit import REASONING, check_options, judge_request
+
+
+class ConsistencyScore(BaseModel):
+    reasoning: str = Field(description=REASONING)
+    unsupported_statements: list[str] = Field(
+        description="statements of the answer that the contexts do not support; empty if none"
+    )
+    score: float = Field(ge=0, le=1, description="factual consistency from 0 to 1")
+
+
+class HallucinationEvidence(BaseModel):
+    unsupported_statements: list[str] = Field(default_factory=list)
+
+
+CONSISTENCY = Template(
+    id="hallucination.consistency",
+    version="1",
+    task=(
+        "Task: estimate how factually consistent the answer is with the source passages, as a "
+        "number from 0 to 1: the probability that a careful reader holding only the passages would "
+        "accept everything the answer states. Statements the passages do not back count against the "
+        "answer even if they are true."
+    ),
+    scale=(
+        "Anchors:\n"
+        "1.0 - everything is stated in or follows from the passages.\n"
+        "0.75 - one minor detail is not backed.\n"
+        "0.5 - a substantial part is not backed.\n"
+        "0.25 - most of the answer is not backed.\n"
+        "0.0 - the answer contradicts the passages or is invented."
+    ),
+    fields={
+        "reasoning": REASONING,
+        "unsupported_statements": "list of the answer's unsupported statements",
+        "score": "number from 0 to 1",
+    },
+)
+
+
+class Hallucination(Metric):
+    name: ClassVar[str] = "hallucination"
+    scale: ClassVar[Scale] = Scale(0, 1)
+    default_threshold: ClassVar[float | None] = 0.5
+    required: ClassVar[tuple[str, ...]] = ("answer", "contexts")
+    question: ClassVar[str] = "How factually consistent is the answer with the retrieved passages (0-1)?"
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        check_options(self.name, options, ())
+        request = judge_request(
+            self.name,
+            CONSISTENCY,
+            "\n\n".join([context_blocks(sample.contexts, tag="passage"), block("answer", sample.answer)]),
+            ConsistencyScore,
+            {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]},
+        )
+        verdict = await ask(request, ConsistencyScore)
+        return Scored(
+            score=float(verdict.score),
+            reasons=verdict.reasoning,
+            evidence=HallucinationEvidence(unsupported_statements=verdict.unsupported_statements),
+        )
+
+
+HALLUCINATION_METRICS: tuple[type[Metric], ...] = (Hallucination,)

@@ -1,0 +1,73 @@
+"""No-answer detection (seed 003): did the system attempt to answer, or decline?
+
+Score 1 when the answer attempts the question (right or wrong), 0 when it says it cannot answer,
+lacks the information, or is empty. An empty answer is a non-answer without asking any judge. The
+share of 1s over a run is the "questions answered" percentage of Open RAG Eval's reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from ..inputs import Sample
+from ..prompts import Template, block
+from .base import Asker, Metric, Scale, Scored
+from .toolkit import REASONING, check_options, judge_request
+
+
+class AttemptVerdict(BaseModel):
+    reasoning: str = Field(description=REASONING)
+    attempted: bool = Field(description="true when the answer attempts to answer the question")
+
+
+class NoAnswerEvidence(BaseModel):
+    attempted: bool
+
+
+ATTEMPT = Template(
+    id="no_answer.attempted",
+    version="1",
+    task=(
+        "Task: decide whether the answer attempts to answer the question. Any attempt counts, even a "
+        "wrong, partial or hedged one. It is not an attempt when the answer declines, says it does not "
+        "know, or says the information is missing or insufficient."
+    ),
+    scale="",
+    fields={"reasoning": REASONING, "attempted": "true or false"},
+)
+
+
+class NoAnswer(Metric):
+    name: ClassVar[str] = "no_answer"
+    scale: ClassVar[Scale] = Scale(0, 1)
+    default_threshold: ClassVar[float | None] = 1
+    required: ClassVar[tuple[str, ...]] = ("question",)
+    question: ClassVar[str] = "Did the system attempt an answer (1) or decline (0)?"
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        check_options(self.name, options, ())
+        if not sample.answer.strip():
+            return Scored(
+                score=0.0,
+                reasons="The answer is empty: no attempt.",
+                evidence=NoAnswerEvidence(attempted=False),
+            )
+        request = judge_request(
+            self.name,
+            ATTEMPT,
+            "\n\n".join([block("question", sample.question), block("answer", sample.answer)]),
+            AttemptVerdict,
+            {"question": sample.question, "answer": sample.answer},
+        )
+        verdict = await ask(request, AttemptVerdict)
+        return Scored(
+            score=1.0 if verdict.attempted else 0.0,
+            reasons=verdict.reasoning,
+            evidence=NoAnswerEvidence(attempted=verdict.attempted),
+        )
+
+
+NO_ANSWER_METRICS: tuple[type[Metric], ...] = (NoAnswer,)

@@ -1,0 +1,245 @@
+"""Metrics that compare the answer with a reference (gold) answer.
+
+* ``answer_similarity`` (seed 002, Tonic): one judgment, 0-5, of how well the answer matches the
+  reference in meaning.
+* ``semantic_similarity`` (seed 003): cosine of the two texts' embeddings, no judge call; the
+  embedder is the judge's (see :mod:`pytest_rag.embeddings`). Negative cosines count as 0.
+* ``factual_correctness`` (seed 003): claims of both texts (two extraction calls), each side's claims
+  checked for entailment by the other text (up to two verification calls); precision = entailed
+  answer claims / answer claims, recall = entailed reference claims / reference claims, F1 their
+  harmonic mean (edge cases as in :mod:`pytest_rag.scoring.fscore`). Both claim lists are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from ..embeddings import cosine, embed_texts
+from ..errors import InputError
+from ..inputs import Sample
+from ..prompts import Template, block, numbered_list
+from ..scoring import precision_recall_f1
+from .base import Asker, Metric, Scale, Scored
+from .claims import ClaimList, verdicts_in_order
+from .toolkit import REASONING, check_options, judge_request, read_choice, read_text
+
+Entailment = Literal["entailment", "neutral", "contradiction"]
+
+
+class SimilarityVerdict(BaseModel):
+    reasoning: str = Field(description=REASONING)
+    differences: list[str] = Field(
+        description="meaningful differences between answer and reference; empty if none"
+    )
+    score: int = Field(ge=0, le=5, description="the score on the 0-5 scale")
+
+
+class EntailmentCheck(BaseModel):
+    index: int = Field(description="number of the claim this verdict is about (1-based)")
+    reasoning: str = Field(description=REASONING)
+    verdict: Entailment = Field(description="entailment, neutral or contradiction")
+
+
+class EntailmentChecks(BaseModel):
+    verdicts: list[EntailmentCheck] = Field(description="one verdict per claim, in the order given")
+
+
+class SimilarityEvidence(BaseModel):
+    differences: list[str] = Field(default_factory=list)
+
+
+class SemanticSimilarityEvidence(BaseModel):
+    cosine: float
+    embedding_model: str = ""
+
+
+class CheckedClaim(BaseModel):
+    claim: str
+    verdict: Entailment
+    reason: str = ""
+
+
+class FactualCorrectnessEvidence(BaseModel):
+    generated_claims: list[CheckedClaim] = Field(default_factory=list)
+    expected_claims: list[CheckedClaim] = Field(default_factory=list)
+
+
+ANSWER_SIMILARITY = Template(
+    id="answer_similarity.score",
+    version="1",
+    task=(
+        "Task: rate how well the answer matches the reference answer in meaning, as a reply to the "
+        "question. Wording does not matter; the facts and conclusions do. Missing, extra or "
+        "conflicting facts lower the rating."
+    ),
+    scale=(
+        "Scale:\n"
+        "5 - same meaning: every fact of the reference is there and nothing conflicts.\n"
+        "4 - nearly the same; a minor detail is missing or added.\n"
+        "3 - the main point agrees but several details are missing or differ.\n"
+        "2 - only a small part agrees.\n"
+        "1 - barely related to the reference.\n"
+        "0 - unrelated to, or contradicting, the reference."
+    ),
+    fields={
+        "reasoning": REASONING,
+        "differences": "list of meaningful differences",
+        "score": "integer 0-5",
+    },
+)
+
+EXTRACT = Template(
+    id="factual_correctness.claims.extract",
+    version="1",
+    task=(
+        "Task: break the text into atomic factual claims: short standalone sentences, one fact each, "
+        "with pronouns resolved. Restate only what the text asserts. A text without factual content "
+        "gives an empty list."
+    ),
+    scale="",
+    fields={"claims": "list of claim strings"},
+)
+
+VERIFY = Template(
+    id="factual_correctness.claims.verify",
+    version="1",
+    task=(
+        "Task: for each numbered claim, decide its relation to the premise text: 'entailment' when the "
+        "premise states or directly implies it, 'contradiction' when the premise states the opposite "
+        "or an incompatible fact, 'neutral' otherwise. Use only the premise, not your own knowledge."
+    ),
+    scale="",
+    fields={
+        "verdicts": 'list with one object per claim, in order: {"index": claim number, "reasoning": '
+        'one to three sentences, "verdict": "entailment" | "neutral" | "contradiction"}'
+    },
+)
+
+
+class AnswerSimilarity(Metric):
+    name: ClassVar[str] = "answer_similarity"
+    scale: ClassVar[Scale] = Scale(0, 5)
+    default_threshold: ClassVar[float | None] = 3
+    required: ClassVar[tuple[str, ...]] = ("answer", "reference")
+    question: ClassVar[str] = "Does the answer mean the same as the reference answer?"
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        check_options(self.name, options, ())
+        parts = [block("question", sample.question)] if sample.question.strip() else []
+        parts += [block("reference", sample.reference or ""), block("answer", sample.answer)]
+        request = judge_request(
+            self.name,
+            ANSWER_SIMILARITY,
+            "\n\n".join(parts),
+            SimilarityVerdict,
+            {"question": sample.question, "answer": sample.answer, "reference": sample.reference},
+        )
+        verdict = await ask(request, SimilarityVerdict)
+        return Scored(
+            score=verdict.score,
+            reasons=verdict.reasoning,
+            evidence=SimilarityEvidence(differences=verdict.differences),
+        )
+
+
+class SemanticSimilarity(Metric):
+    name: ClassVar[str] = "semantic_similarity"
+    scale: ClassVar[Scale] = Scale(0, 1)
+    default_threshold: ClassVar[float | None] = None
+    required: ClassVar[tuple[str, ...]] = ("answer", "reference")
+    question: ClassVar[str] = "How close in meaning are the answer and the reference, by embeddings?"
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        check_options(self.name, options, ("embedding_model",))
+        model = read_text(options, "embedding_model", metric=self.name)
+        vectors = await embed_texts(
+            ask, [sample.answer, sample.reference or ""], metric=self.name, model=model
+        )
+        value = cosine(vectors[0], vectors[1])
+        return Scored(
+            score=max(0.0, value),
+            reasons=f"Cosine similarity of the answer and reference embeddings: {value:.3f}.",
+            evidence=SemanticSimilarityEvidence(cosine=value, embedding_model=model or ""),
+            details={"cosine": value},
+        )
+
+
+async def verify_claims(
+    ask: Asker, metric: str, claims: Sequence[str], premise: str, premise_tag: str
+) -> list[CheckedClaim]:
+    if not claims:
+        return []
+    if not premise.strip():
+        return [
+            CheckedClaim(claim=c, verdict="neutral", reason=f"the {premise_tag} is empty") for c in claims
+        ]
+    user = "\n\n".join([block(premise_tag, premise), numbered_list("claim", list(claims))])
+    request = judge_request(
+        metric, VERIFY, user, EntailmentChecks, {"claims": list(claims), "premise": premise}, max_tokens=2048
+    )
+    reply = await ask(request, EntailmentChecks)
+    ordered = verdicts_in_order(metric, ask.judge_label, reply.verdicts, len(claims), "claims")
+    return [
+        CheckedClaim(claim=c, verdict=v.verdict, reason=v.reasoning)
+        for c, v in zip(claims, ordered, strict=True)
+    ]
+
+
+class FactualCorrectness(Metric):
+    name: ClassVar[str] = "factual_correctness"
+    scale: ClassVar[Scale] = Scale(0, 1)
+    default_threshold: ClassVar[float | None] = 0.5
+    required: ClassVar[tuple[str, ...]] = ("reference",)
+    question: ClassVar[str] = "Do the answer's claims and the reference's claims entail each other?"
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        check_options(self.name, options, ("score",))
+        headline = read_choice(options, "score", "f1", ("f1", "precision", "recall"), metric=self.name)
+        reference = sample.reference or ""
+
+        async def extract(text: str, tag: str) -> list[str]:
+            if not text.strip():
+                return []  # an empty answer asserts nothing: no call needed
+            request = judge_request(
+                self.name, EXTRACT, block(tag, text), ClaimList, {"text": text}, max_tokens=2048
+            )
+            return [c.strip() for c in (await ask(request, ClaimList)).claims if c.strip()]
+
+        generated, expected = await ask.gather(
+            extract(sample.answer, "answer"), extract(reference, "reference")
+        )
+        checked_generated, checked_expected = await ask.gather(
+            verify_claims(ask, self.name, generated, reference, "reference"),
+            verify_claims(ask, self.name, expected, sample.answer, "answer"),
+        )
+        tp_generated = sum(1 for c in checked_generated if c.verdict == "entailment")
+        tp_expected = sum(1 for c in checked_expected if c.verdict == "entailment")
+        prf = precision_recall_f1(tp_generated, len(generated), tp_expected, len(expected))
+        value = {"f1": prf.f1, "precision": prf.precision, "recall": prf.recall}[headline]
+        if value is None:
+            raise InputError(
+                f"factual_correctness: the {headline} is undefined here (answer claims: {len(generated)}, "
+                f"reference claims: {len(expected)}); a reference with no factual claim cannot be checked "
+                "against, give one that states the expected facts"
+            )
+        details = {
+            name: v
+            for name, v in (("precision", prf.precision), ("recall", prf.recall), ("f1", prf.f1))
+            if v is not None
+        }
+        details.update({"generated_claims": float(len(generated)), "expected_claims": float(len(expected))})
+        return Scored(
+            score=value,
+            reasons=f"{tp_generated} of {len(generated)} answer claims follow from the reference; "
+            f"{tp_expected} of {len(expected)} reference claims follow from the answer.",
+            evidence=FactualCorrectnessEvidence(
+                generated_claims=checked_generated, expected_claims=checked_expected
+            ),
+            details=details,
+        )
+
+
+REFERENCE_METRICS: tuple[type[Metric], ...] = (AnswerSimilarity, SemanticSimilarity, FactualCorrectness)
