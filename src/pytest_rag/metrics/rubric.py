@@ -1,0 +1,112 @@
+"""A rubric metric (seed 004's rubric score): one judgment against levels the user writes.
+
+``rubric={1: "wrong or off topic", 3: "right but incomplete", 5: "right and complete"}`` (integer
+levels, at least two, as a mapping of level to description) defines the scale: the lowest and
+highest level are the scale's ends, and the judge must answer with one of the levels. An optional
+``criteria="..."`` says what is being assessed. The rubric is the test author's own text and forms
+the instruction part of the prompt; the answer, question, contexts and reference stay in data
+blocks. The offline judge cannot apply free-form rubrics and refuses.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from ..errors import InputError
+from ..inputs import Sample
+from ..prompts import Template, block, context_blocks
+from .base import Asker, Metric, Scale, Scored
+from .toolkit import REASONING, check_options, judge_request, read_text
+
+TEMPLATE_ID = "rubric.score"
+TEMPLATE_VERSION = "1"
+
+
+class RubricEvidence(BaseModel):
+    level: int
+    description: str
+
+
+def read_rubric(options: Mapping[str, Any]) -> dict[int, str]:
+    raw = options.get("rubric")
+    if not isinstance(raw, Mapping) or len(raw) < 2:
+        raise InputError(
+            "rubric needs at least two levels: rubric={1: 'what earns 1', 5: 'what earns 5'} (integer levels)"
+        )
+    levels: dict[int, str] = {}
+    for key, text in raw.items():
+        try:
+            level = int(key)
+        except (TypeError, ValueError):
+            raise InputError(f"rubric: level {key!r} is not an integer") from None
+        if isinstance(key, bool) or str(level) != str(key).strip():
+            raise InputError(f"rubric: level {key!r} is not an integer")
+        if not isinstance(text, str) or not text.strip():
+            raise InputError(f"rubric: level {level} needs a description")
+        levels[level] = text.strip()
+    return dict(sorted(levels.items()))
+
+
+@functools.lru_cache(maxsize=64)
+def verdict_model(levels: tuple[int, ...]) -> type[BaseModel]:
+    """A verdict model whose score must be one of the rubric's levels (schema enum)."""
+    allowed: Any = Literal.__getitem__(levels)
+    model: type[BaseModel] = create_model(
+        "RubricVerdict",
+        reasoning=(str, Field(description=REASONING)),
+        score=(allowed, Field(description="one of the rubric levels")),
+    )
+    return model
+
+
+class Rubric(Metric):
+    name: ClassVar[str] = "rubric"
+    scale: ClassVar[Scale] = Scale(0, 1)  # replaced per instance by the rubric's own levels
+    default_threshold: ClassVar[float | None] = None
+    required: ClassVar[tuple[str, ...]] = ("answer",)
+    question: ClassVar[str] = "Which of the user's rubric levels does the answer reach?"
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        check_options(self.name, options, ("rubric", "criteria"))
+        levels = read_rubric(options)
+        criteria = read_text(options, "criteria", metric=self.name)
+        # The scale is only known from the options; results read it from the instance.
+        self.__dict__["scale"] = Scale(min(levels), max(levels))
+        template = Template(
+            id=TEMPLATE_ID,
+            version=TEMPLATE_VERSION,
+            task="Task: score the answer against the rubric below and pick the one level it reaches."
+            + (f"\nWhat is assessed: {criteria}" if criteria else ""),
+            scale="Rubric levels:\n" + "\n".join(f"{level} - {text}" for level, text in levels.items()),
+            fields={"reasoning": REASONING, "score": "one of " + ", ".join(str(v) for v in levels)},
+        )
+        parts = []
+        if sample.question.strip():
+            parts.append(block("question", sample.question))
+        if sample.contexts:
+            parts.append(context_blocks(sample.contexts))
+        if sample.reference and sample.reference.strip():
+            parts.append(block("reference", sample.reference))
+        parts.append(block("answer", sample.answer))
+        model = verdict_model(tuple(levels))
+        request = judge_request(
+            self.name,
+            template,
+            "\n\n".join(parts),
+            model,
+            {"answer": sample.answer, "levels": {str(k): v for k, v in levels.items()}},
+        )
+        verdict = await ask(request, model)
+        level = int(verdict.score)  # type: ignore[attr-defined]
+        return Scored(
+            score=level,
+            reasons=str(verdict.reasoning),  # type: ignore[attr-defined]
+            evidence=RubricEvidence(level=level, description=levels[level]),
+        )
+
+
+RUBRIC_METRICS: tuple[type[Metric], ...] = (Rubric,)
