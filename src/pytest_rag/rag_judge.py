@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .catalog_helpers import CatalogHelpers
 from .errors import InputError, RagError
 from .failures import RagAssertionError
 from .inputs import ContextLike, Sample, coerce_sample, normalize_contexts, require_text
@@ -47,7 +48,7 @@ def _enforce(result: MetricResult) -> MetricResult:
     return result
 
 
-class RagJudge:
+class RagJudge(CatalogHelpers):
     """Judged assertions for one test. Obtain it through the ``rag_judge`` fixture."""
 
     def __init__(self, session: RagSession, test_id: str) -> None:
