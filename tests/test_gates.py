@@ -1,0 +1,125 @@
+"""Suite gates on interval bounds and the paired comparison with a baseline results file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_rag.gates import Conclusion, check_fail_under, compare_baseline
+from pytest_rag.reports import build_report
+from pytest_rag.results import CheckRecord, JudgeScore
+from pytest_rag.stats import bootstrap_mean_ci, paired_bootstrap_difference
+from regression_support import faithful_tests, judge_env, marker_server, run_args
+
+
+def _records(scores: list[float], judge: str = "openai:m") -> list[CheckRecord]:
+    return [
+        CheckRecord(
+            test_id=f"t.py::test_{i}",
+            metric="faithfulness",
+            judge=judge,
+            score=s,
+            scale_low=1,
+            scale_high=5,
+            threshold=3,
+            passed=s >= 3,
+            judges=[JudgeScore(judge=judge, score=s, repeats=[s])],
+        )
+        for i, s in enumerate(scores)
+    ]
+
+
+def test_fail_under_gates_on_the_lower_bound_not_the_mean() -> None:
+    scores = [5, 5, 5, 4, 3, 5, 5, 4]
+    interval = bootstrap_mean_ci(scores)
+    assert interval is not None
+    mean = sum(scores) / len(scores)
+    bar = (interval.low + mean) / 2  # the mean clears it, the lower bound does not
+    out = Conclusion()
+    check_fail_under(_records(scores), {"faithfulness": bar}, out)
+    (failure,) = out.failures
+    assert f"lower bound {interval.low:.2f} < {bar:g}" in failure
+    assert "faithfulness [openai:m] n=8 mean 4.50" in failure
+    out = Conclusion()
+    check_fail_under(_records(scores), {"faithfulness": interval.low - 0.01}, out)
+    assert not out.failed
+
+
+def test_a_gate_on_an_unscored_metric_is_reported_not_failed() -> None:
+    out = Conclusion()
+    check_fail_under(_records([5]), {"context_recall": 4}, out)
+    assert not out.failed
+    assert any("context_recall >= 4: not evaluated" in line for line in out.lines)
+
+
+def test_baseline_flags_only_changes_whose_interval_excludes_zero(tmp_path: Path) -> None:
+    before = [5, 4, 5, 4, 5, 4, 5, 4, 5, 4]
+    dropped = [3, 3, 4, 2, 3, 3, 4, 2, 3, 3]
+    noisy = [5, 5, 4, 4, 5, 4, 4, 4, 5, 5]
+    baseline = tmp_path / "base.json"
+    baseline.write_text(json.dumps(build_report(_records(before))))
+
+    out = Conclusion()
+    compare_baseline(_records(dropped), baseline, out)
+    expected = paired_bootstrap_difference(
+        {f"t.py::test_{i}": s for i, s in enumerate(before)},
+        {f"t.py::test_{i}": s for i, s in enumerate(dropped)},
+    )
+    assert expected.interval is not None and expected.significant
+    line = out.lines[1]
+    assert (
+        f"change {expected.delta:+.2f} [{expected.interval.low:+.2f}, {expected.interval.high:+.2f}]" in line
+    )
+    assert line.endswith("over 10 shared checks * drop")
+
+    out = Conclusion()
+    compare_baseline(_records(noisy), baseline, out)
+    assert "change +0.00" in out.lines[1] and "*" not in out.lines[1]
+    assert not out.failed
+
+
+def test_bad_baseline_file_is_a_clear_error(tmp_path: Path) -> None:
+    from pytest_rag.errors import ConfigError
+
+    bad = tmp_path / "b.json"
+    bad.write_text('{"checks": []}')
+    with pytest.raises(ConfigError, match="not a pytest-rag results file"):
+        compare_baseline([], bad, Conclusion())
+
+
+def test_fail_under_fails_the_session_and_baseline_reports(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    judge_env(monkeypatch)
+    pytester.makepyfile(test_bot=faithful_tests(["5", "3", "4", "3"]))
+    cache = pytester.path / "cache"
+    report = pytester.path / "base.json"
+    with marker_server() as server:
+        args = run_args(server.openai_base_url, cache)
+        gated = pytester.runpytest(*args, "--rag-fail-under=faithfulness=4.0", f"--rag-report={report}")
+    gated.assert_outcomes(passed=4)
+    assert gated.ret == pytest.ExitCode.TESTS_FAILED
+    gated.stdout.fnmatch_lines(
+        [
+            "*faithfulness >= 4 FAILED: lower bound 3.00 < 4 in faithfulness ?openai:gpt-4o-mini? n=4 mean 3.75*",
+            "*session failed by 1 gate(s)*",
+        ]
+    )
+    pytester.makeini("[pytest]\nrag_fail_under =\n    faithfulness = 3.0\n")
+    passing = pytester.runpytest(*args, "--rag-cache=replay", f"--rag-baseline={report}")
+    assert passing.ret == pytest.ExitCode.OK
+    passing.stdout.fnmatch_lines(
+        [
+            "*faithfulness >= 3 passed*",
+            "*change from baseline base.json*",
+            "*faithfulness ?openai:gpt-4o-mini?: 3.75 -> 3.75, change +0.00 ?+0.00, +0.00? over 4 shared checks",
+        ]
+    )
+
+
+def test_malformed_fail_under_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--rag-fail-under=faithfulness")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--rag-fail-under 'faithfulness' is malformed; write METRIC=VALUE*"])
