@@ -1,0 +1,192 @@
+"""The judgment cache seen from pytest runs: reruns are free and identical, and every mode does what it says.
+
+Also: API keys never reach the cache directory or the run's output.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ANTHROPIC_KEY, OPENAI_KEY, rag_args, verdict
+from pytest_rag.cache import JudgmentCache
+from pytest_rag.testing import FakeLLMServer, Reply
+
+THREE_CHECKS = """
+import pytest
+
+@pytest.mark.parametrize("answer", ["Refunds take five days.", "Refunds are instant.", "Shipping is free."])
+def test_grounded(rag_judge, answer):
+    result = rag_judge.faithfulness(answer, ["Refunds are processed within five business days."])
+    print(f"SCORE {answer!r} {result.score} cached={result.cached}")
+"""
+
+
+def scores(result: pytest.RunResult) -> list[str]:
+    return sorted(
+        re.sub(r" cached=\w+", "", ln[ln.index("SCORE") :]) for ln in result.stdout.lines if "SCORE " in ln
+    )
+
+
+def summary(result: pytest.RunResult) -> list[str]:
+    lines = result.stdout.lines
+    start = next(i for i, ln in enumerate(lines) if "pytest-rag summary" in ln)
+    return lines[start + 1 : start + 3]
+
+
+def stored_entries(directory: Path) -> dict[str, float]:
+    """Key -> the time it was stored, for every entry of a cache directory."""
+    cache = JudgmentCache(directory, "ro")
+    try:
+        return {key: entry["stored_at"] for key, entry in cache.items()}
+    finally:
+        cache.close()
+
+
+def test_a_second_run_makes_no_requests_and_prints_identical_scores(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(verdict(5), verdict(2), verdict(3))
+    pytester.makepyfile(THREE_CHECKS)
+    args = ["-s", *rag_args(fake_llm, tmp_path / "c")]
+    first = pytester.runpytest(*args)
+    assert first.ret == 0
+    assert fake_llm.request_count == 3
+    first.stdout.fnmatch_lines(["judge calls: 3 live, 0 cached*"])
+
+    second = pytester.runpytest(*args)
+    assert second.ret == 0
+    assert fake_llm.request_count == 3  # nothing new reached the server
+    assert scores(second) == scores(first) and len(scores(first)) == 3
+    assert summary(second) == summary(first)
+    assert second.stdout.str().count("cached=True") == 3
+    second.stdout.fnmatch_lines(["judge calls: 0 live, 3 cached, 0 offline; tokens: 0 in, 0 out*"])
+
+
+def test_replay_miss_fails_naming_the_test_and_key_without_calling(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(THREE_CHECKS)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=replay"))
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "E*CacheMissError:*--rag-cache=replay: no stored judgment for test "
+            "'test_replay_miss_fails_naming_the_test_and_key_without_calling.py::test_grounded?Refunds are instant.?'*"
+        ]
+    )
+    assert re.search(r"key [0-9a-f]{64}", result.stdout.str())
+    result.stdout.fnmatch_lines(["*judge errors: 3 (3 CacheMissError)*"])
+    assert fake_llm.request_count == 0
+    assert not (tmp_path / "c").exists()
+
+
+def test_replay_after_recording_needs_neither_a_key_nor_the_server(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake_llm.script(verdict(5), verdict(2), verdict(3))
+    pytester.makepyfile(THREE_CHECKS)
+    args = ["-s", *rag_args(fake_llm, tmp_path / "c")]
+    recorded = pytester.runpytest(*args)
+    monkeypatch.delenv("OPENAI_API_KEY")
+    fake_llm.script(Reply.status(500), Reply.status(500), Reply.status(500))  # would fail if asked
+    replayed = pytester.runpytest(*args, "--rag-cache=replay")
+    assert replayed.ret == 0
+    assert scores(replayed) == scores(recorded)
+    assert fake_llm.request_count == 3
+
+
+def test_ro_reads_but_never_writes(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(THREE_CHECKS)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=ro"))
+    assert result.ret == 0 and fake_llm.request_count == 3
+    assert not (tmp_path / "c").exists()
+
+    pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))  # rw records
+    assert fake_llm.request_count == 6
+    before = stored_entries(tmp_path / "c")
+    again = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=ro"))
+    again.stdout.fnmatch_lines(["judge calls: 0 live, 3 cached*"])
+    assert fake_llm.request_count == 6
+    assert stored_entries(tmp_path / "c") == before and len(before) == 3
+
+
+def test_refresh_judges_again_and_overwrites(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(
+        """
+        def test_one(rag_judge):
+            print("SCORE", rag_judge.faithfulness("Paris.", ["Paris is the capital."]).score)
+        """
+    )
+    args = ["-s", *rag_args(fake_llm, tmp_path / "c")]
+    fake_llm.script(verdict(2))
+    pytester.runpytest(*args).stdout.fnmatch_lines(["*SCORE 2.0*"])
+    fake_llm.script(verdict(5))
+    pytester.runpytest(*args, "--rag-cache=refresh").stdout.fnmatch_lines(["*SCORE 5.0*"])
+    assert fake_llm.request_count == 2
+    pytester.runpytest(*args).stdout.fnmatch_lines(["*SCORE 5.0*"])  # the refreshed verdict is stored
+    assert fake_llm.request_count == 2
+
+
+def test_off_writes_no_directory_and_always_asks(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(THREE_CHECKS)
+    for _ in range(2):
+        assert pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=off")).ret == 0
+    assert fake_llm.request_count == 6
+    assert not (tmp_path / "c").exists()
+
+
+def test_the_default_cache_dir_is_under_the_rootdir(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(THREE_CHECKS)
+    args = [a for a in rag_args(fake_llm, tmp_path / "unused") if not a.startswith("--rag-cache-dir")]
+    pytester.runpytest(*args)
+    assert (pytester.path / ".rag_cache").is_dir()
+    assert not (tmp_path / "unused").exists()
+
+
+def test_a_changed_model_is_not_served_the_old_models_verdicts(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(THREE_CHECKS)
+    pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", judge="openai:fake-gpt"))
+    pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", judge="openai:fake-gpt-2"))
+    assert fake_llm.request_count == 6
+    assert {r.json_body["model"] for r in fake_llm.requests} == {"fake-gpt", "fake-gpt-2"}
+
+
+def test_api_keys_never_reach_the_cache_or_the_output(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_llm.anthropic_base_url)
+    pytester.makepyfile(
+        THREE_CHECKS
+        + """
+def test_rejected_credentials(rag_judge):
+    rag_judge.faithfulness("Refunds take five days.", ["unrelated"])
+"""
+    )
+    fake_llm.script(*[verdict(4)] * 6, Reply.status(401), Reply.status(401))
+    cache = tmp_path / "c"
+    result = pytester.runpytest(
+        "-s", "-v", *rag_args(fake_llm, cache, judge="openai:fake-gpt,anthropic:fake-claude")
+    )
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(["E*HTTP 401: the judge rejected the credentials; check *_API_KEY*"])
+    output = result.stdout.str() + result.stderr.str()
+    stored = b"".join(p.read_bytes() for p in cache.rglob("*") if p.is_file())
+    assert len(stored) > 0
+    for key in (OPENAI_KEY, ANTHROPIC_KEY):
+        assert key not in output
+        assert key.encode() not in stored
+        assert "DUMMYKEY" not in output and b"DUMMYKEY" not in stored
