@@ -38,9 +38,15 @@ def _local(spec: JudgeSpec, options: JudgeOptions) -> Judge:
     return LocalJudge(spec)
 
 
+def _nli(spec: JudgeSpec, options: JudgeOptions) -> Judge:
+    from .judges.nli import NliJudge
+
+    return NliJudge(spec)
+
+
 @hookimpl
 def pytest_rag_judge_providers() -> Mapping[str, JudgeFactory]:
-    return {"openai": _openai, "ollama": _ollama, "anthropic": _anthropic, "local": _local}
+    return {"openai": _openai, "ollama": _ollama, "anthropic": _anthropic, "local": _local, "nli": _nli}
 
 
 @hookimpl

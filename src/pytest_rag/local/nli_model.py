@@ -1,0 +1,322 @@
+"""A user's own NLI cross-encoder, loaded from a directory on disk and run on CPU.
+
+pytest-rag ships no NLI weights and never downloads any. A user who has a natural-language
+inference model (premise, hypothesis -> entailment / neutral / contradiction) can point the
+``nli`` judge at its directory, in one of two formats:
+
+* **ONNX**: ``model.onnx`` plus a ``tokenizer.json`` (the `tokenizers` format), run with
+  onnxruntime (``pip install pytest-rag[onnx]``);
+* **transformers**: ``config.json`` plus weights, as written by ``save_pretrained``, run with
+  ``AutoModelForSequenceClassification`` (``pip install pytest-rag[transformers]``).
+
+Either way the meaning of each output column comes from ``config.json``'s ``id2label``; a model
+whose labels cannot be read as entailment / neutral / contradiction is refused rather than
+guessed, because a swapped column would turn every verdict upside down.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from pytest_rag.errors import ConfigError
+
+__all__ = [
+    "LabelMap",
+    "ModelDir",
+    "NliModel",
+    "NliModelError",
+    "describe_model_dir",
+    "load_nli_model",
+    "read_label_map",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+ONNX_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+CONFIG_FILE = "config.json"
+BATCH_SIZE = 16
+DEFAULT_MAX_LENGTH = 512
+
+_LABEL_WORDS = {
+    "entailment": ("entail",),
+    "neutral": ("neutral",),
+    "contradiction": ("contradict",),
+}
+
+
+class NliModelError(ConfigError):
+    """The NLI model directory is missing, incomplete, unreadable, or needs an extra not installed."""
+
+
+@dataclass(frozen=True)
+class LabelMap:
+    """Which output column of the model means what (``None``: the model has no such class)."""
+
+    entailment: int
+    neutral: int | None
+    contradiction: int | None
+    size: int
+
+
+def _classify_label(name: str) -> str | None:
+    lowered = name.strip().lower().replace("-", "_")
+    if lowered.startswith(("not_", "non_", "no_")):
+        return None  # "not_entailment" is the negative class of a two-way model, not entailment
+    for meaning, stems in _LABEL_WORDS.items():
+        if any(lowered.startswith(s) for s in stems):
+            return meaning
+    return None
+
+
+def read_label_map(config: Mapping[str, Any], where: Path) -> LabelMap:
+    """Read ``id2label`` from a model config and find the entailment (and other) columns."""
+    raw = config.get("id2label")
+    if not isinstance(raw, Mapping) or not raw:
+        raise NliModelError(
+            f"{where} has no 'id2label' mapping, so pytest-rag cannot tell which output is entailment. "
+            'Add e.g. "id2label": {"0": "entailment", "1": "neutral", "2": "contradiction"} '
+            "(in the model's own output order) to config.json."
+        )
+    columns: dict[str, int] = {}
+    names: dict[int, str] = {}
+    for key, value in raw.items():
+        try:
+            index = int(key)
+        except (TypeError, ValueError):
+            raise NliModelError(f"{where}: id2label key {key!r} is not an integer index") from None
+        names[index] = str(value)
+        meaning = _classify_label(str(value))
+        if meaning is None:
+            continue
+        if meaning in columns:
+            raise NliModelError(f"{where}: id2label names {meaning} twice ({raw!r}); fix config.json")
+        columns[meaning] = index
+    size = max(names) + 1
+    if sorted(names) != list(range(size)):
+        raise NliModelError(f"{where}: id2label indices {sorted(names)} are not 0..{size - 1}")
+    if "entailment" not in columns:
+        raise NliModelError(
+            f"{where}: id2label {dict(sorted(names.items()))} has no entailment label, so pytest-rag "
+            "cannot tell which output means 'supported'. Name the classes in config.json, e.g. "
+            '"id2label": {"0": "entailment", "1": "neutral", "2": "contradiction"} in the model\'s '
+            "own output order."
+        )
+    return LabelMap(columns["entailment"], columns.get("neutral"), columns.get("contradiction"), size)
+
+
+def _read_config(directory: Path) -> dict[str, Any]:
+    path = directory / CONFIG_FILE
+    if not path.is_file():
+        raise NliModelError(
+            f"{directory} has no {CONFIG_FILE}; pytest-rag reads the label order (id2label) from it. "
+            "Save the model with save_pretrained, or write a config.json with an id2label mapping."
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise NliModelError(f"{path} cannot be read as JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise NliModelError(f"{path} must hold a JSON object")
+    return data
+
+
+def _require(module: str, extra: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise NliModelError(
+            f"this NLI model needs the '{module}' package, which is not installed; "
+            f"install it with `pip install pytest-rag[{extra}]`"
+        )
+
+
+@dataclass(frozen=True)
+class ModelDir:
+    """A checked model directory: its format, config and label map, before any weights load."""
+
+    path: Path
+    format: str  # "onnx" or "transformers"
+    labels: LabelMap
+    config: Mapping[str, Any]
+
+    def fingerprint(self) -> str:
+        """Short hash of the files' names, sizes and modification times (for the judge identity)."""
+        digest = hashlib.sha256()
+        for item in sorted(self.path.iterdir()):
+            if item.is_file():
+                stat = item.stat()
+                digest.update(f"{item.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+        return digest.hexdigest()[:16]
+
+
+def describe_model_dir(path: str | Path) -> ModelDir:
+    """Check a model directory (exists, format, extra installed, label map) without loading it."""
+    text = str(path).strip()
+    if not text:
+        raise NliModelError(
+            "the nli judge needs the directory of an NLI model: --rag-judge=nli:/path/to/model_dir"
+        )
+    directory = Path(text).expanduser()
+    if not directory.is_dir():
+        raise NliModelError(
+            f"NLI model directory {str(directory)!r} does not exist (or is not a directory); "
+            "pass the folder holding model.onnx + tokenizer.json or a save_pretrained model: "
+            "--rag-judge=nli:/path/to/model_dir"
+        )
+    directory = directory.resolve()
+    if (directory / ONNX_FILE).is_file():
+        if not (directory / TOKENIZER_FILE).is_file():
+            raise NliModelError(
+                f"{directory} has {ONNX_FILE} but no {TOKENIZER_FILE}; save the model's fast tokenizer "
+                "there (tokenizer.save_pretrained(dir) writes it)"
+            )
+        _require("onnxruntime", "onnx")
+        _require("tokenizers", "onnx")
+        fmt = "onnx"
+    elif (directory / CONFIG_FILE).is_file():
+        _require("transformers", "transformers")
+        _require("torch", "transformers")
+        fmt = "transformers"
+    else:
+        raise NliModelError(
+            f"{directory} holds neither {ONNX_FILE} (ONNX format) nor {CONFIG_FILE} (transformers "
+            "format); point --rag-judge=nli: at the model's own folder"
+        )
+    config = _read_config(directory)
+    labels = read_label_map(config, directory / CONFIG_FILE)
+    return ModelDir(directory, fmt, labels, config)
+
+
+def _softmax(logits: FloatArray) -> FloatArray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(shifted)
+    out: FloatArray = e / e.sum(axis=1, keepdims=True)
+    return out
+
+
+class _Backend(Protocol):
+    def logits(self, premises: Sequence[str], hypotheses: Sequence[str]) -> FloatArray: ...
+
+
+class _OnnxBackend:
+    """model.onnx through onnxruntime, tokenised with the `tokenizers` library."""
+
+    def __init__(self, model_dir: ModelDir) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        try:
+            self._session = onnxruntime.InferenceSession(
+                str(model_dir.path / ONNX_FILE), options, providers=["CPUExecutionProvider"]
+            )
+            self._tokenizer = Tokenizer.from_file(str(model_dir.path / TOKENIZER_FILE))
+        except Exception as exc:  # onnxruntime and tokenizers raise their own untyped errors
+            raise NliModelError(f"cannot load the ONNX NLI model in {model_dir.path}: {exc}") from exc
+        max_length = int(model_dir.config.get("max_position_embeddings", DEFAULT_MAX_LENGTH))
+        self._tokenizer.enable_truncation(min(max_length, DEFAULT_MAX_LENGTH))
+        self._tokenizer.enable_padding()
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        missing = {"input_ids", "attention_mask"} - self._inputs
+        if missing:
+            raise NliModelError(
+                f"{model_dir.path / ONNX_FILE} does not take {sorted(missing)}; pytest-rag feeds "
+                "input_ids, attention_mask (and token_type_ids when the graph asks for it)"
+            )
+
+    def logits(self, premises: Sequence[str], hypotheses: Sequence[str]) -> FloatArray:
+        encodings = self._tokenizer.encode_batch(list(zip(premises, hypotheses, strict=True)))
+        feed: dict[str, npt.NDArray[np.int64]] = {
+            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+        }
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        outputs = self._session.run(None, feed)
+        return np.asarray(outputs[0], dtype=np.float64)
+
+
+class _TransformersBackend:
+    """A save_pretrained sequence-classification model through transformers and torch (CPU)."""
+
+    def __init__(self, model_dir: ModelDir) -> None:
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        try:
+            self._tokenizer = AutoTokenizer.from_pretrained(str(model_dir.path), local_files_only=True)
+            self._model = AutoModelForSequenceClassification.from_pretrained(
+                str(model_dir.path), local_files_only=True
+            )
+        except Exception as exc:  # transformers raises OSError/ValueError/... for broken folders
+            raise NliModelError(f"cannot load the transformers NLI model in {model_dir.path}: {exc}") from exc
+        self._model.eval()
+        self._torch = torch
+        limit = getattr(self._model.config, "max_position_embeddings", DEFAULT_MAX_LENGTH)
+        self._max_length = min(int(limit), DEFAULT_MAX_LENGTH)
+
+    def logits(self, premises: Sequence[str], hypotheses: Sequence[str]) -> FloatArray:
+        batch = self._tokenizer(
+            list(premises),
+            list(hypotheses),
+            padding=True,
+            truncation=True,
+            max_length=self._max_length,
+            return_tensors="pt",
+        )
+        with self._torch.no_grad():
+            out = self._model(**batch)
+        return np.asarray(out.logits.float().numpy(), dtype=np.float64)
+
+
+class NliModel:
+    """Batched (premise, hypothesis) -> class probabilities, with the columns named."""
+
+    def __init__(self, model_dir: ModelDir, backend: _Backend) -> None:
+        self.model_dir = model_dir
+        self.labels = model_dir.labels
+        self._backend = backend
+        self._lock = threading.Lock()
+
+    def probabilities(self, premises: Sequence[str], hypotheses: Sequence[str]) -> FloatArray:
+        """Softmax over the model's classes, one row per pair, columns in the model's own order."""
+        if len(premises) != len(hypotheses):
+            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses; pass one per pair")
+        rows: list[FloatArray] = []
+        with self._lock:  # the backends are not guaranteed thread-safe
+            for start in range(0, len(premises), BATCH_SIZE):
+                stop = start + BATCH_SIZE
+                logits = self._backend.logits(premises[start:stop], hypotheses[start:stop])
+                if logits.ndim != 2 or logits.shape[1] != self.labels.size:
+                    raise NliModelError(
+                        f"the NLI model in {self.model_dir.path} returned logits of shape "
+                        f"{logits.shape}, but config.json's id2label names {self.labels.size} classes"
+                    )
+                rows.append(_softmax(logits))
+        if not rows:
+            return np.zeros((0, self.labels.size), dtype=np.float64)
+        return np.concatenate(rows)
+
+    def entailment(self, premises: Sequence[str], hypotheses: Sequence[str]) -> FloatArray:
+        """Probability that each premise entails its hypothesis."""
+        return self.probabilities(premises, hypotheses)[:, self.labels.entailment]
+
+
+def load_nli_model(path: str | Path) -> NliModel:
+    """Check the directory, then load the weights in the format found there."""
+    model_dir = describe_model_dir(path)
+    backend: _Backend = (
+        _OnnxBackend(model_dir) if model_dir.format == "onnx" else _TransformersBackend(model_dir)
+    )
+    return NliModel(model_dir, backend)
