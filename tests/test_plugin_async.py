@@ -1,0 +1,129 @@
+"""Async tests next to sync ones, and batch evaluation that really runs judgments concurrently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import rag_args, verdict
+from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply
+
+MIXED = """
+import asyncio
+import pytest
+
+CONTEXT = ["Refunds are processed within five business days."]
+
+@pytest.mark.asyncio
+async def test_async_first(rag_judge):
+    result = await rag_judge.afaithfulness("Refunds take five business days.", CONTEXT)
+    assert result.score == 3
+
+def test_sync_between(rag_judge):
+    assert rag_judge.faithfulness("Refunds are instant.", CONTEXT).score == 3
+
+@pytest.mark.asyncio
+async def test_async_concurrent_on_the_test_loop(rag_judge):
+    loop = asyncio.get_running_loop()
+    first, second = await asyncio.gather(
+        rag_judge.afaithfulness("Five days.", CONTEXT),
+        rag_judge.aanswer_relevancy("Five days.", "How long do refunds take?"),
+    )
+    assert asyncio.get_running_loop() is loop
+    assert (first.metric, second.metric) == ("faithfulness", "answer_relevancy")
+
+@pytest.mark.asyncio
+async def test_async_cached_result(rag_judge):
+    result = await rag_judge.afaithfulness("Refunds take five business days.", CONTEXT)
+    assert result.cached and result.score == 3
+
+@pytest.mark.asyncio
+async def test_sync_helper_inside_a_running_loop(rag_judge):
+    result = rag_judge.context_recall("Five days.", "Refunds take five business days.")
+    assert result.score == 3
+
+@pytest.mark.asyncio
+async def test_async_assert_fails_readably(rag_judge):
+    await rag_judge.aassert_faithful("Refunds take a year.", CONTEXT, threshold=5)
+"""
+
+
+def test_async_and_sync_tests_share_one_session_without_loop_clashes(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.latency = 0.05
+    pytester.makepyfile(MIXED)
+    result = pytester.runpytest("-p", "asyncio", *rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(passed=5, failed=1)
+    result.stdout.fnmatch_lines(
+        ["E*RagAssertionError: faithfulness: score 3 on the 1-5 scale is below the threshold 5"]
+    )
+    text = result.stdout.str()
+    assert "Event loop is closed" not in text and "attached to a different loop" not in text
+    assert "never awaited" not in text
+    assert fake_llm.request_count == 6  # 7 judgments, the repeated one from the cache
+    assert fake_llm.max_in_flight == 2  # the two gathered judgments overlapped
+
+
+def by_answer(request: RecordedRequest) -> Reply:
+    """Score = the digit in the answer; an answer containing BROKEN gets unusable text."""
+    user = request.json_body["messages"][-1]["content"]
+    if "BROKEN" in user:
+        return Reply.text("cannot grade")
+    digit = next(int(ch) for ch in user.split("<answer>")[-1] if ch.isdigit())
+    return Reply.json({"reasoning": "by digit", "unsupported_statements": [], "score": digit})
+
+
+EVALUATE = """
+def test_batch(rag_judge):
+    samples = [
+        {"id": f"s{i}", "question": "q?", "answer": f"answer {score}", "contexts": ["ctx"]}
+        for i, score in enumerate([5, 4, 4, 2, 5, 3])
+    ]
+    samples.append({"id": "bad", "answer": "BROKEN answer 1", "contexts": ["ctx"]})
+    table = rag_judge.evaluate(samples, metrics=["faithfulness"])
+    (agg,) = table.aggregates()
+    print("AGG", agg.metric, agg.n, agg.errors, round(agg.mean, 4), agg.passed, agg.with_threshold)
+    print("ERRORS", [(row.sample_id, type(row.error).__name__) for row in table.errors])
+    print("FAILURES", sorted(row.sample_id for row in table.failures()))
+    assert agg.ci_low <= agg.mean <= agg.ci_high
+"""
+
+
+def test_evaluate_judges_concurrently_and_aggregates(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.responder = by_answer
+    fake_llm.latency = 0.1
+    pytester.makepyfile(EVALUATE)
+    result = pytester.runpytest("-s", *rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(passed=1)  # a judge error is a row of the table, not an exception
+    result.stdout.fnmatch_lines(
+        [
+            "*AGG faithfulness 6 1 3.8333 4 6",
+            "ERRORS [[]('bad', 'JudgeError')]",
+            "FAILURES [[]'s3', 's5']",
+        ]
+    )
+    assert fake_llm.max_in_flight > 1
+    assert fake_llm.request_count == 8  # 6 good + the broken one and its repair
+    result.stdout.fnmatch_lines(["faithfulness*openai:fake-gpt*1-5*6*3.83*67% (4/6)*1"])
+
+
+def test_assert_rag_reports_every_metric_below_its_bar(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(verdict(2), Reply.json({"reasoning": "off", "off_topic_or_missing": ["all"], "score": 1}))
+    pytester.makepyfile(
+        """
+        def test_all(rag_judge):
+            rag_judge.assert_rag(
+                {"question": "q?", "answer": "a", "contexts": ["c"]}, faithfulness=4, answer_relevancy=3
+            )
+        """
+    )
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-concurrency=1"))
+    result.assert_outcomes(failed=1)
+    text = result.stdout.str()
+    assert "is below the threshold 4" in text and "is below the threshold 3" in text
