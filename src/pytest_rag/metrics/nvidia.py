@@ -24,11 +24,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from ..errors import JudgeError
 from ..inputs import Sample
 from ..prompts import Template, block, context_blocks
 from .base import Asker, Metric, Scale, Scored
-from .toolkit import ask_or_error, check_options, judge_request
+from .toolkit import Failed, ask_or_error, check_options, judge_request
 
 SHORT_REASON = "one or two sentences"
 
@@ -169,16 +168,15 @@ class DualTemplateMetric(Metric):
         rows: list[TemplateRating] = []
         valid: list[int] = []
         for template, outcome in zip(self.templates, outcomes, strict=True):
-            if isinstance(outcome, JudgeError):
-                rows.append(TemplateRating(template=template.id, error=outcome.reason))
+            if isinstance(outcome, Failed):
+                rows.append(TemplateRating(template=template.id, error=outcome.error.reason))
             else:
                 valid.append(int(outcome.score))
                 rows.append(
                     TemplateRating(template=template.id, rating=int(outcome.score), reason=outcome.reasoning)
                 )
         if not valid:
-            first = next(o for o in outcomes if isinstance(o, JudgeError))
-            raise first
+            raise next(o.error for o in outcomes if isinstance(o, Failed))
         raw = sum(valid) / len(valid)
         details = {
             f"rating_{i}": float(r.rating) for i, r in enumerate(rows, start=1) if r.rating is not None

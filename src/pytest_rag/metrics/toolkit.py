@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -104,12 +105,20 @@ FINAL_ERRORS: tuple[type[JudgeError], ...] = (CacheMissError, BudgetExceededErro
 """Judge errors that stop the run's policy (replay miss, budget, dry run), never tolerated per call."""
 
 
-async def ask_or_error(ask: Asker, request: JudgeRequest, model: type[V]) -> V | JudgeError:
-    """Ask once and hand back the judge error instead of raising it, for metrics that can use the
-    other of two judgments when one fails. Policy errors (replay miss, budget, dry run) still raise."""
+@dataclass(frozen=True)
+class Failed:
+    """A judgment that ended in a judge error, held as a value (gathering treats raised or returned
+    exceptions alike as failures, so the error travels wrapped)."""
+
+    error: JudgeError
+
+
+async def ask_or_error(ask: Asker, request: JudgeRequest, model: type[V]) -> V | Failed:
+    """Ask once and hand back a failed judgment as a value, for metrics that can use the other of
+    two judgments when one fails. Policy errors (replay miss, budget, dry run) still raise."""
     try:
         return await ask(request, model)
     except FINAL_ERRORS:
         raise
     except JudgeError as exc:
-        return exc
+        return Failed(exc)
