@@ -150,7 +150,7 @@ def test_an_unknown_provider_fails_the_test_and_says_where_it_came_from(
     assert result.ret == 1
     result.stdout.fnmatch_lines(
         [
-            "*unknown judge provider 'gemini'*known providers: anthropic, local, ollama, openai*(from PYTEST_RAG_JUDGE)*"
+            "*unknown judge provider 'gemini'*known providers: anthropic, local, *ollama, openai*(from PYTEST_RAG_JUDGE)*"
         ]
     )
 
