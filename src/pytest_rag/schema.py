@@ -23,20 +23,21 @@ def _clean(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
-    bounds = []
+    bounds: list[str] = []
     for key, value in node.items():
         if key in _DROPPED:
             continue
         if key in _BOUNDS:
-            bounds.append(f"{key} {value}")
+            bounds.append(f"{key}: {value}")
             continue
         if key in ("properties", "$defs"):
             out[key] = {name: _clean(sub) for name, sub in value.items()}
         else:
             out[key] = _clean(value)
     if bounds:
-        note = "; ".join(bounds)
-        out["description"] = f"{out['description']} ({note})" if "description" in out else note
+        # The same "{minimum: 1, maximum: 5}" notation the Anthropic SDK uses for bounds it cannot send.
+        note = "{" + ", ".join(bounds) + "}"
+        out["description"] = f"{out['description']}\n\n{note}" if "description" in out else note
     if out.get("type") == "object" and "properties" in out:
         out["additionalProperties"] = False
         out["required"] = list(out["properties"])
