@@ -283,3 +283,58 @@ def test_bad_values_are_usage_errors(
     result = pytester.runpytest(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([expected])
+
+
+# -- repeats, the offline default and ollama --------------------------------------------------------
+
+
+def test_repeats_are_separate_judgments_scored_by_their_median(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(verdict(2), verdict(5), verdict(4))
+    pytester.makepyfile(
+        """
+        def test_repeated(rag_judge):
+            result = rag_judge.faithfulness("Paris.", ["Paris is the capital."])
+            print("REPEATS", result.score, sorted(result.judges[0].repeats), result.spread)
+        """
+    )
+    args = ["-s", *rag_args(fake_llm, tmp_path / "c", "--rag-judge-repeat=3")]
+    pytester.runpytest(*args).stdout.fnmatch_lines(["*REPEATS 4.0 [[]2.0, 4.0, 5.0] 3.0*"])
+    assert fake_llm.request_count == 3
+    pytester.runpytest(*args).stdout.fnmatch_lines(["*REPEATS 4.0 [[]2.0, 4.0, 5.0] 3.0*"])
+    assert fake_llm.request_count == 3  # each repeat has its own cache entry
+
+
+def test_the_offline_default_needs_no_key_and_writes_no_cache(
+    pytester: pytest.Pytester, judge_env: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    pytester.makepyfile(
+        """
+        def test_offline(rag_judge):
+            result = rag_judge.faithfulness(
+                "Refunds take five business days.", ["Refunds are processed within five business days."]
+            )
+            assert result.judge == "local" and result.calls.offline == 1 and 1 <= result.score <= 5
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--rag-cache-dir={tmp_path / 'c'}")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["judge calls: 0 live, 0 cached, 1 offline*"])
+    assert not (tmp_path / "c").exists()
+
+
+def test_ollama_judges_talk_to_the_local_ollama_server_without_a_key(
+    pytester: pytest.Pytester, judge_env: None
+) -> None:
+    config = pytester.parseconfigure("--rag-judge=ollama:llama3.1")
+    from pytest_rag.plugin import SESSION_KEY
+
+    (judge,) = config.stash[SESSION_KEY].judges()
+    assert judge.spec.label == "ollama:llama3.1"
+    assert judge.identity() == {
+        "provider": "ollama",
+        "model": "llama3.1",
+        "base_url": "http://localhost:11434/v1",
+    }

@@ -1,0 +1,97 @@
+"""The on-disk judgment store: lazy, mode-respecting, shared safely between processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_rag.cache import CACHE_MODES, CachedReply, JudgmentCache, check_mode
+from pytest_rag.errors import ConfigError
+
+REPLY = CachedReply(text='{"score": 4}', input_tokens=120, output_tokens=9, model="gpt-4o-2024-08-06")
+
+
+def test_a_reply_survives_a_round_trip_across_instances(tmp_path: Path) -> None:
+    writer = JudgmentCache(tmp_path / "c", "rw")
+    writer.put("k1", REPLY, meta={"metric": "faithfulness", "test": "t.py::t"})
+    writer.close()
+    reader = JudgmentCache(tmp_path / "c", "ro")
+    assert reader.get("k1") == REPLY
+    ((key, entry),) = list(reader.items())
+    assert key == "k1"
+    assert entry["meta"] == {"metric": "faithfulness", "test": "t.py::t"}
+    assert entry["stored_at"] > 0
+    reader.close()
+
+
+@pytest.mark.parametrize(
+    ("mode", "reads", "writes"),
+    [
+        ("rw", True, True),
+        ("ro", True, False),
+        ("replay", True, False),
+        ("refresh", False, True),
+        ("off", False, False),
+    ],
+)
+def test_each_mode_reads_and_writes_as_documented(
+    tmp_path: Path, mode: str, reads: bool, writes: bool
+) -> None:
+    seeded = JudgmentCache(tmp_path / "c", "rw")
+    seeded.put("old", REPLY)
+    seeded.close()
+    cache = JudgmentCache(tmp_path / "c", mode)
+    assert (cache.get("old") is not None) == reads
+    cache.put("new", REPLY)
+    cache.close()
+    check = JudgmentCache(tmp_path / "c", "ro")
+    assert (check.get("new") is not None) == writes
+    check.close()
+
+
+@pytest.mark.parametrize("mode", ["rw", "ro", "replay", "refresh", "off"])
+def test_nothing_is_created_until_something_is_written(tmp_path: Path, mode: str) -> None:
+    cache = JudgmentCache(tmp_path / "c", mode)
+    assert cache.get("missing") is None
+    assert list(cache.items()) == []
+    cache.close()
+    assert not (tmp_path / "c").exists()
+
+
+def test_foreign_values_are_misses(tmp_path: Path) -> None:
+    cache = JudgmentCache(tmp_path / "c", "rw")
+    cache.raw_set("weird", {"no_text": True})
+    assert cache.get("weird") is None
+    cache.close()
+
+
+def test_an_unknown_mode_names_the_valid_ones() -> None:
+    with pytest.raises(
+        ConfigError, match="unknown cache mode 'readonly'; use one of rw, ro, replay, refresh, off"
+    ):
+        check_mode("readonly")
+    assert all(check_mode(mode) == mode for mode in CACHE_MODES)
+
+
+WRITER = """
+import sys
+from pytest_rag.cache import CachedReply, JudgmentCache
+cache = JudgmentCache(__import__("pathlib").Path(sys.argv[1]), "rw")
+for i in range(50):
+    cache.put(f"{sys.argv[2]}-{i}", CachedReply(f"reply {i}", i, 1, "m"))
+cache.close()
+"""
+
+
+def test_two_processes_write_one_store_at_once(tmp_path: Path) -> None:
+    store = tmp_path / "shared"
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(store), name]) for name in ("a", "b")]
+    assert [w.wait(timeout=60) for w in writers] == [0, 0]
+    cache = JudgmentCache(store, "ro")
+    keys = [key for key, _ in cache.items()]
+    assert len(keys) == 100 and keys == sorted(keys)
+    assert cache.get("b-49") == CachedReply("reply 49", 49, 1, "m")
+    cache.close()
