@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
@@ -84,6 +84,47 @@ class MetricResult(BaseModel):
         return self.evidence.model_dump(mode="json") if self.evidence is not None else {}
 
 
+def _cut(text: str, limit: int) -> tuple[str, bool]:
+    return (text, False) if len(text) <= limit else (text[:limit].rstrip() + "…", True)
+
+
+class SampleExcerpt(BaseModel):
+    """The texts a check judged, cut to a bounded size, so a report can show the answer with its
+    unsupported sentences marked and the context span they were matched against.
+
+    The caps keep a session of ten thousand checks (and its JSON export) a few tens of megabytes
+    at most; ``truncated`` says that some text was cut.
+    """
+
+    QUESTION_CHARS: ClassVar[int] = 400
+    ANSWER_CHARS: ClassVar[int] = 1500
+    REFERENCE_CHARS: ClassVar[int] = 600
+    CONTEXT_CHARS: ClassVar[int] = 1000
+    MAX_CONTEXTS: ClassVar[int] = 5
+
+    question: str = ""
+    answer: str = ""
+    contexts: list[str] = Field(default_factory=list)
+    reference: str = ""
+    truncated: bool = False
+
+    @classmethod
+    def of(cls, sample: Any) -> SampleExcerpt:
+        """Excerpt of a :class:`~pytest_rag.inputs.Sample` (question, answer, contexts, reference)."""
+        question, cut_q = _cut(sample.question or "", cls.QUESTION_CHARS)
+        answer, cut_a = _cut(sample.answer or "", cls.ANSWER_CHARS)
+        reference, cut_r = _cut(sample.reference or "", cls.REFERENCE_CHARS)
+        chunks = [_cut(chunk.text, cls.CONTEXT_CHARS) for chunk in sample.contexts[: cls.MAX_CONTEXTS]]
+        cut = cut_q or cut_a or cut_r or len(sample.contexts) > cls.MAX_CONTEXTS or any(c for _, c in chunks)
+        return cls(
+            question=question,
+            answer=answer,
+            contexts=[text for text, _ in chunks],
+            reference=reference,
+            truncated=cut,
+        )
+
+
 class CheckRecord(BaseModel):
     """One judged check as the session keeps it (also the row of JSON/CSV exports)."""
 
@@ -105,9 +146,16 @@ class CheckRecord(BaseModel):
     judges: list[JudgeScore] = Field(default_factory=list)
     calls: CallTally = Field(default_factory=CallTally)
     sample_id: str | None = None
+    texts: SampleExcerpt | None = None
 
     @classmethod
-    def from_result(cls, test_id: str, result: MetricResult, sample_id: str | None = None) -> CheckRecord:
+    def from_result(
+        cls,
+        test_id: str,
+        result: MetricResult,
+        sample_id: str | None = None,
+        texts: SampleExcerpt | None = None,
+    ) -> CheckRecord:
         return cls(
             test_id=test_id,
             metric=result.metric,
@@ -125,6 +173,7 @@ class CheckRecord(BaseModel):
             judges=list(result.judges),
             calls=result.calls.model_copy(),
             sample_id=sample_id,
+            texts=texts,
         )
 
     @property

@@ -16,7 +16,7 @@ from .inputs import Sample
 from .judges.protocol import Judge, JudgeOptions
 from .judges.spec import parse_judge_specs
 from .registry import Registry
-from .results import CallTally, CheckRecord, MetricResult, SessionResults
+from .results import CallTally, CheckRecord, MetricResult, SampleExcerpt, SessionResults
 
 
 class RagSession:
@@ -234,7 +234,7 @@ class RagSession:
 
     def _record(self, test_id: str, sample: Sample, result: MetricResult) -> MetricResult:
         self.engine.count(result.calls)
-        record = CheckRecord.from_result(test_id, result, sample_id=sample.id)
+        record = CheckRecord.from_result(test_id, result, sample_id=sample.id, texts=SampleExcerpt.of(sample))
         self.results.add(record)
         self.config.hook.pytest_rag_check_recorded(record=record)
         return result
@@ -251,6 +251,7 @@ class RagSession:
             evidence=self._error_evidence(test_id, name, exc),
             sample_id=sample.id,
             calls=getattr(exc, "calls", None) or CallTally(),
+            texts=SampleExcerpt.of(sample),
         )
         self.results.add(record)
         self.config.hook.pytest_rag_check_recorded(record=record)
