@@ -101,6 +101,8 @@ def rag_args(
         f"--rag-cache-dir={cache_dir}",
         "--rag-timeout=5",
         "--rag-deadline=10",
+        "-o",
+        "asyncio_default_fixture_loop_scope=function",  # silences pytest-asyncio's start-up warning
         *extra,
     ]
 
