@@ -12,17 +12,32 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+# pytester's in-process runs drop every module first imported during the run; numpy's C core cannot
+# be imported twice in one process, and an SDK imported afresh gets new exception classes that the
+# copy already held by earlier code no longer catches (seen as a raw ReadTimeout escaping the openai
+# SDK in later tests). So the modules a judged run loads are imported here, up front.
+import anthropic
+import diskcache  # noqa: F401
+import openai
 import pytest
 
-# pytester's in-process runs drop every module first imported during the run; numpy's C core cannot
-# be imported twice in one process, so the modules a judged run loads are imported here, up front.
+import pytest_rag.embeddings
 import pytest_rag.engine
 import pytest_rag.judges.anthropic_messages
 import pytest_rag.judges.openai_chat
+import pytest_rag.local.scorer
+import pytest_rag.metrics.catalog
 import pytest_rag.stats
 import pytest_rag.summary  # noqa: F401
 from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply, schema_responder
 from pytest_rag.testing.replies import JsonReply
+
+# Building a client is what imports the SDKs' HTTP transport stack; do it once here for the same reason.
+for _client in (
+    openai.OpenAI(api_key="warm-up", base_url="http://127.0.0.1:9/v1"),
+    anthropic.Anthropic(api_key="warm-up", base_url="http://127.0.0.1:9"),
+):
+    _client.close()
 
 #: Distinctive dummy credentials, so a leak into a file or an output is found by a plain byte search.
 OPENAI_KEY = "sk-test-DUMMYKEY-openai-7f3a9c"
