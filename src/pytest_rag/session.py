@@ -241,6 +241,10 @@ class RagSession:
 
     def _record_error(self, test_id: str, name: str, mode: str | None, sample: Sample, exc: RagError) -> None:
         judge = getattr(exc, "judge", "") or self.settings.judge or ""
+        try:
+            scale = self.registry.metric(name, mode).scale  # so an all-error summary row shows its scale
+        except RagError:
+            scale = None
         record = CheckRecord(
             test_id=test_id,
             metric=name,
@@ -251,6 +255,8 @@ class RagSession:
             evidence=self._error_evidence(test_id, name, exc),
             sample_id=sample.id,
             calls=getattr(exc, "calls", None) or CallTally(),
+            scale_low=scale.low if scale else None,
+            scale_high=scale.high if scale else None,
             texts=SampleExcerpt.of(sample),
         )
         self.results.add(record)
