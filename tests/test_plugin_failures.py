@@ -106,7 +106,7 @@ def test_unparseable_twice_fails_the_test_and_is_counted_as_a_judge_error(
     )
     result.stdout.fnmatch_lines(
         [
-            "faithfulness*openai:fake-gpt*0*-*-*-*1",
+            "faithfulness*openai:fake-gpt*1-5*0*-*-*-*1",
             "",
             "judge calls: 2 live, 0 cached, 0 offline; tokens: * in, * out*",  # failed calls cost too
             "*judge errors: 1 (1 JudgeError); excluded from the means above",
