@@ -93,6 +93,11 @@ def generic_reply(request: JudgeRequest) -> dict[str, Any]:
     }
     if name in table:
         return table[name]
+    if name == "UsefulnessListVerdict":
+        passages = request.task.inputs["passages"]
+        return {
+            "passages": [{"index": i, "reasoning": "r", "useful": True} for i in range(1, len(passages) + 1)]
+        }
     fields = request.response_model.model_fields
     out: dict[str, Any] = {}
     for field, info in fields.items():

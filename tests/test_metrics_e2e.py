@@ -217,11 +217,33 @@ def test_context_precision_is_average_precision_of_the_useful_ranks(server: Fake
             ("UsefulnessVerdict", (), fixed({"reasoning": "r", "useful": True})),
         ]
     )
-    result = judged(server, router, metric("context_precision"), SAMPLE)
+    per_passage = {"per_passage": True}
+    result = judged(server, router, metric("context_precision"), SAMPLE, per_passage)
     assert result.score == pytest.approx((1 / 1 + 2 / 3) / 2)
+    assert result.calls.live == 3  # one request per passage when asked for
     assert [p["relevant"] for p in result.evidence_dict()["passages"]] == [True, False, True]
     nothing = Router([("UsefulnessVerdict", (), fixed({"reasoning": "r", "useful": False}))])
-    assert judged(server, nothing, metric("context_precision"), SAMPLE).score == 0.0
+    assert judged(server, nothing, metric("context_precision"), SAMPLE, per_passage).score == 0.0
+
+
+def test_context_precision_grades_all_passages_in_one_request_by_default(server: FakeLLMServer) -> None:
+    entries = [{"index": i, "reasoning": "r", "useful": u} for i, u in ((2, False), (1, True), (3, True))]
+    router = Router([("UsefulnessListVerdict", (), fixed({"passages": entries}))])
+    result = judged(server, router, metric("context_precision"), SAMPLE)
+    assert result.calls.live == 1
+    assert result.score == pytest.approx((1 / 1 + 2 / 3) / 2)  # entries are matched by index, not order
+    assert [p["relevant"] for p in result.evidence_dict()["passages"]] == [True, False, True]
+    short = Router([("UsefulnessListVerdict", (), fixed({"passages": entries[:2]}))])
+    with pytest.raises(JudgeError, match="2 verdict"):
+        judged(server, short, metric("context_precision"), SAMPLE)
+    doubled = [*entries[:2], {"index": 2, "reasoning": "r", "useful": True}]
+    with pytest.raises(JudgeError, match="indices"):
+        judged(
+            server,
+            Router([("UsefulnessListVerdict", (), fixed({"passages": doubled}))]),
+            metric("context_precision"),
+            SAMPLE,
+        )
 
 
 def test_umbrela_grades_give_precision_ap_and_mrr(server: FakeLLMServer) -> None:

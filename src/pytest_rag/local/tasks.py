@@ -205,6 +205,17 @@ def passage_useful(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, 
     return {"reasoning": why + ".", "useful": useful}
 
 
+def passages_useful(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """All passages of one request, each by the single-passage rule above."""
+    entries = []
+    for index, passage in enumerate(inputs["passages"], start=1):
+        one = passage_useful(
+            scorer, {"question": inputs["question"], "reference": inputs.get("reference"), "passage": passage}
+        )
+        entries.append({"index": index, "reasoning": one["reasoning"], "useful": one["useful"]})
+    return {"passages": entries}
+
+
 def umbrela_grade(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
     p = scorer.relevance(inputs["question"], inputs["passage"])
     grade = next((g for bar, g in ((0.75, 3), (0.5, 2), (0.25, 1)) if p >= bar), 0)
@@ -316,6 +327,7 @@ HANDLERS: dict[str, Handler] = {
     "factual_correctness.claims.extract": _sentences,
     "factual_correctness.claims.verify": entailment_verify,
     "context_precision.usefulness": passage_useful,
+    "context_precision.usefulness_all": passages_useful,
     "retrieval_precision.relevance": passage_relevant,
     "umbrela.grade": umbrela_grade,
     "augmentation.context_used": context_used,

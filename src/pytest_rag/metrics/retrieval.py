@@ -1,9 +1,11 @@
 """Context precision (seed 001): are the useful passages ranked at the top?
 
-One judge call per retrieved passage decides whether it is useful for answering the question (and,
-when a reference answer is given, for arriving at that reference). The score is the average
-precision of those decisions over the ranks: the mean of precision@i at every useful rank i
-(:func:`pytest_rag.scoring.average_precision`), 0.0 when no passage is useful.
+The judge decides for every retrieved passage whether it is useful for answering the question (and,
+when a reference answer is given, for arriving at that reference). By default all passages are graded
+in one request (one call per sample, the fixed instructions first so prompt caching applies); with the
+option ``per_passage=True`` each passage gets its own request, for contexts too long for one prompt.
+The score is the average precision of those decisions over the ranks: the mean of precision@i at
+every useful rank i (:func:`pytest_rag.scoring.average_precision`), 0.0 when no passage is useful.
 """
 
 from __future__ import annotations
@@ -13,16 +15,29 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
+from ..errors import JudgeError
 from ..inputs import Chunk, Sample
 from ..prompts import Template, block
 from ..scoring import average_precision
 from .base import Asker, Metric, Scale, Scored
-from .toolkit import REASONING, check_options, judge_request
+from .toolkit import REASONING, check_options, expect_count, judge_request
 
 
 class UsefulnessVerdict(BaseModel):
     reasoning: str = Field(description=REASONING)
     useful: bool = Field(description="true when the passage helps answer the question")
+
+
+class PassageUsefulness(BaseModel):
+    index: int = Field(description="the index attribute of the passage this entry is about")
+    reasoning: str = Field(description=REASONING)
+    useful: bool = Field(description="true when the passage helps answer the question")
+
+
+class UsefulnessListVerdict(BaseModel):
+    passages: list[PassageUsefulness] = Field(
+        description="one entry per passage, in the order given, each with its index"
+    )
 
 
 class PassageJudgment(BaseModel):
@@ -52,6 +67,21 @@ USEFULNESS = Template(
 )
 
 
+USEFULNESS_ALL = Template(
+    id="context_precision.usefulness_all",
+    version="1",
+    task=(
+        "Task: for every retrieved passage, decide whether it is useful for answering the question: it "
+        "contains information that a correct answer relies on. When a reference answer is given, a "
+        "passage is useful if it supports any part of that reference. A passage that only shares words "
+        "or the topic with the question is not useful. Judge each passage on its own, and give exactly "
+        "one entry per passage, in the order given."
+    ),
+    scale="",
+    fields={"passages": "list of {index, reasoning, useful (true or false)}, one per passage, in order"},
+)
+
+
 def passage_block(chunk: Chunk, index: int) -> str:
     return block("passage", chunk.text, index=index, id=chunk.id)
 
@@ -75,11 +105,57 @@ class ContextPrecision(Metric):
     question: ClassVar[str] = "Are the passages that help answer the question ranked first?"
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ())
+        check_options(self.name, options, ("per_passage",))
         reference = sample.reference if sample.reference and sample.reference.strip() else None
         head = [block("question", sample.question)]
         if reference is not None:
             head.append(block("reference", reference))
+        if options.get("per_passage", False):
+            flags, reasons = await self._per_passage(ask, sample, head, reference)
+        else:
+            flags, reasons = await self._all_at_once(ask, sample, head, reference)
+        score = average_precision(flags)
+        useful_ranks = [i for i, f in enumerate(flags, start=1) if f]
+        return Scored(
+            score=score,
+            reasons=f"Useful passages at ranks {useful_ranks or 'none'} of {len(flags)}; average precision "
+            f"{score:.3f}.",
+            evidence=passage_evidence(sample.contexts, flags, reasons),
+            details={"useful": float(len(useful_ranks)), "passages": float(len(flags))},
+        )
+
+    async def _all_at_once(
+        self, ask: Asker, sample: Sample, head: list[str], reference: str | None
+    ) -> tuple[list[bool], list[str]]:
+        passages = [passage_block(chunk, i) for i, chunk in enumerate(sample.contexts, start=1)]
+        request = judge_request(
+            self.name,
+            USEFULNESS_ALL,
+            "\n\n".join([*head, *passages]),
+            UsefulnessListVerdict,
+            {
+                "question": sample.question,
+                "reference": reference,
+                "passages": [chunk.text for chunk in sample.contexts],
+            },
+        )
+        verdict = await ask(request, UsefulnessListVerdict)
+        entries = verdict.passages
+        expect_count(self.name, ask.judge_label, len(entries), len(sample.contexts), "passages")
+        wanted = list(range(1, len(sample.contexts) + 1))
+        if sorted(e.index for e in entries) != wanted:
+            raise JudgeError(
+                f"the judge's passage indices {[e.index for e in entries]} do not match the passages "
+                f"1..{len(wanted)}; every passage needs exactly one entry",
+                judge=ask.judge_label,
+                metric=self.name,
+            )
+        ordered = sorted(entries, key=lambda e: e.index)
+        return [e.useful for e in ordered], [e.reasoning for e in ordered]
+
+    async def _per_passage(
+        self, ask: Asker, sample: Sample, head: list[str], reference: str | None
+    ) -> tuple[list[bool], list[str]]:
         requests = [
             judge_request(
                 self.name,
@@ -91,16 +167,7 @@ class ContextPrecision(Metric):
             for i, chunk in enumerate(sample.contexts, start=1)
         ]
         verdicts = await ask.gather(*(ask(r, UsefulnessVerdict) for r in requests))
-        flags = [v.useful for v in verdicts]
-        score = average_precision(flags)
-        useful_ranks = [i for i, f in enumerate(flags, start=1) if f]
-        return Scored(
-            score=score,
-            reasons=f"Useful passages at ranks {useful_ranks or 'none'} of {len(flags)}; average precision "
-            f"{score:.3f}.",
-            evidence=passage_evidence(sample.contexts, flags, [v.reasoning for v in verdicts]),
-            details={"useful": float(len(useful_ranks)), "passages": float(len(flags))},
-        )
+        return [v.useful for v in verdicts], [v.reasoning for v in verdicts]
 
 
 RETRIEVAL_METRICS: tuple[type[Metric], ...] = (ContextPrecision,)
