@@ -114,6 +114,10 @@ class RagSession:
         """Return a factory of the evaluation coroutine (called once per attempt: fast, then live)."""
         from .evaluation import evaluate
 
+        if name not in self.registry.metric_names():
+            from .metrics.catalog import resolve_metric
+
+            name, mode = resolve_metric(name, mode)  # short names such as relevancy=3 in assert_rag
         metric = self.registry.metric(name, mode)()
         metric.check_inputs(sample)
         judges = self.judges()

@@ -1,0 +1,27 @@
+"""The fixture's combined forms accept the short metric names users write (relevancy=3)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+
+def test_assert_rag_accepts_short_names_and_reports_canonical_metrics(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        SAMPLE = {"question": "How long do refunds take?", "answer": "Refunds take 5 business days.",
+                  "contexts": ["Refunds are processed within 5 business days."],
+                  "reference": "Refunds take 5 business days."}
+
+        def test_short_names(rag_judge):
+            results = rag_judge.assert_rag(SAMPLE, faithful=4, relevancy=3, recall=3)
+            assert [r.metric for r in results] == ["faithfulness", "answer_relevancy", "context_recall"]
+
+        def test_unknown_name_is_a_clear_error(rag_judge):
+            rag_judge.assert_rag(SAMPLE, faithfullness=4)
+        """
+    )
+    result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*unknown metric 'faithfullness'; registered metrics: *faithfulness*"])
