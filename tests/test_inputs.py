@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import rag_args
 from pytest_rag.errors import InputError
 from pytest_rag.inputs import Chunk, Sample, coerce_sample, normalize_contexts, require_text
 from pytest_rag.prompts import context_blocks
+from pytest_rag.testing import FakeLLMServer
 
 
 @dataclass
@@ -142,3 +145,49 @@ def test_coerce_sample_rejects_unknown_keys_and_lists_the_known_ones() -> None:
 def test_coerce_sample_rejects_other_types() -> None:
     with pytest.raises(InputError, match="got list"):
         coerce_sample(["not", "a", "sample"])  # type: ignore[arg-type]
+
+
+CONTEXT_FORMS = """
+from dataclasses import dataclass, field
+
+import pytest
+from pytest_rag.inputs import Chunk
+
+
+@dataclass
+class Document:
+    page_content: str
+    metadata: dict = field(default_factory=dict)
+    id: str | None = None
+
+
+FORMS = {
+    "string": "Refunds take five days.",
+    "strings": ["Refunds take five days.", "Shipping is free."],
+    "chunks": [Chunk("Refunds take five days.", id="kb-1"), Chunk("Shipping is free.", id="kb-2")],
+    "dicts": [{"text": "Refunds take five days.", "id": "kb-1"}, {"page_content": "Shipping is free."}],
+    "documents": [Document("Refunds take five days.", id="kb-1"), Document("Shipping is free.")],
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_form(rag_judge, form):
+    assert rag_judge.faithfulness("Refunds take five days.", FORMS[form]).score == 3
+"""
+
+
+def test_every_context_form_reaches_the_judge_as_numbered_blocks(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(CONTEXT_FORMS)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(passed=5)
+    prompts = sorted(r.json_body["messages"][-1]["content"] for r in fake_llm.requests)
+    # dicts and documents carry the same texts and ids, so they make one prompt and one judgment
+    assert len(prompts) == 4
+    result.stdout.fnmatch_lines(["judge calls: 4 live, 1 cached*"])
+    for prompt in prompts:
+        assert prompt.startswith('<context index="1"')
+        assert "Refunds take five days." in prompt
+    assert sum('<context index="2"' in p for p in prompts) == 3  # all but the single string
+    assert sum('id="kb-1"' in p for p in prompts) == 2  # chunks, and dicts/documents keep their ids
