@@ -65,6 +65,7 @@ class RagSettings:
     tpm: float | None = None
     dry_run: bool = False
     budget_usd: float | None = None
+    html_path: Path | None = None
 
 
 def add_options(parser: Any) -> None:
@@ -168,6 +169,13 @@ def add_options(parser: Any) -> None:
         default=False,
         help="do not print the pytest-rag summary at the end of the run",
     )
+    group.addoption(
+        "--rag-html",
+        metavar="PATH",
+        default=None,
+        help="write a self-contained HTML report (score plots, every check, evidence) to PATH",
+    )
+    parser.addini("rag_html", "write the HTML report to this path (relative to the rootdir)", default=None)
 
     parser.addini("rag_judge", "judge spec(s), as --rag-judge", default=None)
     parser.addini("rag_judge_base_url", "base URL of an OpenAI-compatible judge server", default=None)
@@ -289,6 +297,7 @@ def read_settings(config: Any) -> RagSettings:
         tpm=_pick(config, "rag_tpm", "rag_tpm", float, None, 1),
         dry_run=bool(config.getoption("rag_dry_run") or config.getini("rag_dry_run")),
         budget_usd=_pick(config, "rag_budget", "rag_budget", float, None, 0),
+        html_path=_path_option(config, "rag_html", "rag_html"),
     )
 
 

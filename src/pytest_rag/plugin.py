@@ -95,6 +95,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[WORKER_OUTPUT_KEY] = rag.results.to_json_rows()
+    if workeroutput is None and rag.settings.html_path is not None:
+        from .html_report import write_for_session
+
+        write_for_session(session, rag)
     from .regression import finish
 
     finish(session, rag)
