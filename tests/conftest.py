@@ -106,13 +106,16 @@ def rag_args(
     *extra: str,
     judge: str = "openai:fake-gpt",
 ) -> list[str]:
-    """Command-line options that point a pytester run at the fake server with fast failure settings."""
-    base_url = server.anthropic_base_url if judge.startswith("anthropic") else server.openai_base_url
+    """Command-line options that point a pytester run at the fake server with fast failure settings.
+
+    ``--rag-judge-base-url`` serves OpenAI-compatible judges only; a test with an Anthropic judge also
+    sets ``ANTHROPIC_BASE_URL`` to ``server.anthropic_base_url``.
+    """
     return [
         "-p",
         "no:cacheprovider",
         f"--rag-judge={judge}",
-        f"--rag-judge-base-url={base_url}",
+        f"--rag-judge-base-url={server.openai_base_url}",
         f"--rag-cache-dir={cache_dir}",
         "--rag-timeout=5",
         "--rag-deadline=10",
