@@ -204,7 +204,14 @@ class JudgmentEngine:
                     reply = await judge.complete(request)
                 else:
                     async with self._limit():
-                        reply = await self._rate_limited(judge, request)
+                        # the deadline bounds each attempt too, not only the waits between them
+                        remaining = max(0.001, deadline - time.monotonic())
+                        try:
+                            reply = await asyncio.wait_for(self._rate_limited(judge, request), remaining)
+                        except asyncio.TimeoutError:
+                            raise TransientFault(
+                                f"the judgment deadline of {settings.deadline_s:g}s passed mid-request"
+                            ) from None
                 break
             except TransientFault as fault:
                 delay = self._backoff(attempt, fault.retry_after)
