@@ -276,3 +276,13 @@ def test_concurrency_limit_bounds_requests_in_flight(fake_llm: FakeLLMServer, tm
     results = run(many())
     assert len(results) == 6
     assert fake_llm.max_in_flight == 2
+
+
+def test_the_deadline_also_bounds_a_single_slow_attempt(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(Reply.delay(3.0, verdict(5)))
+    engine = make_engine(tmp_path, deadline_s=0.4, max_attempts=5)
+    started = time.monotonic()
+    with pytest.raises(JudgeError, match=r"gave up after 1 attempt\(s\).*deadline"):
+        run(ask_once(engine, make_judge(fake_llm, timeout_s=5.0)))
+    assert time.monotonic() - started < 2.5  # not the 3 s the reply takes
+    assert fake_llm.request_count == 1
