@@ -198,6 +198,9 @@ class RagSession:
                 plans.append(None)
                 outcomes.append(exc)
         pending = [i for i, plan in enumerate(plans) if plan is not None]
+        from .progress import batch_progress
+
+        progress = batch_progress(self.config, len(pending))
         fast: dict[int, MetricResult] = {}
         live: list[int] = []
         for i in pending:
@@ -206,24 +209,29 @@ class RagSession:
             except RagError as exc:
                 outcomes[i] = exc
                 self._record_error(test_id, jobs[i][0], jobs[i][1], jobs[i][2], exc)
+                progress.finished(exc)
                 continue
             if value is UNFINISHED:
                 live.append(i)
             else:
                 assert isinstance(value, MetricResult)
                 fast[i] = value
+                progress.finished(value)
 
         async def settle(i: int) -> tuple[MetricResult | RagError]:
             # boxed: gather_all re-raises an exception that is returned as a value
             try:
                 value: MetricResult = await plans[i](False)
+                progress.finished(value)
                 return (value,)
             except RagError as exc:
+                progress.finished(exc)
                 return (exc,)
 
         settled: list[tuple[MetricResult | RagError]] = (
             self._loop.run(gather_all(False, [settle(i) for i in live])) if live else []
         )
+        progress.close()
         for i, (value,) in zip(live, settled, strict=True):
             if isinstance(value, RagError):
                 outcomes[i] = value
