@@ -179,11 +179,16 @@ def test_rejected_credentials(rag_judge):
     fake_llm.script(*[verdict(4)] * 6, Reply.status(401), Reply.status(401))
     cache = tmp_path / "c"
     result = pytester.runpytest(
-        "-s", "-v", *rag_args(fake_llm, cache, judge="openai:fake-gpt,anthropic:fake-claude")
+        "-s",
+        "-v",
+        "--log-level=DEBUG",
+        "-rA",
+        *rag_args(fake_llm, cache, judge="openai:fake-gpt,anthropic:fake-claude"),
     )
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(["E*HTTP 401: the judge rejected the credentials; check *_API_KEY*"])
     output = result.stdout.str() + result.stderr.str()
+    assert "Captured log call" in output and "Sending HTTP Request" in output  # SDK debug logs included
     stored = b"".join(p.read_bytes() for p in cache.rglob("*") if p.is_file())
     assert len(stored) > 0
     for key in (OPENAI_KEY, ANTHROPIC_KEY):
