@@ -225,8 +225,12 @@ class JudgmentEngine:
                     ) from None
                 self.counters.retries += 1
                 await self._sleep(delay)
-            except JudgeError:
+            except JudgeError as exc:
                 self.counters.errors += 1
+                if not exc.metric:  # a provider knows the judge, not the metric: name it for the reader
+                    raise type(exc)(
+                        exc.reason, judge=exc.judge, metric=request.metric, raw_reply=exc.raw_reply
+                    ) from None
                 raise
         elapsed = time.monotonic() - started
         cost = self.prices.cost(judge.spec, reply.input_tokens, reply.output_tokens)
