@@ -286,3 +286,11 @@ def test_the_deadline_also_bounds_a_single_slow_attempt(fake_llm: FakeLLMServer,
         run(ask_once(engine, make_judge(fake_llm, timeout_s=5.0)))
     assert time.monotonic() - started < 2.5  # not the 3 s the reply takes
     assert fake_llm.request_count == 1
+
+
+def test_a_final_provider_error_names_the_metric_and_judge(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.script(Reply.status(401))
+    with pytest.raises(JudgeError) as info:
+        run(ask_once(make_engine(tmp_path), make_judge(fake_llm)))
+    assert str(info.value).startswith("[faithfulness by openai:fake-gpt] HTTP 401")
+    assert fake_llm.request_count == 1  # credentials are not retried
