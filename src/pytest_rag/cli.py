@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .errors import RagError
+from .plot import add_plot_command
 
 DEFAULT_CACHE_DIR = ".rag_cache"
 
@@ -59,6 +60,7 @@ def _add_cache_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 #: Every command group of ``pytest-rag``; each adds its sub-parser(s) and sets ``handler``.
 COMMAND_GROUPS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _add_cache_commands,
+    add_plot_command,
 ]
 
 
