@@ -67,8 +67,8 @@ def judge_env(monkeypatch: pytest.MonkeyPatch) -> None:
 class FixedScoreResponder:
     """Answers unscripted requests with a schema-valid verdict whose ``score`` is ``score``.
 
-    The plain schema responder picks the smallest integer, 0, which is outside the 1-5 bounds that
-    pytest-rag moves into the field description for strict-mode providers.
+    A mid-scale default (rather than the schema responder's lowest value) keeps tests that do not
+    script replies away from both ends of the scale, so a pass or fail there is a deliberate choice.
     """
 
     def __init__(self, score: int = 3) -> None:
