@@ -144,6 +144,7 @@ def _draw_changes(ax: Any, comparison: MetricComparison) -> None:
             fontsize=8,
         )
     ax.axvline(0, color="#333", linewidth=1)
+    ax.locator_params(axis="x", nbins=5)
     ax.set_yticks(range(len(changes)))
     ax.set_yticklabels([c.run for c in changes])
     ax.set_ylim(len(changes) - 0.5, -0.5)

@@ -96,8 +96,8 @@ class BatchProgress:
         total: int,
         *,
         clock: Callable[[], float] = time.monotonic,
-        show_after_s: float = SHOW_AFTER_S,
-        redraw_every_s: float = REDRAW_EVERY_S,
+        show_after_s: float | None = None,
+        redraw_every_s: float | None = None,
     ) -> None:
         self.line = line
         self.total = total
@@ -108,8 +108,8 @@ class BatchProgress:
         self.errors = 0
         self._clock = clock
         self._start = clock()
-        self._show_after_s = show_after_s
-        self._redraw_every_s = redraw_every_s
+        self._show_after_s = SHOW_AFTER_S if show_after_s is None else show_after_s
+        self._redraw_every_s = REDRAW_EVERY_S if redraw_every_s is None else redraw_every_s
         self._drawn_at: float | None = None
         self._closed = False
         self._lock = threading.Lock()
@@ -172,6 +172,9 @@ def _terminal_line(config: Any) -> TerminalLine | None:
     except AttributeError:
         return None
     reporter = manager.get_plugin("terminalreporter")
-    if reporter is None or not bool(getattr(reporter, "isatty", False)):
+    if reporter is None:
+        return None
+    isatty = getattr(reporter, "isatty", False)  # a callable bool in pytest
+    if not (isatty() if callable(isatty) else isatty):
         return None
     return TerminalLine(reporter, manager.get_plugin("capturemanager"))

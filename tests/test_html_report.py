@@ -1,0 +1,240 @@
+"""The HTML report: what it embeds, how it escapes, how it stays small, and how a run writes it."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pytest_rag.html_report import (
+    SIZE_LIMIT,
+    build_payload,
+    context_grades,
+    flagged_statements,
+    match_sentences,
+    render_html,
+    script_json,
+)
+from pytest_rag.results import CallTally, CheckRecord, SampleExcerpt
+from pytest_rag.run_comparison import Run
+
+CONTEXTS = [
+    "Refunds are processed within five business days of approval.",
+    "Money goes back to the original payment method, such as the card used.",
+    "Shipping is free for orders over fifty dollars.",
+]
+ANSWER = (
+    "Refunds take five business days. They are paid back to the original card. We also give a free puppy."
+)
+
+
+def check(
+    i: int = 0,
+    *,
+    metric: str = "faithfulness",
+    score: float | None = 4.0,
+    threshold: float | None = 4.0,
+    answer: str = ANSWER,
+    evidence: dict[str, object] | None = None,
+    error: str | None = None,
+    judge: str = "local",
+    test_id: str | None = None,
+) -> CheckRecord:
+    scale = (1.0, 5.0) if metric != "no_answer" else (0.0, 1.0)
+    return CheckRecord(
+        test_id=test_id or f"tests/rag/test_bot.py::test_case[q{i:05d}]",
+        metric=metric,
+        judge=judge,
+        score=None if error else score,
+        normalized=None if error or score is None else (score - scale[0]) / (scale[1] - scale[0]),
+        scale_low=scale[0],
+        scale_high=scale[1],
+        threshold=threshold,
+        passed=None if error or threshold is None or score is None else score >= threshold,
+        error=error,
+        error_kind="JudgeError" if error else None,
+        reasons="Two of three sentences are supported.",
+        evidence=evidence
+        if evidence is not None
+        else {"unsupported_statements": ["We also give a free puppy."]},
+        calls=CallTally(live=1, tokens_in=700, tokens_out=90, cost_usd=0.0003),
+        sample_id=f"q{i}",
+        texts=SampleExcerpt(question="How long do refunds take?", answer=answer, contexts=CONTEXTS),
+    )
+
+
+def payload_of(page: str) -> dict[str, object]:
+    match = re.search(r'<script type="application/json" id="rag-data">(.*?)</script>', page, re.S)
+    assert match is not None
+    data: dict[str, object] = json.loads(match.group(1))
+    return data
+
+
+def test_markup_in_answers_contexts_reasons_and_judges_never_becomes_markup() -> None:
+    hostile = "</script><script>alert('pwned')</script><img src=x onerror=alert(1)> & done"
+    record = check(answer=hostile, judge="<b>judge</b>", evidence={"unsupported_statements": [hostile]})
+    record = record.model_copy(update={"reasons": hostile, "test_id": "tests/t.py::test_x[<i>]"})
+    page = render_html([record])
+    # Only the report's own two script elements exist; the hostile text appears in none of them raw.
+    assert page.count("<script") == 2
+    assert hostile not in page and "<img" not in page and "<script>alert" not in page
+    assert html.escape("<b>judge</b>") in page  # the plot label, escaped by Python
+    data = payload_of(page)
+    strings = data["strings"]
+    assert isinstance(strings, list) and hostile in strings  # intact once the browser parses the JSON
+
+
+def test_script_json_cannot_close_its_element_or_break_lines() -> None:
+    text = script_json({"a": "</script>\u2028<!--&"})
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == {"a": "</script>\u2028<!--&"}
+
+
+@pytest.mark.parametrize("count", [0, 1])
+def test_empty_and_single_check_reports_are_complete_pages(count: int) -> None:
+    records = [check(i) for i in range(count)]
+    page = render_html(records)
+    data = payload_of(page)
+    columns = data["checks"]
+    assert isinstance(columns, dict)
+    assert len(columns["metric"]) == count
+    assert page.rstrip().endswith("</html>")
+    assert ('id="no-plots"' in page) == (count == 0)
+    assert page.count('class="rag-plot"') == (0 if count == 0 else 1)
+
+
+def test_ten_thousand_checks_stay_under_two_megabytes_with_failures_detailed_first() -> None:
+    records = []
+    for i in range(10_000):
+        score = float(1 + i % 5)
+        answer = (
+            f"Refunds take {i} business days. They are paid back to the card {i}. We also give a free puppy."
+        )
+        error = "the judge replied with invalid JSON twice" if i % 97 == 0 else None
+        records.append(
+            check(
+                i,
+                metric=("faithfulness", "answer_relevancy")[i % 2],
+                score=score,
+                answer=answer,
+                error=error,
+                test_id=f"tests/rag/test_support_bot.py::test_question[case-{i:05d}-refund-policy]",
+            )
+        )
+    page = render_html(records)
+    assert len(page.encode("utf-8")) < 2_000_000
+    assert len(page.encode("utf-8")) <= SIZE_LIMIT
+    columns = payload_of(page)["checks"]
+    assert isinstance(columns, dict)
+    assert len(columns["metric"]) == 10_000
+    detail = columns["detail"]
+    status = columns["status"]
+    with_detail = [d >= 0 for d in detail]
+    assert 0 < sum(with_detail) < 10_000  # the budget cut in somewhere in between
+    errors = [i for i, s in enumerate(status) if s == 3]
+    assert errors and all(with_detail[i] for i in errors)
+    passing_detailed = sum(1 for i, s in enumerate(status) if s == 1 and with_detail[i])
+    failing_missing = sum(1 for i, s in enumerate(status) if s == 0 and not with_detail[i])
+    assert passing_detailed == 0 or failing_missing == 0  # failures go in before any pass
+
+
+def test_answer_sentences_are_matched_to_the_context_sentence_covering_them() -> None:
+    matched = match_sentences(ANSWER, CONTEXTS)
+    assert [ANSWER[s:e] for s, e, *_ in matched] == [
+        "Refunds take five business days.",
+        "They are paid back to the original card.",
+        "We also give a free puppy.",
+    ]
+    assert [m[2] for m in matched] == [0, 1, -1]
+    start, end = matched[0][3], matched[0][4]
+    assert CONTEXTS[0][start:end] == CONTEXTS[0]
+
+
+def test_unsupported_statements_mark_their_answer_sentence_even_when_paraphrased() -> None:
+    record = check(evidence={"unsupported_statements": ["the company gives away a free puppy"]})
+    data = build_payload([record], detail_budget=100_000)
+    details = data["details"]
+    assert isinstance(details, list)
+    flags = [s[2] for s in details[0]["sent"]]
+    assert flags == [0, 0, 1]
+
+
+def test_claim_rows_with_negative_verdicts_count_as_unsupported() -> None:
+    evidence = {
+        "claims": [
+            {"claim": "Refunds take five days.", "verdict": "yes"},
+            {"claim": "A puppy is included.", "verdict": "no"},
+            {"claim": "Shipping is free.", "supported": False},
+        ],
+        "missing_facts": ["not a flag"],
+    }
+    assert flagged_statements(evidence) == ["A puppy is included.", "Shipping is free."]
+
+
+def test_per_passage_grades_are_shown_on_their_contexts() -> None:
+    assert context_grades({"grades": [3, 2, 0]}, shown=3, truncated=False) == [
+        "grades: 3",
+        "grades: 2",
+        "grades: 0",
+    ]
+    rows = {"passage_relevance": [{"relevant": True}, {"relevant": False}]}
+    assert context_grades(rows, shown=2, truncated=False) == [
+        "passage relevance: yes",
+        "passage relevance: no",
+    ]
+    assert context_grades({"grades": [3, 2]}, shown=3, truncated=False) is None  # does not line up
+
+
+def test_answered_share_counts_no_answer_checks_only() -> None:
+    records = [
+        check(0, metric="no_answer", score=1.0, threshold=None, evidence={"answered": True}),
+        check(1, metric="no_answer", score=0.0, threshold=None, evidence={"answered": False}),
+        check(2, metric="no_answer", score=0.9, threshold=None, evidence={}),
+        check(3),
+    ]
+    page = render_html(records)
+    assert "67% (2/3)" in page
+    assert "67%" not in render_html(records[3:])
+
+
+def test_runs_are_compared_with_paired_changes() -> None:
+    before = [check(i, score=3.0) for i in range(6)]
+    after = [check(i, score=5.0) for i in range(6)]
+    page = render_html(after, runs=[Run("before", before), Run("after", after)])
+    assert 'id="comparison"' in page
+    assert page.count('class="rag-change"') == 1
+    assert 'data-pairs="6"' in page
+    assert "Δ +2.00 [+2.00, +2.00]" in page
+
+
+def test_a_run_writes_the_report_and_names_it_in_the_summary(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    pytester.makepyfile(
+        """
+        def test_faithful(rag_judge):
+            rag_judge.faithfulness(
+                "Refunds take five business days. <script>x</script> We give a free puppy.",
+                ["Refunds are processed within five business days."],
+            )
+        """
+    )
+    report = tmp_path / "out" / "report.html"
+    result = pytester.runpytest(
+        "--rag-judge=local",
+        f"--rag-cache-dir={tmp_path / 'cache'}",
+        f"--rag-html={report}",
+        "-p",
+        "no:randomly",
+    )
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"*HTML report written to {report}*"])
+    data = payload_of(report.read_text(encoding="utf-8"))
+    details = data["details"]
+    strings = data["strings"]
+    assert isinstance(details, list) and isinstance(strings, list) and len(details) == 1
+    assert "Refunds take five business days. <script>x</script> We give a free puppy." in strings
+    assert any(s[2] == 1 for s in details[0]["sent"])  # the local judge's unsupported sentence is marked
