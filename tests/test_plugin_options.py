@@ -338,3 +338,28 @@ def test_ollama_judges_talk_to_the_local_ollama_server_without_a_key(
         "model": "llama3.1",
         "base_url": "http://localhost:11434/v1",
     }
+
+
+@pytest.mark.parametrize(
+    ("host", "args", "expected"),
+    [
+        ("gpu-box:11434", (), "http://gpu-box:11434/v1"),
+        ("https://ollama.internal/", (), "https://ollama.internal/v1"),
+        ("", ("--rag-judge-base-url=http://ollama.example:11434/v1",), "http://ollama.example:11434/v1"),
+    ],
+)
+def test_a_remote_ollama_is_reached_through_ollama_host_or_the_base_url(
+    pytester: pytest.Pytester,
+    judge_env: None,
+    monkeypatch: pytest.MonkeyPatch,
+    host: str,
+    args: tuple[str, ...],
+    expected: str,
+) -> None:
+    if host:
+        monkeypatch.setenv("OLLAMA_HOST", host)
+    config = pytester.parseconfigure("--rag-judge=ollama:llama3.1", *args)
+    from pytest_rag.plugin import SESSION_KEY
+
+    (judge,) = config.stash[SESSION_KEY].judges()
+    assert judge.identity()["base_url"] == expected

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 
 import pluggy
@@ -21,7 +22,13 @@ def _openai(spec: JudgeSpec, options: JudgeOptions) -> Judge:
 def _ollama(spec: JudgeSpec, options: JudgeOptions) -> Judge:
     from .judges.openai_chat import OLLAMA_DEFAULT_BASE_URL, OpenAIChatJudge
 
-    own = JudgeSpec(spec.provider, spec.model, OLLAMA_DEFAULT_BASE_URL)
+    host = os.environ.get("OLLAMA_HOST", "").strip()
+    if host:  # Ollama's own convention: "http://gpu-box:11434" or "gpu-box:11434"
+        host = host if "://" in host else f"http://{host}"
+        base_url = host.rstrip("/") + "/v1"
+    else:
+        base_url = spec.base_url or OLLAMA_DEFAULT_BASE_URL
+    own = JudgeSpec(spec.provider, spec.model, base_url)
     return OpenAIChatJudge(own, timeout_s=options.timeout_s, key_env="OLLAMA_API_KEY")
 
 
