@@ -227,8 +227,6 @@ def test_a_run_writes_the_report_and_names_it_in_the_summary(
         "--rag-judge=local",
         f"--rag-cache-dir={tmp_path / 'cache'}",
         f"--rag-html={report}",
-        "-p",
-        "no:randomly",
     )
     assert result.ret == 0
     result.stdout.fnmatch_lines([f"*HTML report written to {report}*"])
