@@ -68,16 +68,18 @@ def _draw_distributions(ax: Any, comparison: MetricComparison) -> None:
     positions = {label: i for i, label in enumerate(labels)}
     stats = _box_stats(comparison)
     if stats:
-        ax.bxp(
-            stats,
-            positions=[positions[s["label"]] for s in stats],
-            vert=False,
-            showfliers=False,
-            widths=0.5,
-            patch_artist=True,
-            boxprops={"facecolor": "#dbe7f3", "edgecolor": "#26415e"},
-            medianprops={"color": "#26415e", "linewidth": 2},
-        )
+        style: dict[str, Any] = {
+            "positions": [positions[s["label"]] for s in stats],
+            "showfliers": False,
+            "widths": 0.5,
+            "patch_artist": True,
+            "boxprops": {"facecolor": "#dbe7f3", "edgecolor": "#26415e"},
+            "medianprops": {"color": "#26415e", "linewidth": 2},
+        }
+        try:  # matplotlib >= 3.10 says orientation=; older releases only know vert=
+            ax.bxp(stats, orientation="horizontal", **style)
+        except (TypeError, AttributeError):
+            ax.bxp(stats, vert=False, **style)
     for i, dist in enumerate(comparison.distributions):
         if dist is None or dist.n == 0 or dist.mean is None:
             ax.text(0.02, i, "no scores", transform=ax.get_yaxis_transform(), va="center", color="#666")
