@@ -591,6 +591,9 @@ def write_html(
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(page)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp_name, 0o666 & ~umask)  # readable like any file the user writes, not mkstemp's 0600
         os.replace(temp_name, path)
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
