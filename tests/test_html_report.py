@@ -190,9 +190,10 @@ def test_per_passage_grades_are_shown_on_their_contexts() -> None:
 
 def test_answered_share_counts_no_answer_checks_only() -> None:
     records = [
-        check(0, metric="no_answer", score=1.0, threshold=None, evidence={"answered": True}),
-        check(1, metric="no_answer", score=0.0, threshold=None, evidence={"answered": False}),
+        check(0, metric="no_answer", score=1.0, threshold=1.0, evidence={"attempted": True}),
+        check(1, metric="no_answer", score=0.0, threshold=1.0, evidence={"attempted": False}),
         check(2, metric="no_answer", score=0.9, threshold=None, evidence={}),
+        check(4, metric="no_answer", error="judge failed"),  # not judged: not counted
         check(3),
     ]
     page = render_html(records)

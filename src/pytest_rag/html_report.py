@@ -343,14 +343,14 @@ def _detail(
 def _answered_share(records: Sequence[CheckRecord]) -> tuple[int, int] | None:
     """(answered, judged) over the no-answer checks, or None when no no-answer check ran.
 
-    A check counts as answered when its evidence says ``answered``, or else when its normalized
-    score is at least 0.5 (the metric scores an attempted answer high)."""
+    A check counts as answered when its evidence says ``attempted`` (the built-in metric) or
+    ``answered``, or else when its normalized score is at least 0.5 (an attempt scores 1)."""
     judged = [r for r in records if r.metric == "no_answer" and r.error is None and r.score is not None]
     if not judged:
         return None
     answered = 0
     for record in judged:
-        flag = record.evidence.get("answered")
+        flag = record.evidence.get("attempted", record.evidence.get("answered"))
         if isinstance(flag, bool):
             answered += flag
         else:
