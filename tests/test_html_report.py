@@ -169,9 +169,14 @@ def test_claim_rows_with_negative_verdicts_count_as_unsupported() -> None:
             {"claim": "A puppy is included.", "verdict": "no"},
             {"claim": "Shipping is free.", "supported": False},
         ],
+        "points": [{"point": "Cards are refunded.", "attributable": False}],
         "missing_facts": ["not a flag"],
     }
-    assert flagged_statements(evidence) == ["A puppy is included.", "Shipping is free."]
+    assert flagged_statements(evidence) == [
+        "A puppy is included.",
+        "Shipping is free.",
+        "Cards are refunded.",
+    ]
 
 
 def test_per_passage_grades_are_shown_on_their_contexts() -> None:
@@ -181,10 +186,9 @@ def test_per_passage_grades_are_shown_on_their_contexts() -> None:
         "grades: 0",
     ]
     rows = {"passage_relevance": [{"relevant": True}, {"relevant": False}]}
-    assert context_grades(rows, shown=2, truncated=False) == [
-        "passage relevance: yes",
-        "passage relevance: no",
-    ]
+    assert context_grades(rows, shown=2, truncated=False) == ["relevant: yes", "relevant: no"]
+    ranked = {"passages": [{"index": 3, "relevant": True}, {"index": 1, "relevant": False}]}
+    assert context_grades(ranked, shown=3, truncated=False) == ["relevant: no", None, "relevant: yes"]
     assert context_grades({"grades": [3, 2]}, shown=3, truncated=False) is None  # does not line up
 
 

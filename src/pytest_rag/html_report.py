@@ -183,8 +183,8 @@ _NEGATIVE = {
     "none",
     "not_supported",
 }
-_STATEMENT_FIELDS = ("statement", "claim", "sentence", "text", "fact", "nugget")
-_VERDICT_FIELDS = ("supported", "verdict", "support", "label", "attributed")
+_STATEMENT_FIELDS = ("statement", "claim", "point", "sentence", "text", "fact", "nugget")
+_VERDICT_FIELDS = ("supported", "attributable", "verdict", "support", "label", "attributed")
 
 
 def flagged_statements(evidence: dict[str, Any]) -> list[str]:
@@ -233,23 +233,43 @@ _GRADE_KEYS = ("grade", "relevan", "passage", "context", "umbrela", "retriev")
 _GRADE_FIELDS = ("grade", "score", "relevance", "relevant", "label", "verdict", "used")
 
 
+def _grade_text(name: str, value: Any) -> str | None:
+    if isinstance(value, bool):
+        return f"{name}: {'yes' if value else 'no'}"
+    if isinstance(value, (int, float, str)):
+        return f"{name}: {value}"
+    return None
+
+
+def _placed_by_rank(value: list[Any], shown: int) -> list[str | None] | None:
+    """Rows that carry their passage's 1-based rank as ``index`` (they may cover a subset)."""
+    if not all(isinstance(row, dict) and isinstance(row.get("index"), int) for row in value):
+        return None
+    grades: list[str | None] = [None] * shown
+    for row in value:
+        field = next((f for f in _GRADE_FIELDS if f in row), None)
+        if field is not None and 1 <= row["index"] <= shown:
+            grades[row["index"] - 1] = _grade_text(field, row[field])
+    return grades
+
+
 def context_grades(evidence: dict[str, Any], shown: int, truncated: bool) -> list[str | None] | None:
-    """A per-passage grade to show on each context, from evidence that grades passages in rank order."""
+    """A per-passage grade to show on each context, from evidence that grades passages: rows with
+    a 1-based ``index``, or a list in rank order that lines up with the contexts."""
     for key, value in evidence.items():
-        if not isinstance(value, list) or not any(word in key.lower() for word in _GRADE_KEYS):
+        if not isinstance(value, list) or not value or not any(word in key.lower() for word in _GRADE_KEYS):
             continue
-        if not value or not (len(value) == shown or (truncated and len(value) > shown)):
-            continue
-        grades: list[str | None] = []
-        for item in value[:shown]:
-            if isinstance(item, dict):
-                item = next((item[f] for f in _GRADE_FIELDS if f in item), None)
-            if isinstance(item, bool):
-                grades.append(f"{key.replace('_', ' ')}: {'yes' if item else 'no'}")
-            elif isinstance(item, (int, float, str)):
-                grades.append(f"{key.replace('_', ' ')}: {item}")
-            else:
-                grades.append(None)
+        grades = _placed_by_rank(value, shown)
+        if grades is None:
+            if not (len(value) == shown or (truncated and len(value) > shown)):
+                continue
+            grades = []
+            for item in value[:shown]:
+                if isinstance(item, dict):
+                    field = next((f for f in _GRADE_FIELDS if f in item), None)
+                    grades.append(None if field is None else _grade_text(field, item[field]))
+                else:
+                    grades.append(_grade_text(key.replace("_", " "), item))
         if any(g is not None for g in grades):
             return grades
     return None
