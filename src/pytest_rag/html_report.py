@@ -23,13 +23,12 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .files import write_text_atomically
 from .html_assets import CSS, JS
 from .html_plots import change_panel, distribution_panel
 from .reports import metric_label
@@ -606,18 +605,7 @@ def write_html(
 ) -> Path:
     """Write the report to ``path`` atomically (a half-written report never replaces a good one)."""
     page = render_html(records, runs=runs, title=title)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(page)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temp_name, 0o666 & ~umask)  # readable like any file the user writes, not mkstemp's 0600
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
+    write_text_atomically(path, page)
     return path
 
 

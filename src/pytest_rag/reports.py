@@ -12,13 +12,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .files import write_text_atomically
 from .results import CheckRecord
 
 FORMAT = "pytest-rag-results"
@@ -124,6 +123,7 @@ def check_row(key: str, record: CheckRecord) -> dict[str, Any]:
         "error": record.error,
         "reasons": record.reasons,
         "evidence": record.evidence,
+        "texts": record.texts.model_dump(mode="json") if record.texts is not None else None,
         "live": record.calls.live,
         "cached": record.calls.cached,
         "offline": record.calls.offline,
@@ -201,15 +201,7 @@ def write_report(path: Path, records: Sequence[CheckRecord]) -> None:
         text = json.dumps(report, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
     else:
         text = _csv_text(report)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
+    write_text_atomically(path, text)
 
 
 def load_report(path: Path) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 
 from .cache import JudgmentCache
 from .errors import RagError
+from .files import write_text_atomically
 
 FORMAT = "pytest-rag-judgments"
 VERSION = 1
@@ -107,15 +107,7 @@ def export_store(cache_dir: Path, target: Path) -> int:
         lines = list(export_lines(cache))
     finally:
         cache.close()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write("\n".join(lines) + "\n")
-        os.replace(temp_name, target)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
+    write_text_atomically(target, "\n".join(lines) + "\n")
     return len(lines) - 1
 
 
