@@ -83,7 +83,18 @@ def test_summary_counts_cached_and_live_calls_and_tokens(
     assert tokens_in > 50  # the prompt of a real faithfulness template
 
 
-HEAVY = ("openai", "anthropic", "numpy", "diskcache", "httpx", "pytest_rag.local", "pytest_rag.stats")
+HEAVY = (
+    "openai",
+    "anthropic",
+    "numpy",
+    "diskcache",
+    "httpx",
+    "pydantic",
+    "pytest_rag.local",
+    "pytest_rag.stats",
+    "pytest_rag.results",
+    "pytest_rag.engine",
+)
 
 UNUSED_SUITE_CONFTEST = f"""
 import json, sys
@@ -106,7 +117,7 @@ def test_a_suite_that_does_not_use_rag_judge_pays_nothing(
     before = {p.name for p in pytester.path.iterdir()}
     # -p no:... keeps other installed plugins from importing these modules on their own
     result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-p", "no:syrupy", "-p", "no:anyio", "-p", "no:asyncio", "-p", "no:xdist"
+        "-p", "no:cacheprovider", "-p", "no:anyio", "-p", "no:asyncio", "-p", "no:xdist"
     )
     assert result.ret == 0
     assert "pytest-rag" not in result.stdout.str()

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import pluggy
 
-from .judges.protocol import Judge, JudgeFactory, JudgeOptions, JudgeSpec
-from .metrics.base import Metric
+from .judges.protocol import JudgeSpec
+
+if TYPE_CHECKING:  # pydantic-backed modules, loaded when a judge or metric is first needed
+    from .judges.protocol import Judge, JudgeFactory, JudgeOptions
+    from .metrics.base import Metric
 
 hookimpl = pluggy.HookimplMarker("pytest")
 

@@ -318,6 +318,17 @@ class RegressionSettings:
     snapshot_tolerance: str | None = None
     snapshot_default: bool = True
 
+    def any_requested(self) -> bool:
+        """True when an end-of-run file or gate was asked for (so there is work even with no checks)."""
+        return bool(
+            self.reports
+            or self.fail_under
+            or self.baseline is not None
+            or self.gold is not None
+            or self.min_alpha is not None
+            or self.cache_export is not None
+        )
+
 
 def add_regression_options(group: Any, parser: Any) -> None:
     group.addoption(

@@ -106,7 +106,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     rag = _session(config)
-    if rag is None or not rag.settings.summary or hasattr(config, "workerinput"):
+    if rag is None or not rag.settings.summary or hasattr(config, "workerinput") or not len(rag.results):
         return
     from .summary import render
 

@@ -53,11 +53,13 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     """End-of-run work on the controller; sets a failing exit status when a gate fails."""
     if _is_worker(session.config):
         return
+    settings = rag.settings.regression
+    records = list(rag.results)
+    if not records and not session.config.stash.get(NOTES_KEY, []) and not settings.any_requested():
+        return  # a run that judged nothing and asked for no file or gate: nothing to do, nothing imported
     from .errors import RagError
     from .gates import Conclusion, conclude
 
-    settings = rag.settings.regression
-    records = list(rag.results)
     try:
         conclusion = conclude(
             records,

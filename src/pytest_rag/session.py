@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Coroutine, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .aio import UNFINISHED, LoopThread, gather_all, run_fast
 from .config import RagSettings, read_settings
 from .errors import ConfigError, JudgeError, NotJudgedError, RagError
-from .inputs import Sample
-from .judges.protocol import Judge, JudgeOptions
-from .judges.spec import parse_judge_specs
-from .registry import Registry
-from .results import CallTally, CheckRecord, MetricResult, SampleExcerpt, SessionResults
+from .session_results import SessionResults
+
+if TYPE_CHECKING:  # the modules behind these import pydantic; loaded when a test first asks
+    from .aio import LoopThread
+    from .inputs import Sample
+    from .judges.protocol import Judge
+    from .registry import Registry
+    from .results import MetricResult
 
 
 class RagSession:
@@ -28,19 +30,32 @@ class RagSession:
         self._registry: Registry | None = None
         self._judges: list[Judge] | None = None
         self._engine: Any = None
-        self._loop = LoopThread()
+        self._loop_thread: LoopThread | None = None
 
     # -- lazily built parts -------------------------------------------------------------------------
 
     @property
     def registry(self) -> Registry:
         if self._registry is None:
+            from .registry import Registry
+
             self._registry = Registry.from_hook(self.config.hook)
         return self._registry
+
+    @property
+    def _loop(self) -> LoopThread:
+        if self._loop_thread is None:
+            from .aio import LoopThread
+
+            self._loop_thread = LoopThread()
+        return self._loop_thread
 
     def judges(self) -> list[Judge]:
         """The configured judges, built on first use; a bad spec raises ConfigError (set-up error)."""
         if self._judges is None:
+            from .judges.protocol import JudgeOptions
+            from .judges.spec import parse_judge_specs
+
             settings = self.settings
             assert settings.judge is not None
             try:
@@ -149,6 +164,9 @@ class RagSession:
         options: Mapping[str, Any] | None = None,
         threshold: float | None = None,
     ) -> MetricResult:
+        from .aio import UNFINISHED, run_fast
+        from .results import MetricResult
+
         make = self._plan(test_id, name, mode, sample, options or {}, threshold)
         try:
             result = run_fast(make(True))
@@ -170,6 +188,9 @@ class RagSession:
         options: Mapping[str, Any] | None = None,
         threshold: float | None = None,
     ) -> MetricResult:
+        from .aio import UNFINISHED, run_fast
+        from .results import MetricResult
+
         make = self._plan(test_id, name, mode, sample, options or {}, threshold)
         try:
             result = run_fast(make(True))
@@ -187,6 +208,9 @@ class RagSession:
         jobs: Sequence[tuple[str, str | None, Sample, Mapping[str, Any], float | None]],
     ) -> list[MetricResult | RagError]:
         """Score several (metric, sample) jobs concurrently; each job ends as a result or an error."""
+        from .aio import UNFINISHED, gather_all, run_fast
+        from .results import MetricResult
+
         plans: list[Any] = []
         outcomes: list[MetricResult | RagError | None] = []
         for name, mode, sample, options, threshold in jobs:
@@ -245,6 +269,8 @@ class RagSession:
     # -- recording ----------------------------------------------------------------------------------
 
     def _record(self, test_id: str, sample: Sample, result: MetricResult) -> MetricResult:
+        from .results import CheckRecord, SampleExcerpt
+
         self.engine.count(result.calls)
         record = CheckRecord.from_result(test_id, result, sample_id=sample.id, texts=SampleExcerpt.of(sample))
         self.results.add(record)
@@ -252,6 +278,8 @@ class RagSession:
         return result
 
     def _record_error(self, test_id: str, name: str, mode: str | None, sample: Sample, exc: RagError) -> None:
+        from .results import CallTally, CheckRecord, SampleExcerpt
+
         judge = getattr(exc, "judge", "") or self.settings.judge or ""
         try:
             scale = self.registry.metric(name, mode).scale  # so an all-error summary row shows its scale
@@ -288,6 +316,7 @@ class RagSession:
             for judge in judges:
                 await judge.aclose()
 
-        self._loop.stop(final=close_clients)
+        if self._loop_thread is not None:
+            self._loop_thread.stop(final=close_clients)
         if self._engine is not None:
             self._engine.cache.close()

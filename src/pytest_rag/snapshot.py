@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from syrupy.extensions.amber import AmberSnapshotExtension
 
 from .errors import ConfigError
-from .results import MetricResult
+
+if TYPE_CHECKING:
+    from .results import MetricResult
 
 HEADER = "pytest-rag score"
 IDENTITY_FIELDS = ("metric", "mode", "judge", "scale")
@@ -158,9 +161,16 @@ def parse_rendered(data: object) -> list[StoredScore] | None:
 
 
 def _results_in(data: object) -> list[MetricResult] | None:
-    if isinstance(data, MetricResult):
+    # This extension is syrupy's default in every suite; importing the pydantic models just to learn
+    # that a snapshot holds none would cost every suite start-up. If they were never imported, no
+    # MetricResult exists to be found.
+    results = sys.modules.get("pytest_rag.results")
+    if results is None:
+        return None
+    metric_result: type[MetricResult] = results.MetricResult
+    if isinstance(data, metric_result):
         return [data]
-    if isinstance(data, (list, tuple)) and data and all(isinstance(d, MetricResult) for d in data):
+    if isinstance(data, (list, tuple)) and data and all(isinstance(d, metric_result) for d in data):
         return list(data)
     return None
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from ..request import JudgeRequest
+if TYPE_CHECKING:
+    from ..request import JudgeRequest
 
 
 @dataclass(frozen=True)
