@@ -95,9 +95,7 @@ def generic_reply(request: JudgeRequest) -> dict[str, Any]:
         return table[name]
     if name == "UsefulnessListVerdict":
         passages = request.task.inputs["passages"]
-        return {
-            "passages": [{"index": i, "reasoning": "r", "useful": True} for i in range(1, len(passages) + 1)]
-        }
+        return {f"passage_{i}": {"reasoning": "r", "useful": True} for i in range(1, len(passages) + 1)}
     fields = request.response_model.model_fields
     out: dict[str, Any] = {}
     for field, info in fields.items():

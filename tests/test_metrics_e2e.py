@@ -227,20 +227,21 @@ def test_context_precision_is_average_precision_of_the_useful_ranks(server: Fake
 
 
 def test_context_precision_grades_all_passages_in_one_request_by_default(server: FakeLLMServer) -> None:
-    entries = [{"index": i, "reasoning": "r", "useful": u} for i, u in ((2, False), (1, True), (3, True))]
-    router = Router([("UsefulnessListVerdict", (), fixed({"passages": entries}))])
+    verdicts = {
+        f"passage_{i}": {"reasoning": "r", "useful": u} for i, u in ((2, False), (1, True), (3, True))
+    }
+    router = Router([("UsefulnessListVerdict", (), fixed(verdicts))])
     result = judged(server, router, metric("context_precision"), SAMPLE)
     assert result.calls.live == 1
-    assert result.score == pytest.approx((1 / 1 + 2 / 3) / 2)  # entries are matched by index, not order
+    assert result.score == pytest.approx((1 / 1 + 2 / 3) / 2)  # verdicts are matched by key, not order
     assert [p["relevant"] for p in result.evidence_dict()["passages"]] == [True, False, True]
-    short = Router([("UsefulnessListVerdict", (), fixed({"passages": entries[:2]}))])
-    with pytest.raises(JudgeError, match="2 verdict"):
-        judged(server, short, metric("context_precision"), SAMPLE)
-    doubled = [*entries[:2], {"index": 2, "reasoning": "r", "useful": True}]
-    with pytest.raises(JudgeError, match="indices"):
+    schema = server.requests[-1].json_body["response_format"]["json_schema"]["schema"]
+    assert schema["required"] == ["passage_1", "passage_2", "passage_3"]  # one answer per passage, enforced
+    missing = {k: v for k, v in verdicts.items() if k != "passage_2"}
+    with pytest.raises(JudgeError, match="passage_2"):  # invalid twice (reply and repair): a judge error
         judged(
             server,
-            Router([("UsefulnessListVerdict", (), fixed({"passages": doubled}))]),
+            Router([("UsefulnessListVerdict", (), fixed(missing))]),
             metric("context_precision"),
             SAMPLE,
         )

@@ -206,14 +206,13 @@ def passage_useful(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, 
 
 
 def passages_useful(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """All passages of one request, each by the single-passage rule above."""
-    entries = []
+    """All passages of one request (keys ``passage_1`` ...), each by the single-passage rule above."""
+    verdicts: dict[str, Any] = {}
     for index, passage in enumerate(inputs["passages"], start=1):
-        one = passage_useful(
-            scorer, {"question": inputs["question"], "reference": inputs.get("reference"), "passage": passage}
-        )
-        entries.append({"index": index, "reasoning": one["reasoning"], "useful": one["useful"]})
-    return {"passages": entries}
+        question, reference = inputs["question"], inputs.get("reference")
+        one = passage_useful(scorer, {"question": question, "reference": reference, "passage": passage})
+        verdicts[f"passage_{index}"] = {"reasoning": one["reasoning"], "useful": one["useful"]}
+    return verdicts
 
 
 def umbrela_grade(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:

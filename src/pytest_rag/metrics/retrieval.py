@@ -10,17 +10,18 @@ every useful rank i (:func:`pytest_rag.scoring.average_precision`), 0.0 when no 
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
-from ..errors import JudgeError
 from ..inputs import Chunk, Sample
 from ..prompts import Template, block
 from ..scoring import average_precision
 from .base import Asker, Metric, Scale, Scored
-from .toolkit import REASONING, check_options, expect_count, judge_request
+from .toolkit import REASONING, check_options, judge_request
 
 
 class UsefulnessVerdict(BaseModel):
@@ -29,15 +30,20 @@ class UsefulnessVerdict(BaseModel):
 
 
 class PassageUsefulness(BaseModel):
-    index: int = Field(description="the index attribute of the passage this entry is about")
     reasoning: str = Field(description=REASONING)
     useful: bool = Field(description="true when the passage helps answer the question")
 
 
-class UsefulnessListVerdict(BaseModel):
-    passages: list[PassageUsefulness] = Field(
-        description="one entry per passage, in the order given, each with its index"
-    )
+@functools.lru_cache(maxsize=64)
+def usefulness_list_model(k: int) -> type[BaseModel]:
+    """The verdict for k passages graded at once: one required field per passage (``passage_1`` ...),
+    so the schema itself makes the judge answer every passage exactly once, by its index."""
+    fields: dict[str, Any] = {
+        f"passage_{i}": (PassageUsefulness, Field(description=f"the verdict on passage {i}"))
+        for i in range(1, k + 1)
+    }
+    model: type[BaseModel] = create_model("UsefulnessListVerdict", **fields)
+    return model
 
 
 class PassageJudgment(BaseModel):
@@ -69,16 +75,16 @@ USEFULNESS = Template(
 
 USEFULNESS_ALL = Template(
     id="context_precision.usefulness_all",
-    version="1",
+    version="2",
     task=(
         "Task: for every retrieved passage, decide whether it is useful for answering the question: it "
         "contains information that a correct answer relies on. When a reference answer is given, a "
         "passage is useful if it supports any part of that reference. A passage that only shares words "
-        "or the topic with the question is not useful. Judge each passage on its own, and give exactly "
-        "one entry per passage, in the order given."
+        "or the topic with the question is not useful. Judge each passage on its own and give one "
+        "verdict per passage, under the key passage_N for the passage with index N."
     ),
     scale="",
-    fields={"passages": "list of {index, reasoning, useful (true or false)}, one per passage, in order"},
+    fields={"passage_N": "for each passage N given, an object {reasoning, useful (true or false)}"},
 )
 
 
@@ -128,30 +134,21 @@ class ContextPrecision(Metric):
         self, ask: Asker, sample: Sample, head: list[str], reference: str | None
     ) -> tuple[list[bool], list[str]]:
         passages = [passage_block(chunk, i) for i, chunk in enumerate(sample.contexts, start=1)]
+        model = usefulness_list_model(len(sample.contexts))
         request = judge_request(
             self.name,
             USEFULNESS_ALL,
             "\n\n".join([*head, *passages]),
-            UsefulnessListVerdict,
+            model,
             {
                 "question": sample.question,
                 "reference": reference,
                 "passages": [chunk.text for chunk in sample.contexts],
             },
         )
-        verdict = await ask(request, UsefulnessListVerdict)
-        entries = verdict.passages
-        expect_count(self.name, ask.judge_label, len(entries), len(sample.contexts), "passages")
-        wanted = list(range(1, len(sample.contexts) + 1))
-        if sorted(e.index for e in entries) != wanted:
-            raise JudgeError(
-                f"the judge's passage indices {[e.index for e in entries]} do not match the passages "
-                f"1..{len(wanted)}; every passage needs exactly one entry",
-                judge=ask.judge_label,
-                metric=self.name,
-            )
-        ordered = sorted(entries, key=lambda e: e.index)
-        return [e.useful for e in ordered], [e.reasoning for e in ordered]
+        verdict = await ask(request, model)
+        entries = [getattr(verdict, f"passage_{i}") for i in range(1, len(sample.contexts) + 1)]
+        return [e.useful for e in entries], [e.reasoning for e in entries]
 
     async def _per_passage(
         self, ask: Asker, sample: Sample, head: list[str], reference: str | None
