@@ -25,3 +25,16 @@ def test_assert_rag_accepts_short_names_and_reports_canonical_metrics(pytester: 
     result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*unknown metric 'faithfullness'; registered metrics: *faithfulness*"])
+
+
+def test_an_unknown_offline_model_is_a_set_up_error_not_a_silent_default(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        def test_grounded(rag_judge):
+            rag_judge.assert_faithful("Refunds take 5 days.", ["Refunds take 5 days."])
+        """
+    )
+    result = pytester.runpytest("--rag-judge=local:minlm", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*the offline judge has one model; write --rag-judge=local*'local:minlm'*"])
+    assert pytester.runpytest("--rag-judge=local:wordllama", "-p", "no:cacheprovider").ret == 0

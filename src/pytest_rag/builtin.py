@@ -44,8 +44,13 @@ def _anthropic(spec: JudgeSpec, options: JudgeOptions) -> Judge:
 
 
 def _local(spec: JudgeSpec, options: JudgeOptions) -> Judge:
+    from .errors import ConfigError
     from .judges.local import LocalJudge
 
+    if spec.model not in ("", "wordllama"):  # a typo must not silently run another model
+        raise ConfigError(
+            f"the offline judge has one model; write --rag-judge=local (or local:wordllama), not {spec.label!r}"
+        )
     return LocalJudge(spec)
 
 
