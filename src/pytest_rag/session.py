@@ -112,10 +112,26 @@ class RagSession:
 
     # -- scoring ------------------------------------------------------------------------------------
 
-    def threshold_for(self, name: str, default: float | None, explicit: float | None) -> float | None:
+    def threshold_for(
+        self, name: str, default: float | None, explicit: float | None, *, mode: str = "default"
+    ) -> float | None:
+        """Explicit threshold, else the ini's ``name[mode]``, else the ini's ``name`` when this mode
+        scores on the default mode's scale (a 1-5 bar must not judge a 0-1 mode), else ``default``."""
         if explicit is not None:
             return float(explicit)
-        return self.settings.thresholds.get(name, default)
+        thresholds = self.settings.thresholds
+        if mode != "default":
+            if f"{name}[{mode}]" in thresholds:
+                return thresholds[f"{name}[{mode}]"]
+            if name in thresholds and not self._same_scale_as_default(name, mode):
+                return default
+        return thresholds.get(name, default)
+
+    def _same_scale_as_default(self, name: str, mode: str) -> bool:
+        try:
+            return self.registry.metric(name, None).scale == self.registry.metric(name, mode).scale
+        except RagError:  # no default mode registered: nothing to share a bar with
+            return False
 
     def _plan(
         self,
@@ -137,7 +153,7 @@ class RagSession:
         metric.check_inputs(sample)
         judges = self.judges()
         engine = self.engine
-        bar = self.threshold_for(metric.name, metric.default_threshold, threshold)
+        bar = self.threshold_for(metric.name, metric.default_threshold, threshold, mode=metric.mode)
 
         def make(cache_only: bool) -> Coroutine[Any, Any, MetricResult]:
             return evaluate(

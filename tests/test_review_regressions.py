@@ -1,0 +1,88 @@
+"""Regression tests for bugs found in a review of the core: each test failed before its fix.
+
+They drive the session, engine and config through small in-process doubles (a stand-in pytest config
+and hook, scripted judges) so each one isolates the path that was wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_rag import builtin
+from pytest_rag.inputs import Chunk, Sample
+from pytest_rag.session import RagSession
+
+
+class FakeHook:
+    """The three pytest-rag hooks, answered by the built-in providers and metrics."""
+
+    def __init__(self) -> None:
+        self.recorded: list[Any] = []
+
+    def pytest_rag_judge_providers(self) -> list[Mapping[str, Any]]:
+        return [builtin.pytest_rag_judge_providers()]
+
+    def pytest_rag_metrics(self) -> list[Iterable[Any]]:
+        return [builtin.pytest_rag_metrics()]
+
+    def pytest_rag_check_recorded(self, record: Any) -> None:
+        self.recorded.append(record)
+
+
+class FakeConfig:
+    """Just enough of ``pytest.Config`` for :func:`~pytest_rag.config.read_settings`."""
+
+    def __init__(self, root: Path, options: Mapping[str, Any], ini: Mapping[str, Any]) -> None:
+        self.rootpath = root
+        self._options = dict(options)
+        self._ini = dict(ini)
+        self.hook = FakeHook()
+
+    def getoption(self, name: str) -> Any:
+        return self._options.get(name)
+
+    def getini(self, name: str) -> Any:
+        return self._ini.get(name, [])
+
+
+def session(
+    tmp_path: Path, options: Mapping[str, Any] | None = None, ini: Mapping[str, Any] | None = None
+) -> RagSession:
+    return RagSession(FakeConfig(tmp_path, {"rag_judge": "local", **(options or {})}, ini or {}))
+
+
+SAMPLE = Sample(
+    question="How long do refunds take?",
+    answer="Refunds take 30 days.",
+    contexts=(Chunk("Refunds are processed within 30 days of the return."),),
+    reference="Thirty days.",
+)
+
+
+# -- thresholds from the ini file and modes with another scale ---------------------------------------
+
+
+def test_ini_threshold_of_the_default_mode_does_not_apply_to_a_mode_on_another_scale(tmp_path: Path) -> None:
+    """rag_threshold_faithfulness = 4 (the documented example, on the 1-5 scale) made every check of
+    faithfulness[claims] (0-1 scale) fail: a perfect 1.0 was compared with 4."""
+    rag = session(tmp_path, ini={"rag_threshold_faithfulness": "4"})
+    single = rag.score("t", "faithfulness", SAMPLE)
+    claims = rag.score("t", "faithfulness", SAMPLE, mode="claims")
+    assert single.threshold == 4.0
+    assert claims.threshold == 0.8  # the mode's own default
+    assert claims.score == 1.0 and claims.passed is True
+
+
+def test_ini_threshold_can_name_a_mode_and_an_explicit_zero_still_wins(tmp_path: Path) -> None:
+    rag = session(tmp_path, ini={"rag_thresholds": ["faithfulness[claims] = 0.9", "faithfulness = 5"]})
+    assert rag.score("t", "faithfulness", SAMPLE, mode="claims").threshold == 0.9
+    assert rag.score("t", "faithfulness", SAMPLE).threshold == 5.0
+    assert rag.score("t", "faithfulness", SAMPLE, mode="claims", threshold=0).threshold == 0.0
+
+
+def test_ini_threshold_still_applies_to_a_mode_on_the_same_scale(tmp_path: Path) -> None:
+    rag = session(tmp_path, ini={"rag_thresholds": ["consistency = 0.5"]})
+    result = rag.score("t", "consistency", SAMPLE, mode="lexical", options={"answers": ["a b c", "a b d"]})
+    assert result.threshold == 0.5 and result.passed is True
