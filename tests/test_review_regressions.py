@@ -10,7 +10,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pytest_rag import builtin
+from pytest_rag.errors import ConfigError
 from pytest_rag.inputs import Chunk, Sample
 from pytest_rag.session import RagSession
 
@@ -86,3 +89,26 @@ def test_ini_threshold_still_applies_to_a_mode_on_the_same_scale(tmp_path: Path)
     rag = session(tmp_path, ini={"rag_thresholds": ["consistency = 0.5"]})
     result = rag.score("t", "consistency", SAMPLE, mode="lexical", options={"answers": ["a b c", "a b d"]})
     assert result.threshold == 0.5 and result.passed is True
+
+
+# -- numbers in options: NaN is not a number anyone means -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "ini", "named"),
+    [
+        ({}, {"rag_threshold_faithfulness": "nan"}, "rag_threshold_faithfulness"),
+        ({}, {"rag_thresholds": ["answer_relevancy = NaN"]}, "rag_thresholds answer_relevancy"),
+        ({"rag_timeout": float("nan")}, {}, "--rag-timeout"),
+        ({}, {"rag_budget": "nan"}, "rag_budget"),
+        ({"rag_fail_under": ["faithfulness=nan"]}, {}, "--rag-fail-under faithfulness"),
+    ],
+)
+def test_nan_in_a_numeric_option_is_a_config_error(
+    tmp_path: Path, options: dict[str, Any], ini: dict[str, Any], named: str
+) -> None:
+    """NaN passed every 'at least' check (NaN < x is False): a NaN threshold failed every check
+    silently, a NaN timeout or budget broke the engine later."""
+    with pytest.raises(ConfigError, match=named) as caught:
+        session(tmp_path, options, ini)
+    assert "nan" in str(caught.value).lower()

@@ -221,6 +221,8 @@ def _number(text: str | None, source: str, kind: type[int] | type[float], minimu
         value = kind(text)
     except ValueError:
         raise ConfigError(f"{source} must be a {kind.__name__}, got {text!r}") from None
+    if value != value:  # NaN passes every 'at least' check below and then fails every comparison
+        raise ConfigError(f"{source} must be a number, got {text!r}; write e.g. 0.8")
     if value < minimum:
         raise ConfigError(f"{source} must be at least {minimum}, got {value}")
     return value
