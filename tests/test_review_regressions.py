@@ -6,6 +6,9 @@ and hook, scripted judges) so each one isolates the path that was wrong.
 
 from __future__ import annotations
 
+import contextlib
+import math
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -112,3 +115,42 @@ def test_nan_in_a_numeric_option_is_a_config_error(
     with pytest.raises(ConfigError, match=named) as caught:
         session(tmp_path, options, ini)
     assert "nan" in str(caught.value).lower()
+
+
+# -- the session's lazily built parts under several threads ---------------------------------------------
+
+
+def test_threads_that_start_scoring_together_share_one_engine_and_one_judge_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two engines meant two budgets, two rate limiters and two sets of counters."""
+    import pytest_rag.engine as engine_module
+
+    original = engine_module.JudgmentEngine.__init__
+    entered = threading.Barrier(4, timeout=0.2)
+
+    def slow_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        # hold every thread that got this far until all have: the race is then certain
+        with contextlib.suppress(threading.BrokenBarrierError):
+            entered.wait()
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(engine_module.JudgmentEngine, "__init__", slow_init)
+    rag = session(tmp_path)
+    engines: list[Any] = []
+    judge_lists: list[Any] = []
+    start = threading.Barrier(4)
+
+    def worker() -> None:
+        start.wait()
+        judge_lists.append(rag.judges())
+        engines.append(rag.engine)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({id(e) for e in engines}) == 1
+    assert len({id(j) for j in judge_lists}) == 1
+    assert math.isfinite(rag.engine.settings.deadline_s)

@@ -5,6 +5,7 @@ results, and builds each of them only when a test first needs it.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -31,27 +32,36 @@ class RagSession:
         self._judges: list[Judge] | None = None
         self._engine: Any = None
         self._loop_thread: LoopThread | None = None
+        # Tests may score from several threads at once: each lazily built part must be built once
+        # (two engines would mean two budgets, two rate limiters, two caches).
+        self._building = threading.RLock()
 
     # -- lazily built parts -------------------------------------------------------------------------
 
     @property
     def registry(self) -> Registry:
-        if self._registry is None:
-            from .registry import Registry
+        with self._building:
+            if self._registry is None:
+                from .registry import Registry
 
-            self._registry = Registry.from_hook(self.config.hook)
-        return self._registry
+                self._registry = Registry.from_hook(self.config.hook)
+            return self._registry
 
     @property
     def _loop(self) -> LoopThread:
-        if self._loop_thread is None:
-            from .aio import LoopThread
+        with self._building:
+            if self._loop_thread is None:
+                from .aio import LoopThread
 
-            self._loop_thread = LoopThread()
-        return self._loop_thread
+                self._loop_thread = LoopThread()
+            return self._loop_thread
 
     def judges(self) -> list[Judge]:
         """The configured judges, built on first use; a bad spec raises ConfigError (set-up error)."""
+        with self._building:
+            return self._build_judges()
+
+    def _build_judges(self) -> list[Judge]:
         if self._judges is None:
             from .judges.protocol import JudgeOptions
             from .judges.spec import parse_judge_specs
@@ -72,6 +82,10 @@ class RagSession:
 
     @property
     def engine(self) -> Any:
+        with self._building:
+            return self._build_engine()
+
+    def _build_engine(self) -> Any:
         if self._engine is None:
             from .cache import JudgmentCache
             from .engine import EngineSettings, JudgmentEngine
