@@ -6,7 +6,9 @@ and hook, scripted judges) so each one isolates the path that was wrong.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import math
 import threading
 from collections.abc import Iterable, Mapping
@@ -14,21 +16,47 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel, Field
 
 from pytest_rag import builtin
+from pytest_rag.cache import JudgmentCache
+from pytest_rag.engine import EngineSettings, JudgmentEngine
 from pytest_rag.errors import ConfigError
 from pytest_rag.inputs import Chunk, Sample
+from pytest_rag.judges.protocol import JudgeReply, JudgeSpec
+from pytest_rag.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.session import RagSession
+from test_metrics_catalog import generic_reply
+
+
+class SchemaJudge:
+    """An offline judge that answers every request with a minimal schema-valid verdict (all claims
+    supported), so these tests do not depend on the offline model's calibration."""
+
+    offline = True
+    cacheable = False
+
+    def __init__(self, spec: JudgeSpec, options: Any = None) -> None:
+        self.spec = spec
+
+    def identity(self) -> Mapping[str, Any]:
+        return {"provider": "schema"}
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        return JudgeReply(json.dumps(generic_reply(request)))
+
+    async def aclose(self) -> None:
+        return None
 
 
 class FakeHook:
-    """The three pytest-rag hooks, answered by the built-in providers and metrics."""
+    """The three pytest-rag hooks, answered by the built-in providers and metrics (plus ``schema``)."""
 
     def __init__(self) -> None:
         self.recorded: list[Any] = []
 
     def pytest_rag_judge_providers(self) -> list[Mapping[str, Any]]:
-        return [builtin.pytest_rag_judge_providers()]
+        return [builtin.pytest_rag_judge_providers(), {"schema": SchemaJudge}]
 
     def pytest_rag_metrics(self) -> list[Iterable[Any]]:
         return [builtin.pytest_rag_metrics()]
@@ -56,7 +84,7 @@ class FakeConfig:
 def session(
     tmp_path: Path, options: Mapping[str, Any] | None = None, ini: Mapping[str, Any] | None = None
 ) -> RagSession:
-    return RagSession(FakeConfig(tmp_path, {"rag_judge": "local", **(options or {})}, ini or {}))
+    return RagSession(FakeConfig(tmp_path, {"rag_judge": "schema", **(options or {})}, ini or {}))
 
 
 SAMPLE = Sample(
@@ -154,3 +182,82 @@ def test_threads_that_start_scoring_together_share_one_engine_and_one_judge_list
     assert len({id(e) for e in engines}) == 1
     assert len({id(j) for j in judge_lists}) == 1
     assert math.isfinite(rag.engine.settings.deadline_s)
+
+
+# -- the engine: the judgment deadline and the queue for a concurrency slot ------------------------------
+
+
+class Verdict(BaseModel):
+    reasoning: str
+    score: int = Field(ge=1, le=5)
+
+
+def judge_request(text: str) -> JudgeRequest:
+    return JudgeRequest(
+        metric="faithfulness",
+        template_id="review.faithfulness",
+        template_version="1",
+        messages=(Message("user", text),),
+        response_model=Verdict,
+        task=JudgeTask("faithfulness.single", {"answer": text}),
+    )
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+class SlowFirstCallJudge:
+    """A live judge whose first call takes 1000 s on the engine's clock; every call replies validly."""
+
+    spec = JudgeSpec("fake", "slow")
+    offline = False
+    cacheable = False
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+        self.calls = 0
+
+    def identity(self) -> Mapping[str, Any]:
+        return {"provider": "fake", "model": "slow"}
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        self.calls += 1
+        if self.calls == 1:
+            self.clock.now += 1000.0
+        await asyncio.sleep(0.01)  # a real await, so an attempt given no time left would time out
+        return JudgeReply(json.dumps({"reasoning": "r", "score": 4}), input_tokens=10, output_tokens=5)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_time_spent_waiting_for_a_concurrency_slot_does_not_use_up_the_judgment_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deadline clock started before the semaphore, so in a batch larger than --rag-concurrency
+    every judgment queued longer than --rag-deadline failed without ever reaching the judge."""
+    import pytest_rag.engine as engine_module
+
+    clock = FakeClock()
+    monkeypatch.setattr(engine_module, "time", clock)
+    engine = JudgmentEngine(
+        JudgmentCache(tmp_path / "cache", "off"),
+        EngineSettings(concurrency=1, deadline_s=60.0, max_attempts=2, backoff_base_s=0.0),
+    )
+    judge = SlowFirstCallJudge(clock)
+
+    async def both() -> list[Any]:
+        asks = [
+            engine.ask(judge, judge_request(text), Verdict, test_id="t", cache_only=False)
+            for text in ("first", "second")
+        ]
+        return list(await asyncio.gather(*asks, return_exceptions=True))
+
+    outcomes = asyncio.run(both())
+    assert [type(o).__name__ for o in outcomes] == ["tuple", "tuple"], outcomes
+    assert judge.calls == 2

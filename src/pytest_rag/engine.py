@@ -196,6 +196,7 @@ class JudgmentEngine:
         settings = self.settings
         started = time.monotonic()
         deadline = started + settings.deadline_s
+        queued = True
         attempt = 0
         while True:
             attempt += 1
@@ -204,6 +205,9 @@ class JudgmentEngine:
                     reply = await judge.complete(request)
                 else:
                     async with self._limit():
+                        if queued:  # waiting for a free slot is queueing, not judging: start the clock now
+                            queued = False
+                            deadline = time.monotonic() + settings.deadline_s
                         # the deadline bounds each attempt too, not only the waits between them
                         remaining = max(0.001, deadline - time.monotonic())
                         try:
