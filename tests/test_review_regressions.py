@@ -11,7 +11,7 @@ import contextlib
 import json
 import math
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +20,9 @@ from pydantic import BaseModel, Field
 
 from pytest_rag import builtin
 from pytest_rag.cache import JudgmentCache
+from pytest_rag.embeddings import EmbeddingBatch, cosine, embedding_request
 from pytest_rag.engine import EngineSettings, JudgmentEngine
-from pytest_rag.errors import ConfigError
+from pytest_rag.errors import ConfigError, JudgeError
 from pytest_rag.inputs import Chunk, Sample
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec
 from pytest_rag.request import JudgeRequest, JudgeTask, Message
@@ -54,9 +55,10 @@ class FakeHook:
 
     def __init__(self) -> None:
         self.recorded: list[Any] = []
+        self.extra_providers: dict[str, Any] = {}
 
     def pytest_rag_judge_providers(self) -> list[Mapping[str, Any]]:
-        return [builtin.pytest_rag_judge_providers(), {"schema": SchemaJudge}]
+        return [builtin.pytest_rag_judge_providers(), {"schema": SchemaJudge, **self.extra_providers}]
 
     def pytest_rag_metrics(self) -> list[Iterable[Any]]:
         return [builtin.pytest_rag_metrics()]
@@ -261,3 +263,54 @@ def test_time_spent_waiting_for_a_concurrency_slot_does_not_use_up_the_judgment_
     outcomes = asyncio.run(both())
     assert [type(o).__name__ for o in outcomes] == ["tuple", "tuple"], outcomes
     assert judge.calls == 2
+
+
+# -- embeddings: a degenerate vector is a judge error, not a perfect similarity --------------------------
+
+
+class NanEmbedder:
+    """An embeddings service gone wrong: one component of every vector is NaN."""
+
+    label = "fake:nan-embeddings"
+    offline = True
+
+    def identity(self) -> Mapping[str, Any]:
+        return {"provider": "fake", "model": "nan-embeddings"}
+
+    async def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
+        return EmbeddingBatch([[float("nan"), 1.0] for _ in texts])
+
+
+class NanEmbeddingJudge(SchemaJudge):
+    offline = False
+
+    def embedder(self, model: str | None) -> NanEmbedder:
+        return NanEmbedder()
+
+
+def test_nan_embeddings_end_as_a_judge_error_not_a_perfect_similarity(tmp_path: Path) -> None:
+    """cosine() clamped NaN with min/max, which returns 1.0: a broken embedder scored every pair as
+    identical, a silent pass."""
+    rag = session(tmp_path, {"rag_judge": "nan-embeddings"})
+    rag.config.hook.extra_providers["nan-embeddings"] = NanEmbeddingJudge
+    with pytest.raises(JudgeError, match="vectors"):
+        rag.score("t", "semantic_similarity", SAMPLE, threshold=0.5)
+    [record] = rag.results
+    assert record.error_kind == "JudgeError" and record.score is None
+
+
+def test_cosine_of_a_vector_holding_nan_is_an_error() -> None:
+    with pytest.raises(ValueError, match="finite"):
+        cosine([float("nan"), 1.0], [1.0, 1.0])
+
+
+def test_rejecting_nan_embeddings_keeps_the_stored_key_of_embedding_requests() -> None:
+    """The verdict model's docstring and schema are part of the key: tightening validation must not
+    turn every recorded embedding (and every committed judgment file) into a replay miss."""
+    identity = {
+        "provider": "openai-embeddings",
+        "model": "text-embedding-3-small",
+        "base_url": "https://api.openai.com/v1",
+    }
+    key = embedding_request("semantic_similarity", ["a", "b"]).cache_key(identity)
+    assert key == "76f85320de29c0101a31b6957edd3a40b06c5c71a41a046aa06d95f1c860ee76"

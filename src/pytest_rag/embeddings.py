@@ -27,9 +27,9 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Annotated, Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from .errors import InputError, JudgeError, UnsupportedMetricError
 from .judges.protocol import Judge, JudgeReply, JudgeSpec
@@ -151,7 +151,9 @@ class OpenAIEmbedder:
 class EmbeddingVectors(BaseModel):
     """The 'verdict' of an embedding request: one vector per text."""
 
-    vectors: list[list[float]]
+    # A NaN or infinite component is invalid (the engine reports a judge error): no similarity can be
+    # computed from it. (The docstring is the schema's description, part of the cache key: keep it.)
+    vectors: list[list[Annotated[float, Field(allow_inf_nan=False)]]]
 
 
 class EmbeddingJudge:
@@ -271,6 +273,8 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     """Cosine similarity in [-1, 1]; 0.0 when either vector is all zeros (a text without words)."""
     if len(a) != len(b):
         raise ValueError(f"cannot compare vectors of {len(a)} and {len(b)} dimensions")
+    if not all(math.isfinite(x) for x in (*a, *b)):  # min/max below would turn NaN into 1.0
+        raise ValueError("cannot compare vectors that are not finite (NaN or infinite components)")
     dot = sum(x * y for x, y in zip(a, b, strict=True))
     norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
     if norm == 0.0:
