@@ -53,6 +53,18 @@ def test_chit_chat_around_a_context_fact_counts_against_support(scorer: LocalSco
     assert plain.probability > chatty.probability
 
 
+def test_speaker_experience_claim_is_marked_and_lowers_support(scorer: LocalScorer) -> None:
+    # "We visited it" reports the speaker's own life, which no context can back; the same fact
+    # without it must score higher, and the feature must fire only on the claim about the speaker.
+    plain = "The Eiffel Tower in Paris was completed in 1889."
+    claim = "We visited the Eiffel Tower in Paris, it was completed in 1889."
+    (plain_evidence, claim_evidence), _ = scorer.evidence([plain, claim], plain, CONTEXTS)
+    position = SENTENCE_FEATURES.index("experience_claim")
+    assert plain_evidence.features[position] == 0.0
+    assert claim_evidence.features[position] == 1.0
+    assert scorer.support(plain, CONTEXTS).probability > scorer.support(claim, CONTEXTS).probability
+
+
 def test_best_span_points_at_the_right_context(scorer: LocalScorer) -> None:
     report = scorer.support("Plants turn light and carbon dioxide into sugar.", CONTEXTS)
     best = report.sentences[0]

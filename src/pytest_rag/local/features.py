@@ -75,6 +75,7 @@ SENTENCE_FEATURES: tuple[str, ...] = (
     "personal_pronoun_share",  # share of tokens that are I/you/we forms: talk about the speakers
     "ends_with_question",  # the sentence asks rather than states
     "conversational_share",  # share of tokens that are opinion, agreement or chit-chat words
+    "experience_claim",  # 1 if the speaker reports their own experience or taste ("I love", "we went")
 )
 
 ANSWER_FEATURES: tuple[str, ...] = (
@@ -119,6 +120,16 @@ _CONVERSATIONAL_WORDS_TEXT = """
     enjoy cool awesome great interesting fun wow yes yeah no sure really
 """
 CONVERSATIONAL_WORDS: frozenset[str] = frozenset(_CONVERSATIONAL_WORDS_TEXT.split())
+
+# "I/we (have, really, ...) <verb of experience or taste>": a claim about the speaker that no
+# context can back ("i have been to paris", "we watched it twice", "i love that show"). Dialogue
+# replies add such claims to a grounded fact; annotators then call the reply not attributable.
+_EXPERIENCE_RE = re.compile(
+    r"\b(?:i|we)(?:'ve| have| had|'m| am| was| were| do| did| really| also| just| usually)?\s+"
+    r"(?:love|like|liked|loved|enjoy|enjoyed|been|went|go|watch|watched|play|played|read|visited|"
+    r"grew|used|prefer|hate|hated|want|wish|remember|think|thought|believe|feel|know|saw|seen|"
+    r"tried)\b"
+)
 
 _CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*[A-Za-z0-9]|\b[A-Z]\b")
 _LOGIT_CLIP = 8.0
@@ -331,13 +342,15 @@ def sentence_evidence(
     )
 
 
-def _register(sentence: str, tokens: Sequence[str]) -> tuple[float, float, float]:
-    """Whether a sentence talks to or about the speakers, asks, or chats (see SENTENCE_FEATURES)."""
+def _register(sentence: str, tokens: Sequence[str]) -> tuple[float, float, float, float]:
+    """Whether a sentence talks to or about the speakers, asks, chats, or reports the speaker's
+    own experience (see SENTENCE_FEATURES)."""
     n = max(len(tokens), 1)
     return (
         sum(1 for t in tokens if t in PERSONAL_PRONOUNS) / n,
         1.0 if sentence.rstrip().rstrip("\"'”’)]").endswith("?") else 0.0,
         sum(1 for t in tokens if t in CONVERSATIONAL_WORDS) / n,
+        1.0 if _EXPERIENCE_RE.search(sentence.lower().replace("’", "'")) else 0.0,
     )
 
 
