@@ -13,6 +13,7 @@ import math
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -24,7 +25,8 @@ from pytest_rag.embeddings import EmbeddingBatch, cosine, embedding_request
 from pytest_rag.engine import EngineSettings, JudgmentEngine
 from pytest_rag.errors import ConfigError, JudgeError
 from pytest_rag.inputs import Chunk, Sample
-from pytest_rag.judges.protocol import JudgeReply, JudgeSpec
+from pytest_rag.judges.faults import translate
+from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
 from pytest_rag.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.session import RagSession
 from test_metrics_catalog import generic_reply
@@ -314,3 +316,65 @@ def test_rejecting_nan_embeddings_keeps_the_stored_key_of_embedding_requests() -
     }
     key = embedding_request("semantic_similarity", ["a", "b"]).cache_key(identity)
     assert key == "76f85320de29c0101a31b6957edd3a40b06c5c71a41a046aa06d95f1c860ee76"
+
+
+# -- credentials echoed by a server's error message -----------------------------------------------------
+
+
+class FakeSdk:
+    """The SDK exception hierarchy that translate() reads (shared by the openai and anthropic SDKs)."""
+
+    class OpenAIError(Exception):
+        pass
+
+    class APIConnectionError(OpenAIError):
+        pass
+
+    class APITimeoutError(APIConnectionError):
+        pass
+
+    class APIStatusError(OpenAIError):
+        def __init__(self, message: str, status_code: int, body: Any) -> None:
+            super().__init__(message)
+            self.status_code = status_code
+            self.body = body
+            self.response = SimpleNamespace(headers={"retry-after": "1"})
+
+
+def status_error(status: int, message: str) -> Exception:
+    body = {"error": {"message": message}}
+    return FakeSdk.APIStatusError(f"Error code: {status} - {body}", status, body)
+
+
+@pytest.mark.parametrize("status", [400, 404, 429, 500])
+def test_a_server_error_that_echoes_the_api_key_does_not_carry_it_into_the_error(
+    monkeypatch: pytest.MonkeyPatch, status: int
+) -> None:
+    """Proxies and self-hosted servers echo request headers in error bodies; the detail went verbatim
+    into JudgeError and TransientFault, hence into the test failure, records, reports and logs."""
+    key = "sk-review-SECRET-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    exc = status_error(status, f"bad request; headers were Authorization: Bearer {key}")
+    translated = translate(
+        exc,
+        FakeSdk,  # type: ignore[arg-type]
+        judge="openai:gpt-4o",
+        key_env="OPENAI_API_KEY",
+    )
+    assert isinstance(translated, (JudgeError, TransientFault))
+    assert key not in str(translated)
+    assert "Authorization" in str(translated)  # the rest of the server's detail is kept
+
+
+def test_an_unexpected_sdk_error_that_echoes_the_api_key_does_not_carry_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "sk-ant-review-SECRET-0123456789abcdef"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    translated = translate(
+        FakeSdk.OpenAIError(f"client misconfigured with api_key={key}"),
+        FakeSdk,  # type: ignore[arg-type]
+        judge="anthropic:claude",
+        key_env="ANTHROPIC_API_KEY",
+    )
+    assert key not in str(translated)

@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import JudgeError
+from ..redaction import redact
 from .protocol import TransientFault
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
@@ -64,14 +65,15 @@ def rejected_param(exc: Any) -> str | None:
 
 
 def translate(exc: BaseException, sdk: ModuleType, *, judge: str, key_env: str) -> BaseException:
-    """Map an SDK exception to TransientFault (retry) or JudgeError (final)."""
+    """Map an SDK exception to TransientFault (retry) or JudgeError (final). Server text is redacted:
+    a proxy that echoes the request's headers must not put the key into a message."""
     if isinstance(exc, sdk.APITimeoutError):
         return TransientFault(f"request timed out ({judge})")
     if isinstance(exc, sdk.APIConnectionError):
         return TransientFault(f"connection failed ({judge}): {type(exc).__name__}")
     if isinstance(exc, sdk.APIStatusError):
         status = int(exc.status_code)
-        detail = error_detail(exc)
+        detail = redact(error_detail(exc), key_env)
         if status in RETRYABLE_STATUS:
             headers = getattr(getattr(exc, "response", None), "headers", None)
             return TransientFault(f"HTTP {status} from {judge}: {detail}", retry_after_seconds(headers))
@@ -87,4 +89,4 @@ def translate(exc: BaseException, sdk: ModuleType, *, judge: str, key_env: str) 
                 judge=judge,
             )
         return JudgeError(f"HTTP {status}: {detail}", judge=judge)
-    return JudgeError(f"{type(exc).__name__}: {exc}", judge=judge)
+    return JudgeError(f"{type(exc).__name__}: {redact(str(exc), key_env)}", judge=judge)
