@@ -15,7 +15,6 @@ made to be reviewed in a pull request:
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -25,12 +24,11 @@ from typing import Any
 from .cache import JudgmentCache
 from .errors import RagError
 from .files import write_text_atomically
+from .redaction import secret_values
 
 FORMAT = "pytest-rag-judgments"
 VERSION = 1
 KEY_PATTERN = re.compile(r"^[0-9a-f]{64}$")
-SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
-MIN_SECRET_LENGTH = 8
 #: Fields of a stored entry that are written, in this order (``stored_at`` is left out on purpose).
 ENTRY_FIELDS = ("model", "input_tokens", "output_tokens", "text")
 
@@ -72,17 +70,9 @@ def entry_line(key: str, entry: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(", ", ": "))
 
 
-def _secret_values() -> list[tuple[str, str]]:
-    return [
-        (name, value)
-        for name, value in os.environ.items()
-        if SECRET_NAME.search(name) and len(value) >= MIN_SECRET_LENGTH
-    ]
-
-
 def export_lines(cache: JudgmentCache) -> Iterator[str]:
     """The file's lines (without newlines): header, then entries in key order, checked for secrets."""
-    secrets = _secret_values()
+    secrets = secret_values()
     yield _header()
     for key, entry in cache.items():
         line = entry_line(key, entry)
