@@ -23,10 +23,11 @@ from pytest_rag import builtin
 from pytest_rag.cache import JudgmentCache
 from pytest_rag.embeddings import EmbeddingBatch, cosine, embedding_request
 from pytest_rag.engine import EngineSettings, JudgmentEngine
-from pytest_rag.errors import ConfigError, JudgeError
+from pytest_rag.errors import ConfigError, InputError, JudgeError
 from pytest_rag.inputs import Chunk, Sample
 from pytest_rag.judges.faults import translate
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
+from pytest_rag.rag_judge import RagJudge
 from pytest_rag.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.session import RagSession
 from test_metrics_catalog import generic_reply
@@ -378,3 +379,20 @@ def test_an_unexpected_sdk_error_that_echoes_the_api_key_does_not_carry_it(
         key_env="ANTHROPIC_API_KEY",
     )
     assert key not in str(translated)
+
+
+# -- assert_* on a metric without a default threshold ---------------------------------------------------
+
+
+def test_asserting_on_a_metric_without_a_threshold_fails_before_judging_or_recording(tmp_path: Path) -> None:
+    """The InputError came after the judge calls: the money was spent and a scored check with no
+    pass/fail was recorded for a test that then errored."""
+    rag = session(tmp_path)
+    judge = RagJudge(rag, "t")
+    with pytest.raises(InputError, match="umbrela has no default threshold; pass threshold="):
+        judge.assert_umbrela(SAMPLE.question, ["Refunds take 30 days.", "Shipping is free."])
+    with pytest.raises(InputError, match="no default threshold"):
+        asyncio.run(judge.aassert_score("umbrela", question=SAMPLE.question, context=["Refunds."]))
+    assert len(rag.results) == 0
+    passed = judge.assert_umbrela(SAMPLE.question, ["Refunds take 30 days."], threshold=0)
+    assert passed.threshold == 0.0 and passed.passed is True and len(rag.results) == 1

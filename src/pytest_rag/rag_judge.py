@@ -39,6 +39,12 @@ def _sample(
     )
 
 
+def _require_threshold(session: RagSession, metric: str, mode: str | None, threshold: float | None) -> None:
+    """Refuse an assertion that has no threshold before any judge is paid or any check recorded."""
+    if session.threshold_of(metric, mode, threshold) is None:
+        raise InputError(f"{metric} has no default threshold; pass threshold=... to assert on it")
+
+
 def _enforce(result: MetricResult) -> MetricResult:
     __tracebackhide__ = True
     if result.threshold is None:
@@ -82,6 +88,7 @@ class RagJudge(CatalogHelpers):
     def assert_score(self, metric: str, *, threshold: float | None = None, **kwargs: Any) -> MetricResult:
         __tracebackhide__ = True
         """Score any registered metric and fail the test when it is below the threshold."""
+        _require_threshold(self._session, metric, kwargs.get("mode"), threshold)
         return _enforce(self.score(metric, threshold=threshold, **kwargs))
 
     async def ascore(
@@ -105,6 +112,7 @@ class RagJudge(CatalogHelpers):
         self, metric: str, *, threshold: float | None = None, **kwargs: Any
     ) -> MetricResult:
         __tracebackhide__ = True
+        _require_threshold(self._session, metric, kwargs.get("mode"), threshold)
         return _enforce(await self.ascore(metric, threshold=threshold, **kwargs))
 
     # -- the three core metrics (seed 000) ------------------------------------------------------

@@ -141,6 +141,18 @@ class RagSession:
                 return default
         return thresholds.get(name, default)
 
+    def _metric_class(self, name: str, mode: str | None) -> type[Any]:
+        if name not in self.registry.metric_names():
+            from .metrics.catalog import resolve_metric
+
+            name, mode = resolve_metric(name, mode)  # short names such as relevancy=3 in assert_rag
+        return self.registry.metric(name, mode)
+
+    def threshold_of(self, name: str, mode: str | None, explicit: float | None) -> float | None:
+        """The threshold a check of this metric will be held to; None when it has none at all."""
+        metric = self._metric_class(name, mode)
+        return self.threshold_for(metric.name, metric.default_threshold, explicit, mode=metric.mode)
+
     def _same_scale_as_default(self, name: str, mode: str) -> bool:
         try:
             return self.registry.metric(name, None).scale == self.registry.metric(name, mode).scale
@@ -159,11 +171,7 @@ class RagSession:
         """Return a factory of the evaluation coroutine (called once per attempt: fast, then live)."""
         from .evaluation import evaluate
 
-        if name not in self.registry.metric_names():
-            from .metrics.catalog import resolve_metric
-
-            name, mode = resolve_metric(name, mode)  # short names such as relevancy=3 in assert_rag
-        metric = self.registry.metric(name, mode)()
+        metric = self._metric_class(name, mode)()
         metric.check_inputs(sample)
         judges = self.judges()
         engine = self.engine
