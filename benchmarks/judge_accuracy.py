@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
@@ -32,7 +33,7 @@ ANCHORS = {"nq301": "GPT-4 84.3% · text-davinci-003 85.0% · BEM 81.1% (accurac
 TARGETS = {"lfqa_answer": 0.80, "lfqa_sentence": 0.87, "begin": 0.88, "nq301": 0.85}
 
 
-def _load_fit_module():  # type: ignore[no-untyped-def]
+def _load_fit_module() -> ModuleType:
     spec = importlib.util.spec_from_file_location("fit_local_judge", ROOT / "scripts" / "fit_local_judge.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -56,7 +57,7 @@ def bootstrap(
     return float(low), float(high)
 
 
-def held_out_predictions(fit, root: Path) -> dict[str, tuple[Array, Array, Array]]:  # type: ignore[no-untyped-def]
+def held_out_predictions(fit: ModuleType, root: Path) -> dict[str, tuple[Array, Array, Array]]:
     """Per dataset: labels, held-out probabilities, and the threshold each was judged by."""
     from pytest_rag.local.embedder import load_embedder
 
