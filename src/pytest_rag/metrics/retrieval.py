@@ -11,7 +11,6 @@ every useful rank i (:func:`pytest_rag.scoring.average_precision`), 0.0 when no 
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
