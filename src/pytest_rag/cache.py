@@ -15,6 +15,7 @@ Modes:
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -64,6 +65,7 @@ class JudgmentCache:
         self.directory = directory
         self.mode = check_mode(mode)
         self._store: Any = None
+        self._lock = threading.Lock()  # threads that first use the cache together open one handle
 
     @property
     def reads(self) -> bool:
@@ -74,11 +76,14 @@ class JudgmentCache:
         return self.mode in ("rw", "refresh")
 
     def _open(self) -> Any:
-        if self._store is None:
-            import diskcache
+        if self._store is not None:
+            return self._store
+        with self._lock:
+            if self._store is None:
+                import diskcache
 
-            os.makedirs(self.directory, exist_ok=True)
-            self._store = diskcache.Cache(str(self.directory), size_limit=2**34, eviction_policy="none")
+                os.makedirs(self.directory, exist_ok=True)
+                self._store = diskcache.Cache(str(self.directory), size_limit=2**34, eviction_policy="none")
         return self._store
 
     def get(self, key: str) -> CachedReply | None:

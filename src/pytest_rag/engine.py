@@ -50,17 +50,12 @@ class EngineSettings:
 
 @dataclass
 class EngineCounters:
-    """Run-wide call counters (the summary's 'judge calls' line)."""
+    """What happened inside this process's judge calls that the check records do not show: retries,
+    repair attempts and failed calls (calls, tokens and cost are summed from the records instead)."""
 
-    live: int = 0
-    cached: int = 0
-    offline: int = 0
     repaired: int = 0
     retries: int = 0
     errors: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float = 0.0
 
 
 @dataclass
@@ -271,12 +266,3 @@ class JudgmentEngine:
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.settings.concurrency)
         return self._semaphore
-
-    def count(self, tally: CallTally) -> None:
-        """Add a finished evaluation's calls to the run-wide counters (done once, on completion)."""
-        self.counters.live += tally.live
-        self.counters.cached += tally.cached
-        self.counters.offline += tally.offline
-        self.counters.tokens_in += tally.tokens_in
-        self.counters.tokens_out += tally.tokens_out
-        self.counters.cost_usd += tally.cost_usd
