@@ -38,3 +38,28 @@ def test_an_unknown_offline_model_is_a_set_up_error_not_a_silent_default(pyteste
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*the offline judge has one model; write --rag-judge=local*'local:minlm'*"])
     assert pytester.runpytest("--rag-judge=local:wordllama", "-p", "no:cacheprovider").ret == 0
+
+
+@pytest.mark.parametrize(
+    ("ini_line", "message"),
+    [
+        (
+            "rag_threshold_faithfulness = 4\nrag_thresholds =\n    faithfulnes = 4",
+            "*'faithfulnes', which is not a registered metric*",
+        ),
+        ("rag_thresholds =\n    relevancy = 4", "*write 'answer_relevancy' instead of 'relevancy'*"),
+    ],
+)
+def test_a_threshold_for_an_unknown_metric_is_a_set_up_error(
+    pytester: pytest.Pytester, ini_line: str, message: str
+) -> None:
+    pytester.makeini(f"[pytest]\n{ini_line}\n")
+    pytester.makepyfile(
+        """
+        def test_grounded(rag_judge):
+            rag_judge.assert_faithful("Refunds take 5 days.", ["Refunds take 5 days."])
+        """
+    )
+    result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([message])

@@ -76,9 +76,28 @@ class RagSession:
                 )
             except ConfigError as exc:
                 raise ConfigError(f"{exc} (from {settings.judge_source})") from None
+            self._check_threshold_names()
             options = JudgeOptions(timeout_s=settings.timeout_s)
             self._judges = [self.registry.providers[spec.provider](spec, options) for spec in specs]
         return self._judges
+
+    def _check_threshold_names(self) -> None:
+        """A threshold for a metric nobody registered is a typo that would silently leave the default."""
+        known = set(self.registry.metric_names())
+        from .metrics.catalog import ALIASES
+
+        for key in self.settings.thresholds:
+            name = key.split("[", 1)[0].strip()
+            if name in ALIASES and name not in known:
+                canonical = ALIASES[name][0]
+                raise ConfigError(
+                    f"thresholds are keyed by metric name: write {canonical!r} instead of {name!r} in the ini"
+                )
+            if name not in known:
+                raise ConfigError(
+                    f"a threshold is set for {name!r}, which is not a registered metric; registered "
+                    f"metrics: {', '.join(sorted(known))} (check rag_thresholds and rag_threshold_* in the ini)"
+                )
 
     @property
     def engine(self) -> Any:
@@ -255,8 +274,7 @@ class RagSession:
             try:
                 plans.append(self._plan(test_id, name, mode, sample, options, threshold))
                 outcomes.append(None)
-            except RagError as exc:
-                self._record_error(test_id, name, mode, sample, exc)
+            except RagError as exc:  # bad input or unknown metric: the caller's error, not a judgment
                 plans.append(None)
                 outcomes.append(exc)
         pending = [i for i, plan in enumerate(plans) if plan is not None]
@@ -265,6 +283,9 @@ class RagSession:
         progress = batch_progress(self.config, len(pending))
         fast: dict[int, MetricResult] = {}
         live: list[int] = []
+        unexpected: Exception | None = (
+            None  # a bug (e.g. in a plugin metric): raised after recording the rest
+        )
         for i in pending:
             try:
                 value = run_fast(plans[i](True))
@@ -273,6 +294,9 @@ class RagSession:
                 self._record_error(test_id, jobs[i][0], jobs[i][1], jobs[i][2], exc)
                 progress.finished(exc)
                 continue
+            except Exception as exc:
+                unexpected = unexpected or exc
+                continue
             if value is UNFINISHED:
                 live.append(i)
             else:
@@ -280,7 +304,7 @@ class RagSession:
                 fast[i] = value
                 progress.finished(value)
 
-        async def settle(i: int) -> tuple[MetricResult | RagError]:
+        async def settle(i: int) -> tuple[MetricResult | Exception]:
             # boxed: gather_all re-raises an exception that is returned as a value
             try:
                 value: MetricResult = await plans[i](False)
@@ -289,8 +313,10 @@ class RagSession:
             except RagError as exc:
                 progress.finished(exc)
                 return (exc,)
+            except Exception as exc:
+                return (exc,)
 
-        settled: list[tuple[MetricResult | RagError]] = (
+        settled: list[tuple[MetricResult | Exception]] = (
             self._loop.run(gather_all(False, [settle(i) for i in live])) if live else []
         )
         progress.close()
@@ -298,10 +324,14 @@ class RagSession:
             if isinstance(value, RagError):
                 outcomes[i] = value
                 self._record_error(test_id, jobs[i][0], jobs[i][1], jobs[i][2], value)
+            elif isinstance(value, Exception):
+                unexpected = unexpected or value
             else:
                 fast[i] = value
         for i, result in fast.items():
             outcomes[i] = self._record(test_id, jobs[i][2], result)
+        if unexpected is not None:
+            raise unexpected
         return [o for o in outcomes if o is not None]
 
     # -- recording ----------------------------------------------------------------------------------
@@ -309,7 +339,6 @@ class RagSession:
     def _record(self, test_id: str, sample: Sample, result: MetricResult) -> MetricResult:
         from .results import CheckRecord, SampleExcerpt
 
-        self.engine.count(result.calls)
         record = CheckRecord.from_result(test_id, result, sample_id=sample.id, texts=SampleExcerpt.of(sample))
         self.results.add(record)
         self.config.hook.pytest_rag_check_recorded(record=record)
