@@ -63,3 +63,51 @@ def test_a_threshold_for_an_unknown_metric_is_a_set_up_error(
     result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([message])
+
+
+def test_a_bug_in_one_metric_of_a_batch_keeps_the_other_records(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        from pytest_rag.metrics.base import Metric, Scale, Scored
+
+        class Broken(Metric):
+            name = "broken"
+            scale = Scale(0, 1)
+            default_threshold = 0.5
+            required = ("answer",)
+
+            async def score(self, ask, sample, options):
+                raise TypeError("a bug in a plugin metric")
+
+        def pytest_rag_metrics():
+            return [Broken]
+        """
+    )
+    pytester.makepyfile(
+        """
+        import pytest
+
+        SAMPLE = {"question": "How long do refunds take?", "answer": "Refunds take 5 business days.",
+                  "contexts": ["Refunds are processed within 5 business days."]}
+
+        def test_batch(rag_judge):
+            with pytest.raises(TypeError, match="a bug in a plugin metric"):
+                rag_judge.evaluate([SAMPLE, SAMPLE], metrics=["faithfulness", "broken"])
+        """
+    )
+    result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider", "--rag-no-summary", "-s")
+    result.assert_outcomes(passed=1)
+    pytester.makepyfile(
+        test_count="""
+        def test_records_survive(rag_judge, request):
+            import pytest
+            from pytest_rag.plugin import SESSION_KEY
+            SAMPLE = {"question": "Q?", "answer": "Refunds take 5 business days.",
+                      "contexts": ["Refunds are processed within 5 business days."]}
+            with pytest.raises(TypeError):
+                rag_judge.evaluate([SAMPLE, SAMPLE], metrics=["faithfulness", "broken"])
+            records = request.config.stash[SESSION_KEY].results.for_test(request.node.nodeid)
+            assert [r.metric for r in records] == ["faithfulness", "faithfulness"]
+        """
+    )
+    assert pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider", "test_count.py").ret == 0
