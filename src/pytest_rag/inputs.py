@@ -7,7 +7,7 @@ tuple of :class:`Chunk` with a stable 1-based position, the rank the retriever g
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,7 +136,3 @@ def coerce_sample(value: Sample | Mapping[str, Any]) -> Sample:
             id=value.get("id"),
         )
     raise InputError(f"a sample must be a pytest_rag.Sample or a mapping, got {type(value).__name__}")
-
-
-def as_sequence(value: Sequence[Any] | None) -> Sequence[Any]:
-    return () if value is None else value
