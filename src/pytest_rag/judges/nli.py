@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..local.features import SentenceEvidence
 from ..local.nli_model import ModelDir, NliModel, describe_model_dir, load_nli_model
 from ..local.scorer import GroundingReport, LocalScorer, SentenceSupport
 from ..text import tokenize
@@ -41,7 +40,7 @@ class NliScorer(LocalScorer):
         per_unit, _ = self.evidence(units, whole, contexts)
         usable = [c for c in contexts if tokenize(c)]
         if not usable:
-            return GroundingReport(tuple(_with_probability(e, 0.0) for e in per_unit), 0.0)
+            return GroundingReport(tuple(SentenceSupport.from_evidence(e, 0.0) for e in per_unit), 0.0)
         premises: list[str] = []
         hypotheses: list[str] = []
         owners: list[int] = []
@@ -55,21 +54,9 @@ class NliScorer(LocalScorer):
         best = [0.0] * len(per_unit)
         for owner, p in zip(owners, entailment, strict=True):
             best[owner] = max(best[owner], float(p))
-        sentences = tuple(_with_probability(e, p) for e, p in zip(per_unit, best, strict=True))
+        sentences = tuple(SentenceSupport.from_evidence(e, p) for e, p in zip(per_unit, best, strict=True))
         # An answer is supported only if every sentence is: the weakest sentence decides.
         return GroundingReport(sentences, min(best))
-
-
-def _with_probability(evidence: SentenceEvidence, probability: float) -> SentenceSupport:
-    return SentenceSupport(
-        sentence=evidence.sentence,
-        probability=probability,
-        context_index=evidence.context_index,
-        span=evidence.span,
-        unsupported_numbers=evidence.unsupported_numbers,
-        unsupported_names=evidence.unsupported_names,
-        negation_mismatch=evidence.negation_mismatch,
-    )
 
 
 class NliJudge(LocalJudge):

@@ -180,6 +180,19 @@ class SentenceSupport:
     unsupported_names: tuple[str, ...]
     negation_mismatch: bool
 
+    @classmethod
+    def from_evidence(cls, evidence: SentenceEvidence, probability: float) -> SentenceSupport:
+        """The verdict on one aligned sentence, whichever model supplied its probability."""
+        return cls(
+            sentence=evidence.sentence,
+            probability=probability,
+            context_index=evidence.context_index,
+            span=evidence.span,
+            unsupported_numbers=evidence.unsupported_numbers,
+            unsupported_names=evidence.unsupported_names,
+            negation_mismatch=evidence.negation_mismatch,
+        )
+
     def explain(self) -> str:
         """One line saying why this sentence got its verdict, for reports and assertion text."""
         reasons: list[str] = []
@@ -306,11 +319,13 @@ class LocalScorer:
         vectors = self._embedder.embed(list(units))
         per_unit = [sentence_evidence(self._embedder, index, u, vectors[i]) for i, u in enumerate(units)]
         if not any(tokenize(c) for c in contexts):
-            sentences = tuple(_support_from(e, 0.0) for e in per_unit)
+            sentences = tuple(SentenceSupport.from_evidence(e, 0.0) for e in per_unit)
             return GroundingReport(sentences, 0.0)
         sentence_model = self._models["sentence"]
         logits = [sentence_model.logit(e.features) for e in per_unit]
-        sentences = tuple(_support_from(e, _sigmoid(z)) for e, z in zip(per_unit, logits, strict=False))
+        sentences = tuple(
+            SentenceSupport.from_evidence(e, _sigmoid(z)) for e, z in zip(per_unit, logits, strict=False)
+        )
         answer_model = self._models["answer"]
         probability = answer_model.probability(answer_features(logits))
         return GroundingReport(sentences, probability)
@@ -385,18 +400,6 @@ class LocalScorer:
     def context_index(self, contexts: Sequence[str]) -> ContextIndex:
         """Pre-split and embedded contexts (exposed for the fitting script and diagnostics)."""
         return index_contexts(self._embedder, contexts)
-
-
-def _support_from(evidence: SentenceEvidence, probability: float) -> SentenceSupport:
-    return SentenceSupport(
-        sentence=evidence.sentence,
-        probability=probability,
-        context_index=evidence.context_index,
-        span=evidence.span,
-        unsupported_numbers=evidence.unsupported_numbers,
-        unsupported_names=evidence.unsupported_names,
-        negation_mismatch=evidence.negation_mismatch,
-    )
 
 
 def _check_text(name: str, value: object) -> None:
