@@ -1,6 +1,7 @@
 """How accurate and how fast is the offline judge? Held-out figures with bootstrap intervals.
 
     python benchmarks/judge_accuracy.py [--datasets ../shared/datasets] [--bootstrap 2000]
+                                        [--save before.npz] [--compare before.npz]
 
 Each grounding dataset is scored by models fitted without it (and without any record that shares
 an answer with it); nq301 correctness by grouped 5-fold cross-validation, since it is the only
@@ -8,6 +9,10 @@ correctness dataset. Balanced accuracy uses the threshold chosen on the training
 are seeded percentile bootstraps over records. The published nq301 anchors are printed beside our
 figure. Load time is measured in a fresh interpreter; latency is the shipped scorer on a
 5-sentence answer against 5 contexts of about 1,000 characters.
+
+``--save`` stores the held-out labels, probabilities and thresholds; ``--compare`` reads such a
+file from an earlier calibration and prints the change in balanced accuracy and AUROC with a
+paired bootstrap interval (the same resampled records scored by both).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -55,6 +61,26 @@ def bootstrap(
         values.append(statistic(idx))
     low, high = np.percentile(values, [2.5, 97.5])
     return float(low), float(high)
+
+
+def paired_change(
+    y: Array,
+    before: tuple[Array, Array],
+    after: tuple[Array, Array],
+    statistic: Callable[[Array, Array, Array], float],
+    n: int,
+    seed: int,
+) -> tuple[float, float, float]:
+    """``statistic(after) - statistic(before)`` and its paired percentile bootstrap 95% interval.
+
+    ``before`` and ``after`` are (scores, thresholds) for the same records in the same order.
+    """
+
+    def delta(idx: npt.NDArray[np.int64]) -> float:
+        return statistic(y[idx], *(a[idx] for a in after)) - statistic(y[idx], *(b[idx] for b in before))
+
+    low, high = bootstrap(y, delta, n, seed)
+    return delta(np.arange(len(y))), low, high
 
 
 def held_out_predictions(fit: ModuleType, root: Path) -> dict[str, tuple[Array, Array, Array]]:
@@ -129,9 +155,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
     parser.add_argument("--bootstrap", type=int, default=2000)
+    parser.add_argument("--save", type=Path, help="store held-out predictions (.npz)")
+    parser.add_argument("--compare", type=Path, help="paired changes against a --save file")
     args = parser.parse_args()
     fit = _load_fit_module()
     predictions = held_out_predictions(fit, args.datasets)
+    if args.save:
+        arrays: dict[str, Any] = {
+            f"{name}_{part}": a for name, v in predictions.items() for part, a in zip("ypt", v, strict=True)
+        }
+        np.savez(args.save, **arrays)
 
     print("Offline judge, held-out accuracy (95% seeded percentile bootstrap intervals)\n")
     print(f"{'dataset':<15} {'n':>4}  {'balanced accuracy':<24} {'AUROC':<24} target")
@@ -152,6 +185,22 @@ def main() -> int:
             f"{name:<15} {len(y):>4}  {ba:.3f} [{ba_ci[0]:.3f}, {ba_ci[1]:.3f}]     "
             f"{au:.3f} [{au_ci[0]:.3f}, {au_ci[1]:.3f}]     >= {TARGETS[name]:.2f} ({met})"
         )
+    if args.compare:
+        saved = np.load(args.compare)
+        print(f"\nchange against {args.compare} (paired bootstrap 95% intervals)")
+        for name, (y, p, thr) in predictions.items():
+            if not np.array_equal(saved[f"{name}_y"], y):
+                print(f"{name:<15} records differ from the saved run; no paired comparison")
+                continue
+            old = (saved[f"{name}_p"], saved[f"{name}_t"])
+            ba = paired_change(
+                y, old, (p, thr), lambda yy, pp, tt: fit.balanced_accuracy(yy, pp >= tt), args.bootstrap, SEED
+            )
+            au = paired_change(y, old, (p, thr), lambda yy, pp, _: fit.auroc(yy, pp), args.bootstrap, SEED)
+            print(
+                f"{name:<15} balanced accuracy {ba[0]:+.3f} [{ba[1]:+.3f}, {ba[2]:+.3f}]   "
+                f"AUROC {au[0]:+.3f} [{au[1]:+.3f}, {au[2]:+.3f}]"
+            )
     print("\nnq301 anchors:", ANCHORS["nq301"])
     print(f"\nload (fresh interpreter, best of 3): {load_seconds():.3f} s")
     print(f"support(): 5 sentences x 5 contexts of ~1000 chars, median {latency_ms():.1f} ms")

@@ -51,14 +51,14 @@ from pytest_rag.local.features import (  # noqa: E402
     relevance_features,
     sentence_evidence,
 )
-from pytest_rag.local.scorer import LogisticModel  # noqa: E402
+from pytest_rag.local.scorer import LogisticModel, capped_logit  # noqa: E402
 from pytest_rag.text import split_sentences  # noqa: E402
 
 SEED = 13
 FOLDS = 5
 L2 = 1.0
 SMOOTHING = 6  # neighbouring threshold candidates averaged on each side (see best_threshold)
-VERSION = "local-judge-3"
+VERSION = "local-judge-4"
 Array = npt.NDArray[np.float64]
 CALIBRATION_PATH = ROOT / "src" / "pytest_rag" / "local" / "calibration.json"
 
@@ -236,7 +236,7 @@ def fit_grounding(records: Sequence[GroundingRecord]) -> tuple[LogisticModel, Lo
 
 
 def answer_row(sentence_model: LogisticModel, record: GroundingRecord) -> tuple[float, ...]:
-    logits = [sentence_model.logit(u.features) for u in record.units]
+    logits = [capped_logit(sentence_model.logit(u.features), u) for u in record.units]
     return answer_features(logits)
 
 

@@ -213,3 +213,63 @@ def test_mismatched_calibration_is_rejected_with_the_fix() -> None:
         load_calibration(json.dumps(raw))
     with pytest.raises(CalibrationError, match="not valid JSON"):
         load_calibration("{")
+
+
+REFUND = ["Refunds are processed within 5 business days of approval."]
+
+
+@pytest.mark.parametrize(
+    "paraphrase",
+    [
+        "You get your refund within 5 business days once it is approved.",
+        "You can expect the refund within 5 business days of approval.",
+        "A refund is issued within 5 business days once it is approved.",
+    ],
+)
+def test_second_person_paraphrase_is_supported_and_beats_a_changed_number(
+    scorer: LocalScorer, paraphrase: str
+) -> None:
+    # Short RAG answers address the user; "you/your" must not count as chit-chat, and a faithful
+    # paraphrase must rank above a near copy with the number changed.
+    faithful = scorer.support(paraphrase, REFUND).sentences[0]
+    changed = scorer.support("Refunds are processed within 30 business days of approval.", REFUND).sentences[
+        0
+    ]
+    assert faithful.probability >= 0.5
+    assert faithful.probability > changed.probability
+    assert changed.unsupported_numbers == ("30",)
+
+
+def test_negation_flip_of_a_context_sentence_is_capped(scorer: LocalScorer) -> None:
+    original = scorer.support("Refunds are processed within 5 business days of approval.", REFUND)
+    flipped = scorer.support("Refunds are not processed within 5 business days of approval.", REFUND)
+    assert flipped.sentences[0].negation_flip
+    assert not original.sentences[0].negation_flip
+    assert flipped.sentences[0].probability < 0.5 < original.sentences[0].probability
+    assert "negation reversed" in flipped.sentences[0].explain()
+    # A faithful restatement that keeps the context's own negation is not a flip.
+    leaflet = ["Children under 12 should not use this medicine."]
+    kept = scorer.support("This medicine should not be used by children under 12.", leaflet)
+    assert not kept.sentences[0].negation_flip
+    dropped = scorer.support("Children under 12 can use this medicine.", leaflet)
+    assert dropped.sentences[0].negation_flip
+
+
+def test_number_that_counts_something_else_in_the_contexts_is_unsupported(scorer: LocalScorer) -> None:
+    # 4 occurs in the leaflet, but only as a number of tablets; "every 4 hours" is not backed.
+    leaflet = ["Adults should take one tablet every 6 hours. Do not take more than 4 tablets in 24 hours."]
+    wrong = scorer.support("Adults should take one tablet every 4 hours.", leaflet).sentences[0]
+    right = scorer.support("Take one tablet every 6 hours.", leaflet).sentences[0]
+    assert wrong.unsupported_numbers == ("4",)
+    assert right.unsupported_numbers == ()
+    assert wrong.probability < 0.5 < right.probability
+    # A changed unit is caught too, while a following word the contexts use but never count is not.
+    travel = [
+        "Flight LX 318 departs from Gate B12 at 14:35. Each passenger may bring one cabin bag of up to 8 kg."
+    ]
+    assert (
+        scorer.support("You may bring one cabin bag of up to 8 pounds.", travel)
+        .sentences[0]
+        .unsupported_numbers
+    )
+    assert not scorer.support("At 14:35, flight LX 318 departs.", travel).sentences[0].unsupported_numbers

@@ -123,7 +123,9 @@ def stem(word: str) -> str:
     """A light suffix-stripping stem ("cars"→"car", "grew" stays), so inflected forms match.
 
     Deliberately conservative: it only removes plural, past, progressive and adverb endings
-    from words long enough that the remainder still identifies the word.
+    from words long enough that the remainder still identifies the word, and the "-al" of nouns
+    made from verbs ending in v, s or w ("approval", "refusal", "renewal"), which short answers
+    use interchangeably with the verb ("once it is approved" for "of approval").
     """
     if len(word) <= 3 or not word.isalpha():
         return word
@@ -140,6 +142,8 @@ def stem(word: str) -> str:
         base = word[:-2]
     elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
         base = word[:-1]
+    elif word.endswith(("val", "sal", "wal")) and len(word) >= 7:
+        base = word[:-2]  # the noun of a verb: "approval" -> "approv", as "approved" and "approve"
     if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouls":
         base = base[:-1]  # "running" -> "runn" -> "run"
     # A trailing "e" is dropped everywhere so "base", "based" and "basing" meet.

@@ -72,7 +72,7 @@ SENTENCE_FEATURES: tuple[str, ...] = (
     "negation_mismatch",
     "novel_content_words",  # log(1 + number of content words absent from C)
     "sentence_length",  # log(1 + number of content words)
-    "personal_pronoun_share",  # share of tokens that are I/you/we forms: talk about the speakers
+    "first_person_share",  # share of tokens that are I/we forms: talk about the speaker
     "ends_with_question",  # the sentence asks rather than states
     "conversational_share",  # share of tokens that are opinion, agreement or chit-chat words
     "experience_claim",  # 1 if the speaker reports their own experience or taste ("I love", "we went")
@@ -107,14 +107,17 @@ RELEVANCE_FEATURES: tuple[str, ...] = (
     "text_length",
 )
 
-# Words that mark a sentence as conversation about the speakers rather than a checkable fact.
-# Dialogue responses ("me too, I love it!") carry them; an answer built from the contexts rarely
-# does. They are kept apart from STOPWORDS' role: here they are evidence, not noise.
-_PERSONAL_PRONOUNS_TEXT = """
-    i me my mine myself we us our ours you your yours yourself i'm i've i'd i'll we're we've
-    you're you've you'd you'll
+# Words that mark a sentence as the speaker talking about themselves rather than stating a
+# checkable fact. Dialogue responses ("me too, I love it!") carry them; an answer built from the
+# contexts rarely does. They are kept apart from STOPWORDS' role: here they are evidence, not
+# noise. Second-person forms are deliberately absent: RAG answers address the user ("you get
+# your refund within 5 days"), and in the labelled data "you" says nothing about support
+# (LFQA sentences with "you" are supported as often as those without), while in BEGIN it mostly
+# comes with I/we anyway. Counting it taught the model to mark down faithful answers to a user.
+_FIRST_PERSON_PRONOUNS_TEXT = """
+    i me my mine myself we us our ours ourselves i'm i've i'd i'll we're we've we'd we'll
 """
-PERSONAL_PRONOUNS: frozenset[str] = frozenset(_PERSONAL_PRONOUNS_TEXT.split())
+FIRST_PERSON_PRONOUNS: frozenset[str] = frozenset(_FIRST_PERSON_PRONOUNS_TEXT.split())
 _CONVERSATIONAL_WORDS_TEXT = """
     think believe love like favorite favourite should probably maybe guess hope feel agree wish
     enjoy cool awesome great interesting fun wow yes yeah no sure really
@@ -131,6 +134,7 @@ _EXPERIENCE_RE = re.compile(
     r"tried)\b"
 )
 
+_NEAR_COPY = 0.8  # share of a sentence's other content words the span must hold for a flip
 _CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*[A-Za-z0-9]|\b[A-Z]\b")
 _LOGIT_CLIP = 8.0
 
@@ -152,6 +156,75 @@ def _names_in(sentence: str) -> list[str]:
     return names
 
 
+_MAGNITUDES = frozenset({"hundred", "thousand", "million", "billion", "trillion", "percent"})
+_UNIT_LOOKAHEAD = 2  # content words after a number that may name what it counts
+
+
+def _is_number(token: str) -> bool:
+    return any(ch.isdigit() for ch in token)
+
+
+def _number_units(tokens: Sequence[str], lookahead: int = _UNIT_LOOKAHEAD) -> list[tuple[str, str]]:
+    """(number, stemmed content word after it) pairs of one sentence: what each number counts.
+
+    "every 6 hours" gives ("6", "hour"); "5 business days" gives ("5", "business") and ("5",
+    "day"). Stopwords are skipped, and the look-ahead stops at the next number.
+    """
+    pairs: list[tuple[str, str]] = []
+    for k, token in enumerate(tokens):
+        if not _is_number(token):
+            continue
+        found = 0
+        for following in tokens[k + 1 : k + 6]:
+            if _is_number(following) or found == lookahead:
+                break
+            if following in STOPWORDS:
+                continue
+            pairs.append((normalize_number(token), stem(following)))
+            found += 1
+    return pairs
+
+
+def _miscounted_numbers(embedder: StaticEmbedder, tokens: Sequence[str], index: ContextIndex) -> list[str]:
+    """Numbers that occur in the contexts but count something else there.
+
+    "take one tablet every 4 hours" against "every 6 hours ... more than 4 tablets": 4 is in the
+    contexts, but only with "tablets", while "hours" follows other numbers. A number is reported
+    when the first content word after it is a word the contexts count with numbers and never
+    with this one, or a word the contexts never use while they count this number with another
+    ("8 pounds" against "8 kg"); a following word that is in the contexts but never counted there
+    ("at 14:35, flight ...") proves nothing and is ignored. Only a word right after the number counts as its unit here ("in
+    1987 a year later" has none), and magnitudes ("4 billion") are not units.
+    """
+    found: list[str] = []
+    for k, token in enumerate(tokens[:-1]):
+        unit = tokens[k + 1]
+        if not _is_number(token) or _is_number(unit) or unit in STOPWORDS or unit in _MAGNITUDES:
+            continue
+        number, unit = normalize_number(token), stem(unit)
+        if number not in index.numbers or (number, unit) in index.number_units:
+            continue
+        # A word the contexts count with other numbers, or a word they never use that reads like
+        # the unit they count this number in ("8 pounds" where the contexts say "8 kg").
+        if unit in index.units or (
+            unit not in index.content and _like_unit(embedder, tokens[k + 1], number, index)
+        ):
+            found.append(number)
+    return found
+
+
+_UNIT_LIKENESS = 0.4  # word-vector cosine: pounds~kg 0.40, MB~GB 0.45, minutes~hours 0.58
+
+
+def _like_unit(embedder: StaticEmbedder, word: str, number: str, index: ContextIndex) -> bool:
+    """Whether ``word`` is close in meaning to a word the contexts count ``number`` with."""
+    counted = sorted(unit for n, unit in index.number_units if n == number)
+    if not counted:
+        return False
+    sims = embedder.word_vectors(counted) @ embedder.word_vectors([word])[0]
+    return bool(sims.max() >= _UNIT_LIKENESS)
+
+
 def _number_set(tokens: Sequence[str]) -> set[str]:
     found = set(numbers_in(tokens))
     found.update(normalize_number(t) for t in tokens if t.isalpha())
@@ -167,6 +240,8 @@ class _Span:
     bigrams: frozenset[tuple[str, ...]]
     has_negation: bool
     width: int
+    core: frozenset[str]  # stemmed content words apart from negations
+    states_negation: bool  # negated, idioms such as "not only" aside (see _states_negation)
 
 
 @dataclass(frozen=True)
@@ -181,6 +256,8 @@ class ContextIndex:
     bigrams: frozenset[tuple[str, ...]]
     tokens: frozenset[str]
     numbers: frozenset[str]
+    number_units: frozenset[tuple[str, str]]  # (number, word it counts), see _number_units
+    units: frozenset[str]  # every word some number counts in the contexts
     vocabulary: tuple[str, ...]  # unstemmed content words, for soft matching
     vocabulary_vectors: FloatArray
     pooled_vector: FloatArray  # all contexts together
@@ -220,12 +297,17 @@ def index_contexts(embedder: StaticEmbedder, contexts: Sequence[str]) -> Context
                         bigrams=frozenset(ngrams(_stems(span_tokens), 2)),
                         has_negation=any(t in NEGATION_WORDS for t in span_tokens),
                         width=width,
+                        core=frozenset(
+                            stem(t) for t in content_words(span_tokens) if t not in NEGATION_WORDS
+                        ),
+                        states_negation=_states_negation(span_tokens),
                     )
                 )
                 vectors.append(sums.pooled(i, i + width))
         start = stop
     all_tokens = [t for ts in tokens for t in ts]
     vocabulary = tuple(dict.fromkeys(content_words(all_tokens)))
+    number_units = frozenset(pair for ts in tokens for pair in _number_units(ts))
     dim = embedder.dim
     return ContextIndex(
         spans=tuple(spans),
@@ -236,6 +318,8 @@ def index_contexts(embedder: StaticEmbedder, contexts: Sequence[str]) -> Context
         bigrams=frozenset(b for s in spans if s.width == 1 for b in s.bigrams),
         tokens=frozenset(all_tokens),
         numbers=frozenset(_number_set(all_tokens)),
+        number_units=number_units,
+        units=frozenset(unit for _, unit in number_units),
         vocabulary=vocabulary,
         vocabulary_vectors=embedder.word_vectors(vocabulary),
         pooled_vector=sums.pooled(0, len(sentences)) if sentences else np.zeros(dim, dtype=np.float32),
@@ -253,6 +337,8 @@ class SentenceEvidence:
     unsupported_numbers: tuple[str, ...]
     unsupported_names: tuple[str, ...]
     negation_mismatch: bool
+    negation_flip: bool = False  # a near copy of a context sentence with the negation reversed
+    swapped_name: bool = False  # an unsupported name where the span has a name the sentence lacks
 
 
 def _share(items: Sequence[Hashable], pool: Container[Hashable]) -> float:
@@ -276,6 +362,48 @@ def _soft_precision(
     return float((len(words) - len(missing) + best.sum()) / len(words))
 
 
+# Negation words that do not negate the statement: "not only", "if not most", "no other ... as
+# famous" (a superlative), "no longer" and "no less" (comparisons).
+_NEGATION_IDIOMS = frozenset(
+    {("not", "only"), ("if", "not"), ("no", "other"), ("no", "longer"), ("no", "less")}
+)
+
+
+def _states_negation(tokens: Sequence[str]) -> bool:
+    """Whether a sentence negates what it says. A reply's opening "no" or "not" answers the
+    other speaker rather than negating the sentence ("No, Australian Idol was ..."), and the
+    idioms in ``_NEGATION_IDIOMS`` negate nothing."""
+    for k, token in enumerate(tokens):
+        if k == 0 or token not in NEGATION_WORDS:
+            continue
+        after = tokens[k + 1] if k + 1 < len(tokens) else ""
+        if (token, after) in _NEGATION_IDIOMS or (tokens[k - 1], token) in _NEGATION_IDIOMS:
+            continue
+        return True
+    return False
+
+
+def _is_negation_flip(words: Sequence[str], has_negation: bool, candidates: Sequence[_Span]) -> bool:
+    """Whether the sentence restates one context sentence nearly word for word (both ways, at
+    least ``_NEAR_COPY`` of the content words apart from negations) with the negation added or
+    removed, and no equally close context sentence agrees with it on negation."""
+    core = {stem(w) for w in words if w not in NEGATION_WORDS}
+    if not core:
+        return False
+    best_same = best_other = 0.0
+    for span in candidates:
+        other = span.core
+        if not other:
+            continue
+        shared = len(core & other)
+        closeness = min(shared / len(core), shared / len(other))
+        if span.states_negation == has_negation:
+            best_same = max(best_same, closeness)
+        else:
+            best_other = max(best_other, closeness)
+    return best_other >= _NEAR_COPY and best_other > best_same
+
+
 def sentence_evidence(
     embedder: StaticEmbedder, index: ContextIndex, sentence: str, vector: FloatArray
 ) -> SentenceEvidence:
@@ -288,7 +416,11 @@ def sentence_evidence(
     names = _names_in(sentence)
     has_negation = any(t in NEGATION_WORDS for t in tokens)
 
-    unsupported_numbers = tuple(dict.fromkeys(n for n in numbers if n not in index.numbers))
+    unsupported_numbers = tuple(
+        dict.fromkeys(
+            [*(n for n in numbers if n not in index.numbers), *_miscounted_numbers(embedder, tokens, index)]
+        )
+    )
     unsupported_names = tuple(
         dict.fromkeys(
             n for n in names if not set(tokenize(n)) <= index.tokens and stem(n.lower()) not in index.content
@@ -314,6 +446,12 @@ def sentence_evidence(
     span = index.spans[best]
 
     span_bigrams = span.bigrams
+    negation_mismatch = has_negation != span.has_negation
+    # Only single sentences holding at least half the sentence's words can be near copies.
+    near = [s for s, share in zip(index.spans, lexical, strict=True) if s.width == 1 and share >= 0.5]
+    negation_flip = _is_negation_flip(words, _states_negation(tokens), near)
+    span_names = {n.lower() for n in _names_in(span.text)} - {n.lower() for n in names}
+    swapped_name = bool(unsupported_names) and bool(span_names)
     features = (
         _share(stems, index.content),
         _share(bigrams, index.bigrams) if bigrams else _share(stems, index.content),
@@ -326,7 +464,7 @@ def sentence_evidence(
         _soft_precision(embedder, words, index, index.content),
         len(unsupported_numbers) / len(set(numbers)) if numbers else 0.0,
         len(unsupported_names) / len(set(names)) if names else 0.0,
-        1.0 if has_negation != span.has_negation else 0.0,
+        1.0 if negation_mismatch else 0.0,
         math.log1p(sum(1 for s in stems if s not in index.content)),
         math.log1p(len(words)),
         *register,
@@ -338,16 +476,18 @@ def sentence_evidence(
         span=span.text,
         unsupported_numbers=unsupported_numbers,
         unsupported_names=unsupported_names,
-        negation_mismatch=has_negation != span.has_negation,
+        negation_mismatch=negation_mismatch,
+        negation_flip=negation_flip,
+        swapped_name=swapped_name,
     )
 
 
 def _register(sentence: str, tokens: Sequence[str]) -> tuple[float, float, float, float]:
-    """Whether a sentence talks to or about the speakers, asks, chats, or reports the speaker's
+    """Whether a sentence talks about the speaker, asks, chats, or reports the speaker's
     own experience (see SENTENCE_FEATURES)."""
     n = max(len(tokens), 1)
     return (
-        sum(1 for t in tokens if t in PERSONAL_PRONOUNS) / n,
+        sum(1 for t in tokens if t in FIRST_PERSON_PRONOUNS) / n,
         1.0 if sentence.rstrip().rstrip("\"'”’)]").endswith("?") else 0.0,
         sum(1 for t in tokens if t in CONVERSATIONAL_WORDS) / n,
         1.0 if _EXPERIENCE_RE.search(sentence.lower().replace("’", "'")) else 0.0,
