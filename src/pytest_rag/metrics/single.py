@@ -13,8 +13,8 @@ from pydantic import BaseModel, Field
 
 from ..inputs import Sample
 from ..prompts import Template, block, context_blocks
-from ..request import JudgeRequest, JudgeTask
 from .base import Asker, Metric, Scale, Scored
+from .toolkit import judge_request
 
 ONE_TO_FIVE = Scale(1, 5)
 REASONING = "two to four sentences explaining the score, citing the decisive statements"
@@ -138,17 +138,8 @@ class Faithfulness(Metric):
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         template = FAITHFULNESS_TEMPLATE
         user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
-        request = JudgeRequest(
-            metric=self.name,
-            template_id=template.id,
-            template_version=template.version,
-            messages=template.messages(user),
-            response_model=FaithfulnessVerdict,
-            task=JudgeTask(
-                "faithfulness.single",
-                {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]},
-            ),
-        )
+        inputs = {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        request = judge_request(self.name, template, user, FaithfulnessVerdict, inputs)
         verdict = await ask(request, FaithfulnessVerdict)
         return Scored(
             score=verdict.score,
@@ -167,14 +158,8 @@ class AnswerRelevancy(Metric):
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         template = RELEVANCY_TEMPLATE
         user = "\n\n".join([block("question", sample.question), block("answer", sample.answer)])
-        request = JudgeRequest(
-            metric=self.name,
-            template_id=template.id,
-            template_version=template.version,
-            messages=template.messages(user),
-            response_model=RelevancyVerdict,
-            task=JudgeTask("answer_relevancy.single", {"question": sample.question, "answer": sample.answer}),
-        )
+        inputs = {"question": sample.question, "answer": sample.answer}
+        request = judge_request(self.name, template, user, RelevancyVerdict, inputs)
         verdict = await ask(request, RelevancyVerdict)
         return Scored(
             score=verdict.score,
@@ -206,14 +191,8 @@ class ContextRecall(Metric):
         reference = sample.reference if sample.reference and sample.reference.strip() else None
         reference_text = reference if reference is not None else "\n\n".join(c.text for c in sample.contexts)
         user = "\n\n".join([block("reference", reference_text), block("answer", sample.answer)])
-        request = JudgeRequest(
-            metric=self.name,
-            template_id=template.id,
-            template_version=template.version,
-            messages=template.messages(user),
-            response_model=RecallVerdict,
-            task=JudgeTask("context_recall.single", {"answer": sample.answer, "reference": reference_text}),
-        )
+        inputs = {"answer": sample.answer, "reference": reference_text}
+        request = judge_request(self.name, template, user, RecallVerdict, inputs)
         verdict = await ask(request, RecallVerdict)
         return Scored(
             score=verdict.score,
