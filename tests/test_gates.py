@@ -107,6 +107,18 @@ def test_fail_under_fails_the_session_and_baseline_reports(
             "*session failed by 1 gate(s)*",
         ]
     )
+    hidden = pytester.runpytest(
+        *args, "--rag-cache=replay", "--rag-fail-under=faithfulness=4.0", "--rag-no-summary"
+    )
+    assert hidden.ret == pytest.ExitCode.TESTS_FAILED
+    assert "pytest-rag summary" not in hidden.stdout.str()
+    hidden.stdout.fnmatch_lines(  # with the summary hidden, the reason for the failing exit status still shows
+        [
+            "*pytest-rag gates*",
+            "*faithfulness >= 4 FAILED: lower bound 3.00 < 4*",
+            "*session failed by 1 gate(s)*",
+        ]
+    )
     pytester.makeini("[pytest]\nrag_fail_under =\n    faithfulness = 3.0\n")
     passing = pytester.runpytest(*args, "--rag-cache=replay", f"--rag-baseline={report}")
     assert passing.ret == pytest.ExitCode.OK

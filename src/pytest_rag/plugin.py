@@ -106,7 +106,16 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     rag = _session(config)
-    if rag is None or not rag.settings.summary or hasattr(config, "workerinput") or not len(rag.results):
+    if rag is None or hasattr(config, "workerinput"):
+        return
+    if not rag.settings.summary or not len(rag.results):
+        from .regression import failure_lines
+
+        reasons = failure_lines(config)
+        if reasons:
+            terminalreporter.write_sep("=", "pytest-rag gates")
+            for line in reasons:
+                terminalreporter.write_line(line)
         return
     from .summary import render
 

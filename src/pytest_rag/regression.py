@@ -112,6 +112,15 @@ def summary_lines(config: pytest.Config, rag: RagSession) -> list[str]:
     return lines
 
 
+def failure_lines(config: pytest.Config) -> list[str]:
+    """Why a gate failed the session, for runs whose summary is hidden or empty: an exit status that
+    says 'failed' must come with its reason on the screen."""
+    conclusion = config.stash.get(CONCLUSION_KEY, None)
+    if conclusion is None or not conclusion.failed:
+        return []
+    return [*conclusion.failures, f"pytest-rag: session failed by {len(conclusion.failures)} gate(s)"]
+
+
 def junit_properties(item: pytest.Item, rag: RagSession) -> None:
     """Attach the test's scores to its JUnit XML entry (read from the teardown report)."""
     records = rag.results.for_test(item.nodeid)
