@@ -111,3 +111,37 @@ def test_a_bug_in_one_metric_of_a_batch_keeps_the_other_records(pytester: pytest
         """
     )
     assert pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider", "test_count.py").ret == 0
+
+
+def test_an_ensemble_members_failure_is_an_error_of_the_ensemble_check(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply
+
+    def responder(request: RecordedRequest) -> Reply:
+        if request.body["model"] == "judge-b":
+            return Reply.text("no JSON from this judge")
+        return Reply.json({"reasoning": "fine", "unsupported_statements": [], "score": 5})
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-ensemble")
+    pytester.makepyfile(
+        """
+        def test_grounded(rag_judge):
+            rag_judge.assert_faithful("Refunds take 5 days.", ["Refunds take 5 days."])
+        """
+    )
+    with FakeLLMServer(responder) as server:
+        result = pytester.runpytest(
+            "--rag-judge=openai:judge-a,openai:judge-b",
+            f"--rag-judge-base-url={server.openai_base_url}",
+            "--rag-cache=off",
+            "-p",
+            "no:cacheprovider",
+        )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*JudgeError*faithfulness by openai:judge-b*",  # the message names the member that failed
+            "faithfulness*ensemble(openai:judge-a,openai:judge-b)*1-5*0*-*1",  # the ensemble's row counts it
+        ]
+    )

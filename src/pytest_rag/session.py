@@ -345,6 +345,7 @@ class RagSession:
         return result
 
     def _record_error(self, test_id: str, name: str, mode: str | None, sample: Sample, exc: RagError) -> None:
+        from .evaluation import ensemble_label
         from .results import CallTally, CheckRecord, SampleExcerpt
 
         judge = getattr(exc, "judge", "") or self.settings.judge or ""
@@ -356,7 +357,9 @@ class RagSession:
             test_id=test_id,
             metric=name,
             mode=mode or "default",
-            judge=judge if self._judges is None or len(self._judges) != 1 else self._judges[0].spec.label,
+            judge=judge
+            if not self._judges
+            else ensemble_label(self._judges),  # the check's row, not a member's
             error=str(exc).split("\n--- raw judge reply")[0],
             error_kind=type(exc).__name__,
             evidence=self._error_evidence(test_id, name, exc),
