@@ -31,6 +31,10 @@ BUILTIN_PRICES: Mapping[str, tuple[float, float]] = {
     "claude-3-7-sonnet": (3.00, 15.00),
     "claude-sonnet-4": (3.00, 15.00),
     "claude-opus-4": (15.00, 75.00),
+    # embedding models (answer_relevancy questions mode, semantic_similarity, consistency): input only
+    "text-embedding-3-small": (0.02, 0.0),
+    "text-embedding-3-large": (0.13, 0.0),
+    "text-embedding-ada-002": (0.10, 0.0),
 }
 
 FREE_PROVIDERS = frozenset({"local", "nli", "ollama"})
