@@ -1,0 +1,41 @@
+"""Estimated dollars: longest model-name prefix wins, ini lines override, free judges cost nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_rag.errors import ConfigError
+from pytest_rag.judges.protocol import JudgeSpec
+from pytest_rag.pricing import PriceTable
+
+
+def test_the_longest_matching_model_prefix_sets_the_price() -> None:
+    table = PriceTable()
+    # gpt-4o-mini must not be priced as gpt-4o, its prefix: 1M in + 1M out = 0.15 + 0.60
+    assert table.cost(JudgeSpec("openai", "gpt-4o-mini-2024-07-18"), 1_000_000, 1_000_000) == pytest.approx(
+        0.75
+    )
+    assert table.cost(JudgeSpec("openai", "gpt-4o-2024-08-06"), 1_000_000, 0) == pytest.approx(2.50)
+
+
+def test_embedding_models_are_priced_on_input_tokens() -> None:
+    assert PriceTable().cost(JudgeSpec("openai", "text-embedding-3-small"), 500_000, 0) == pytest.approx(0.01)
+
+
+def test_ini_lines_override_and_add_models() -> None:
+    table = PriceTable.from_ini_lines(["# comment", "gpt-4o = 1, 2", "my-finetune = 0.5, 0.5", ""])
+    assert table.cost(JudgeSpec("openai", "gpt-4o"), 1_000_000, 1_000_000) == pytest.approx(3.0)
+    assert table.known(JudgeSpec("openai", "my-finetune-v2"))
+
+
+def test_free_providers_cost_nothing_and_unknown_models_are_not_known() -> None:
+    table = PriceTable()
+    assert table.cost(JudgeSpec("ollama", "llama3.1"), 10**9, 10**9) == 0.0
+    assert table.cost(JudgeSpec("local", ""), 10**9, 10**9) == 0.0
+    assert not table.known(JudgeSpec("openai", "some-new-model"))
+
+
+@pytest.mark.parametrize("line", ["gpt-4o = 2.5", "gpt-4o 2.5, 10", "gpt-4o = two, ten"])
+def test_a_malformed_price_line_names_the_fix(line: str) -> None:
+    with pytest.raises(ConfigError, match="MODEL = INPUT_USD_PER_MTOK, OUTPUT_USD_PER_MTOK"):
+        PriceTable.from_ini_lines([line])
