@@ -74,9 +74,7 @@ def test_order_of_mapping_does_not_change_the_result() -> None:
     before = _cases(rng.uniform(size=30))
     after = _cases(rng.uniform(size=30))
     reversed_before = dict(reversed(list(before.items())))
-    assert paired_bootstrap_difference(before, after) == paired_bootstrap_difference(
-        reversed_before, after
-    )
+    assert paired_bootstrap_difference(before, after) == paired_bootstrap_difference(reversed_before, after)
 
 
 def test_no_shared_cases() -> None:

@@ -11,8 +11,41 @@ from .corpus import ARTICLES
 
 _WORD = re.compile(r"[a-z0-9$]+")
 _STOP = frozenset(
-    "a an and are as at be by can do does for from how i in is it my of on or the to what when "
-    "where which who will with you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "my",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
 )
 
 

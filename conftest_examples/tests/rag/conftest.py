@@ -5,8 +5,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from support_bot.app import answer  # noqa: E402
-from support_bot.retriever import Retriever  # noqa: E402
+from support_bot.app import answer
+from support_bot.retriever import Retriever
 
 
 @pytest.fixture(scope="session")

@@ -6,11 +6,15 @@ CASES = [
     ("How long does a refund take?", "A refund is processed within 5 business days after approval."),
     ("How much storage does the Free plan include?", "The Free plan includes 15 GB of storage."),
     ("How long are deleted files kept in the trash?", "Deleted files stay in the trash for 30 days."),
-    ("Can I protect a shared link with a password?",
-     "Shared links can be password protected on the Plus and Pro plans."),
+    (
+        "Can I protect a shared link with a password?",
+        "Shared links can be password protected on the Plus and Pro plans.",
+    ),
     ("How are my files encrypted?", "Files are encrypted at rest with AES-256 and in transit with TLS 1.3."),
-    ("What happens when my storage quota is full?",
-     "New files stop syncing but existing files stay available."),
+    (
+        "What happens when my storage quota is full?",
+        "New files stop syncing but existing files stay available.",
+    ),
 ]
 
 
