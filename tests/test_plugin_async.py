@@ -127,3 +127,44 @@ def test_assert_rag_reports_every_metric_below_its_bar(
     result.assert_outcomes(failed=1)
     text = result.stdout.str()
     assert "is below the threshold 4" in text and "is below the threshold 3" in text
+
+
+ASYNC_BATCH = """
+import asyncio
+import pytest
+
+SAMPLES = [{"id": f"s{i}", "question": "q?", "answer": f"answer {s}", "contexts": ["ctx"]} for i, s in enumerate([5, 4, 2])]
+
+@pytest.mark.asyncio
+async def test_async_batch_keeps_the_test_loop_running(rag_judge):
+    ticks = 0
+
+    async def tick():
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    table = await rag_judge.aevaluate(SAMPLES, metrics=["faithfulness"])
+    ticker.cancel()
+    assert [row.score for row in table] == [5, 4, 2]
+    assert ticks > 0  # the test's own loop ran while the batch was judged
+
+@pytest.mark.asyncio
+async def test_async_assert_rag_fails_with_the_metric_below_its_bar(rag_judge):
+    await rag_judge.aassert_rag(SAMPLES[2], faithfulness=4)
+"""
+
+
+def test_async_batch_forms_run_without_blocking_the_tests_loop(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.responder = by_answer
+    fake_llm.latency = 0.1
+    pytester.makepyfile(ASYNC_BATCH)
+    result = pytester.runpytest("-p", "asyncio", *rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        ["E*RagAssertionError: faithfulness: score 2 on the 1-5 scale is below the threshold 4"]
+    )

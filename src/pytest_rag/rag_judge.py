@@ -8,6 +8,7 @@ those added by other plugins, and ``evaluate`` scores many samples concurrently.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -302,3 +303,21 @@ class RagJudge(CatalogHelpers):
 
             raise AssertionError("\n\n".join(describe(r) for r in failed))
         return results
+
+    async def aevaluate(
+        self,
+        samples: Sequence[Sample | Mapping[str, Any]],
+        metrics: Sequence[str],
+        *,
+        thresholds: Mapping[str, float] | None = None,
+    ) -> ResultsTable:
+        """:meth:`evaluate` for async tests: the batch runs on a worker thread (its judgments still run
+        concurrently on pytest-rag's own loop), so the test's event loop keeps running meanwhile."""
+        return await asyncio.to_thread(self.evaluate, samples, metrics, thresholds=thresholds)
+
+    async def aassert_rag(
+        self, sample: Sample | Mapping[str, Any], **thresholds: float
+    ) -> list[MetricResult]:
+        """:meth:`assert_rag` for async tests (see :meth:`aevaluate`)."""
+        __tracebackhide__ = True
+        return await asyncio.to_thread(self.assert_rag, sample, **thresholds)
