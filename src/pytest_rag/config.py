@@ -74,15 +74,13 @@ def add_options(parser: Any) -> None:
         "--rag-judge",
         metavar="SPEC",
         default=None,
-        help="judge(s) as PROVIDER:MODEL, comma-separated for an ensemble "
-        "(openai:gpt-4o, anthropic:MODEL, ollama:MODEL, local). Default: local",
+        help="judge(s) as PROVIDER:MODEL, comma-separated for an ensemble; default local (offline)",
     )
     group.addoption(
         "--rag-judge-base-url",
         metavar="URL",
         default=None,
-        help="base URL of an OpenAI-compatible server (vLLM, llama.cpp, LM Studio) "
-        "for openai:MODEL judges; default $OPENAI_BASE_URL",
+        help="OpenAI-compatible server for openai:MODEL judges (vLLM, llama.cpp); default $OPENAI_BASE_URL",
     )
     group.addoption(
         "--rag-judge-repeat",
@@ -137,31 +135,27 @@ def add_options(parser: Any) -> None:
         metavar="N",
         type=float,
         default=None,
-        help="client-side limit of judge requests per minute: the suite slows down instead of "
-        "hitting 429s (default: no limit; divided among pytest-xdist workers)",
+        help="client-side limit of judge requests per minute (split among xdist workers)",
     )
     group.addoption(
         "--rag-tpm",
         metavar="N",
         type=float,
         default=None,
-        help="client-side limit of judge tokens per minute, estimated before each call and corrected "
-        "by the reported usage (default: no limit; divided among pytest-xdist workers)",
+        help="client-side limit of judge tokens per minute (split among xdist workers)",
     )
     group.addoption(
         "--rag-dry-run",
         action="store_true",
         default=None,
-        help="make no live judge calls: count them, print their estimated tokens and dollars, and "
-        "report the tests that needed them as skipped (cached judgments are served as usual)",
+        help="make no live judge calls: count and price them; tests that needed one are skipped",
     )
     group.addoption(
         "--rag-budget",
         metavar="USD",
         type=float,
         default=None,
-        help="stop making live judge calls once this many dollars are spent; later judgments fail "
-        "with BudgetExceededError (divided among pytest-xdist workers)",
+        help="stop live judge calls once this many dollars are spent (split among xdist workers)",
     )
     group.addoption(
         "--rag-no-summary",
@@ -357,7 +351,7 @@ def add_regression_options(group: Any, parser: Any) -> None:
         "--rag-gold",
         metavar="PATH",
         default=None,
-        help="JSONL of human scores keyed by test id and metric: report Krippendorff's alpha judge vs gold",
+        help="JSONL of human scores by test id and metric: report alpha, judge vs gold",
     )
     group.addoption(
         "--rag-min-alpha",
@@ -382,8 +376,7 @@ def add_regression_options(group: Any, parser: Any) -> None:
         "--rag-snapshot-tolerance",
         metavar="TOL",
         default=None,
-        help="how far a snapshotted score may move: a number of score points, or 'repeats' "
-        "(within the range of the repeated judgments). Default 0",
+        help="how far a snapshotted score may move: score points, or 'repeats'; default 0",
     )
     parser.addini(
         "rag_report", "results files to write (.json/.csv), one per line", type="linelist", default=[]
