@@ -109,8 +109,8 @@ def test_help_lists_every_option_with_its_help(pytester: pytest.Pytester) -> Non
     assert set(OPTIONS) <= set(entries)
     for option, text in entries.items():
         assert len(text.split()) >= 4, f"{option} has no real help: {text!r}"
-    for option in OPTIONS:
-        assert len(entries[option]) < 160, f"{option} help is longer than a line's worth"
+    for option, text in entries.items():  # every option of the group, those of later issues included
+        assert len(text) <= 110, f"{option} help is longer than a line's worth: {text!r}"
     text = result.stdout.str()
     assert "rag_judge (string)" in text and "rag_threshold_faithfulness" in text
 
