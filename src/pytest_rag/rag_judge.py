@@ -87,8 +87,8 @@ class RagJudge(CatalogHelpers):
         )
 
     def assert_score(self, metric: str, *, threshold: float | None = None, **kwargs: Any) -> MetricResult:
-        __tracebackhide__ = True
         """Score any registered metric and fail the test when it is below the threshold."""
+        __tracebackhide__ = True
         _require_threshold(self._session, metric, kwargs.get("mode"), threshold)
         return _enforce(self.score(metric, threshold=threshold, **kwargs))
 
