@@ -255,6 +255,74 @@ def test_negation_flip_of_a_context_sentence_is_capped(scorer: LocalScorer) -> N
     assert dropped.sentences[0].negation_flip
 
 
+STORAGE = [
+    "Backups older than 30 days are deleted automatically. The free tier stores up to 10 GB per user. "
+    "Uploads are scanned for malware before they are published, and links expire after 7 days."
+]
+
+
+@pytest.mark.parametrize(
+    "reversed_answer",
+    [
+        "Backups newer than 30 days are deleted automatically.",  # "newer" is no comparison word we know
+        "Backups younger than 30 days are deleted automatically.",
+        "The free tier stores at least 10 GB per user.",
+        "Uploads are scanned for malware after they are published.",
+        "Links expire before 7 days.",
+    ],
+)
+def test_comparison_reversed_against_a_context_sentence_is_capped(
+    scorer: LocalScorer, reversed_answer: str
+) -> None:
+    support = scorer.support(reversed_answer, STORAGE).sentences[0]
+    if "newer" in reversed_answer:
+        # Documented limit: only the listed comparison and order words are checked.
+        assert not support.comparison_flip
+        return
+    assert support.comparison_flip
+    assert support.probability < 0.5
+    assert "comparison or order reversed" in support.explain()
+
+
+@pytest.mark.parametrize(
+    "faithful",
+    [
+        "Backups older than 30 days are deleted automatically.",
+        "Each user gets up to 10 GB on the free tier.",
+        "Uploads are checked for malware before they are published.",
+        "Links expire after 7 days.",
+        # A negation before the marker turns it: "no more than 10 GB" is the same upper bound.
+        "The free tier stores no more than 10 GB per user.",
+    ],
+)
+def test_comparison_kept_as_the_context_states_it_is_not_a_flip(scorer: LocalScorer, faithful: str) -> None:
+    support = scorer.support(faithful, STORAGE).sentences[0]
+    assert not support.comparison_flip
+    assert support.probability >= 0.5
+
+
+def test_comparison_words_in_other_senses_are_not_flips(scorer: LocalScorer) -> None:
+    # "carried over to the next year" and "symptoms last" use comparison words as verbs and
+    # particles; tying each comparison to what it compares keeps them apart.
+    leave = ["Up to 5 unused days can be carried over to the next year."]
+    assert (
+        not scorer.support("Up to 5 unused days can be carried over to the next year.", leave)
+        .sentences[0]
+        .comparison_flip
+    )
+    leaflet = ["See a doctor if symptoms last more than 3 days."]
+    assert (
+        not scorer.support("See a doctor when symptoms last more than 3 days.", leaflet)
+        .sentences[0]
+        .comparison_flip
+    )
+    assert (
+        scorer.support("See a doctor if symptoms last less than 3 days.", leaflet)
+        .sentences[0]
+        .comparison_flip
+    )
+
+
 def test_number_that_counts_something_else_in_the_contexts_is_unsupported(scorer: LocalScorer) -> None:
     # 4 occurs in the leaflet, but only as a number of tablets; "every 4 hours" is not backed.
     leaflet = ["Adults should take one tablet every 6 hours. Do not take more than 4 tablets in 24 hours."]

@@ -339,6 +339,7 @@ class SentenceEvidence:
     negation_mismatch: bool
     negation_flip: bool = False  # a near copy of a context sentence with the negation reversed
     swapped_name: bool = False  # an unsupported name where the span has a name the sentence lacks
+    comparison_flip: bool = False  # a near copy of a context sentence with a comparison reversed
 
 
 def _share(items: Sequence[Hashable], pool: Container[Hashable]) -> float:
@@ -372,14 +373,27 @@ _NEGATION_IDIOMS = frozenset(
 def _states_negation(tokens: Sequence[str]) -> bool:
     """Whether a sentence negates what it says. A reply's opening "no" or "not" answers the
     other speaker rather than negating the sentence ("No, Australian Idol was ..."), and the
-    idioms in ``_NEGATION_IDIOMS`` negate nothing."""
+    idioms in ``_NEGATION_IDIOMS`` negate nothing. Nor does a negation that sets a bound on a
+    comparison ("do not take more than 4", "no later than Friday"): ``_comparisons`` reads it as
+    the comparison's direction, so "take no more than 4" restates "do not take more than 4"."""
     for k, token in enumerate(tokens):
         if k == 0 or token not in NEGATION_WORDS:
             continue
         after = tokens[k + 1] if k + 1 < len(tokens) else ""
         if (token, after) in _NEGATION_IDIOMS or (tokens[k - 1], token) in _NEGATION_IDIOMS:
             continue
+        if _bounds_a_comparison(tokens, k):
+            continue
         return True
+    return False
+
+
+def _bounds_a_comparison(tokens: Sequence[str], k: int) -> bool:
+    """Whether a comparison marker starts within ``_NEGATION_REACH`` tokens after position k."""
+    for j in range(k + 1, min(k + 1 + _NEGATION_REACH, len(tokens))):
+        pair = f"{tokens[j]}_{tokens[j + 1]}" if j + 1 < len(tokens) else ""
+        if tokens[j] in _COMPARISON_MARKERS or pair in _COMPARISON_MARKERS:
+            return True
     return False
 
 
@@ -402,6 +416,88 @@ def _is_negation_flip(words: Sequence[str], has_negation: bool, candidates: Sequ
         else:
             best_other = max(best_other, closeness)
     return best_other >= _NEAR_COPY and best_other > best_same
+
+
+# Comparison and order words by family, as (one direction, the other). A near copy of a context
+# sentence that says the opposite direction of a family ("at least 30 hours" for "up to 30 hours",
+# "after departure" for "before departure", "smaller than 2 GB" for "larger than 2 GB") reverses
+# the fact while keeping every other word, so lexical and embedding evidence cannot see it.
+# Families end with ";"; in each, the words of one direction | the words of the other ("_" joins
+# the two words of a marker).
+_COMPARISON_FAMILIES_TEXT = """
+    more greater over above exceed exceeds exceeding larger bigger higher longer heavier older wider
+    minimum at_least or_more
+    | less fewer under below smaller lower shorter lighter younger narrower maximum up_to at_most
+    or_less or_fewer;
+    before earlier prior | after later;
+    first earliest | last latest;
+    increase increases increased increasing raise raises raised rise rises
+    | decrease decreases decreased decreasing reduce reduces reduced fall falls;
+    faster quicker | slower;
+"""
+_COMPARISON_FAMILIES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
+    (frozenset(up.split()), frozenset(down.split()))
+    for up, down in (family.split("|") for family in _COMPARISON_FAMILIES_TEXT.split(";") if family.strip())
+)
+_COMPARISON_MARKERS: frozenset[str] = frozenset(
+    m for family in _COMPARISON_FAMILIES for side in family for m in side
+)
+_COMPARISON_STEMS: frozenset[str] = frozenset(stem(m) for m in _COMPARISON_MARKERS if "_" not in m)
+_NEGATION_REACH = 3  # a negation this many tokens before a marker turns it ("not take more than")
+_COMPARISON_GLUE = frozenset({"than", "to", "of", "the", "a", "an", "then"})
+
+
+def _comparisons(tokens: Sequence[str]) -> frozenset[tuple[int, bool, str]]:
+    """The comparisons a sentence states, as (family, direction, what is compared): the word
+    after the marker, past "than", "to" and articles ("less than 3 days" -> 3, "after departure"
+    -> departure). Tying each comparison to its object keeps phrasal verbs and other senses
+    ("carried over to", "symptoms last") from counting. Two-word markers ("at least", "up to")
+    win over their words, and a negation just before a marker reverses it ("no more than" is an
+    upper bound)."""
+    found: set[tuple[int, bool, str]] = set()
+    k = 0
+    while k < len(tokens):
+        pair = f"{tokens[k]}_{tokens[k + 1]}" if k + 1 < len(tokens) else ""
+        marker, width = (pair, 2) if pair in _COMPARISON_MARKERS else (tokens[k], 1)
+        if marker in _COMPARISON_MARKERS:
+            negated = any(t in NEGATION_WORDS for t in tokens[max(0, k - _NEGATION_REACH) : k])
+            rest = [t for t in tokens[k + width :] if t not in _COMPARISON_GLUE]
+            compared = stem(rest[0]) if rest else ""
+            for family, (up, down) in enumerate(_COMPARISON_FAMILIES):
+                if marker in up or marker in down:
+                    found.add((family, (marker in up) != negated, compared))
+        k += width
+    return frozenset(found)
+
+
+def _is_comparison_flip(
+    words: Sequence[str], comparisons: frozenset[tuple[int, bool, str]], candidates: Sequence[_Span]
+) -> bool:
+    """Whether the sentence restates one context sentence (at least ``_NEAR_COPY`` of its content
+    words, comparison words and negations aside, are in it) with the comparison of the same
+    thing turned the other way, and no context sentence as close states it the same way. The
+    context may say more than the sentence (the sentence may pick one fact out of it), since the
+    comparison must match in what it compares. A comparison the context does not make at all is
+    an addition, not a reversal: the model and the other checks judge that."""
+    if not comparisons:
+        return False
+    core = {stem(w) for w in words if w not in NEGATION_WORDS} - _COMPARISON_STEMS
+    if not core:
+        return False
+    scored = [(len(core & span.core) / len(core), _comparisons(span.tokens)) for span in candidates]
+    for family, up, compared in comparisons:
+        same = max((c for c, stated in scored if (family, up, compared) in stated), default=0.0)
+        opposite = max(
+            (
+                c
+                for c, stated in scored
+                if (family, not up, compared) in stated and (family, up, compared) not in stated
+            ),
+            default=0.0,
+        )
+        if opposite >= _NEAR_COPY and opposite > same:
+            return True
+    return False
 
 
 def sentence_evidence(
@@ -450,6 +546,7 @@ def sentence_evidence(
     # Only single sentences holding at least half the sentence's words can be near copies.
     near = [s for s, share in zip(index.spans, lexical, strict=True) if s.width == 1 and share >= 0.5]
     negation_flip = _is_negation_flip(words, _states_negation(tokens), near)
+    comparison_flip = _is_comparison_flip(words, _comparisons(tokens), near)
     span_names = {n.lower() for n in _names_in(span.text)} - {n.lower() for n in names}
     swapped_name = bool(unsupported_names) and bool(span_names)
     features = (
@@ -479,6 +576,7 @@ def sentence_evidence(
         negation_mismatch=negation_mismatch,
         negation_flip=negation_flip,
         swapped_name=swapped_name,
+        comparison_flip=comparison_flip,
     )
 
 

@@ -84,11 +84,14 @@ def capped_logit(logit: float, evidence: SentenceEvidence) -> float:
     67 labelled sentences with an unbacked number (LFQA and BEGIN), 4 are supported. A number is
     unbacked when it is absent from the contexts or counts something else there ("every 4 hours"
     where 4 only counts tablets). A reversed negation is a near copy of one context sentence with
-    the negation added or removed (``SentenceEvidence.negation_flip``). Unbacked names are left to
-    the model: in the data they are often abbreviations or adjectives ("UK", "European") of
+    the negation added or removed (``SentenceEvidence.negation_flip``); a reversed comparison is
+    one with a comparison or order word turned the other way ("at least" for "up to", "after"
+    for "before", "smaller" for "larger": ``SentenceEvidence.comparison_flip``), which never
+    occurs in the labelled data and so cannot be learned from it. Unbacked names are left to the
+    model: in the data they are often abbreviations or adjectives ("UK", "European") of
     supported sentences.
     """
-    if evidence.unsupported_numbers or evidence.negation_flip:
+    if evidence.unsupported_numbers or evidence.negation_flip or evidence.comparison_flip:
         return min(logit, _EDIT_CAP_LOGIT)
     return logit
 
@@ -211,6 +214,7 @@ class SentenceSupport:
     unsupported_names: tuple[str, ...]
     negation_mismatch: bool
     negation_flip: bool = False  # restates a context sentence with the negation reversed
+    comparison_flip: bool = False  # restates a context sentence with a comparison reversed
 
     @classmethod
     def from_evidence(cls, evidence: SentenceEvidence, probability: float) -> SentenceSupport:
@@ -224,6 +228,7 @@ class SentenceSupport:
             unsupported_names=evidence.unsupported_names,
             negation_mismatch=evidence.negation_mismatch,
             negation_flip=evidence.negation_flip,
+            comparison_flip=evidence.comparison_flip,
         )
 
     def explain(self) -> str:
@@ -235,6 +240,8 @@ class SentenceSupport:
             reasons.append("names not in the contexts: " + ", ".join(self.unsupported_names))
         if self.negation_flip:
             reasons.append("restates a context sentence with the negation reversed")
+        if self.comparison_flip:
+            reasons.append("restates a context sentence with a comparison or order reversed")
         elif self.negation_mismatch:
             reasons.append("negation differs from the best matching passage")
         where = (
