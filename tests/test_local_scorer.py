@@ -323,6 +323,33 @@ def test_comparison_words_in_other_senses_are_not_flips(scorer: LocalScorer) -> 
     )
 
 
+DELIVERY = [
+    "Orders placed before noon ship the same day from our warehouse in Leeds. "
+    "Parcels are delivered by DPD, and tracking links are sent by email."
+]
+
+
+@pytest.mark.parametrize(
+    ("answer", "swapped"),
+    [
+        ("Orders placed before noon ship the same day from our warehouse in Bristol.", True),
+        ("Parcels are delivered by Hermes, and tracking links are sent by email.", True),
+        ("Your order ships the same day from our Leeds warehouse if you order before noon.", False),
+        # An abbreviation of the context's name is not a swap ("UK" for "United Kingdom").
+        ("Orders placed before noon ship the same day from our warehouse in the UK.", False),
+    ],
+)
+def test_name_replaced_in_a_near_copy_is_capped(scorer: LocalScorer, answer: str, swapped: bool) -> None:
+    contexts = DELIVERY if "UK" not in answer else [DELIVERY[0].replace("in Leeds", "in the United Kingdom")]
+    support = scorer.support(answer, contexts).sentences[0]
+    assert support.swapped_name is swapped
+    if swapped:
+        assert support.probability < 0.5
+        assert "names replaced" in support.explain()
+    else:
+        assert support.probability >= 0.5
+
+
 def test_number_that_counts_something_else_in_the_contexts_is_unsupported(scorer: LocalScorer) -> None:
     # 4 occurs in the leaflet, but only as a number of tablets; "every 4 hours" is not backed.
     leaflet = ["Adults should take one tablet every 6 hours. Do not take more than 4 tablets in 24 hours."]

@@ -338,7 +338,7 @@ class SentenceEvidence:
     unsupported_names: tuple[str, ...]
     negation_mismatch: bool
     negation_flip: bool = False  # a near copy of a context sentence with the negation reversed
-    swapped_name: bool = False  # an unsupported name where the span has a name the sentence lacks
+    swapped_name: bool = False  # a near copy of a context sentence with one of its names replaced
     comparison_flip: bool = False  # a near copy of a context sentence with a comparison reversed
 
 
@@ -500,6 +500,64 @@ def _is_comparison_flip(
     return False
 
 
+def _is_abbreviation(short: str, long: str) -> bool:
+    """Whether ``short`` may abbreviate ``long``: all capitals, at most four letters, same first
+    letter ("LA" for "Los Angeles", "TN" for "Tennessee", "UK" for "United Kingdom")."""
+    letters = short.replace(".", "")
+    return letters.isupper() and len(letters) <= 4 and letters[:1].lower() == long[:1].lower()
+
+
+_NAME_RUN_RE = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
+
+
+def _name_slots(text: str) -> list[tuple[str, str, str]]:
+    """Each run of capitalised words ("Los Angeles") with the words just before and after it,
+    lower-cased, as (run, word before, word after)."""
+    slots: list[tuple[str, str, str]] = []
+    for match in _NAME_RUN_RE.finditer(text):
+        before, after = tokenize(text[: match.start()]), tokenize(text[match.end() :])
+        slots.append((match.group(0), before[-1] if before else "", after[0] if after else ""))
+    return slots
+
+
+def _is_name_swap(
+    tokens: Sequence[str], sentence: str, unsupported_names: Sequence[str], candidates: Sequence[_Span]
+) -> bool:
+    """Whether the sentence restates a context span (at least ``_NEAR_COPY`` of its other content
+    words are in it) with a name the contexts lack standing where the span has a different
+    name in the same slot: the same words on both sides (a sentence edge counts as one), or the
+    same content word on one side
+    ("flight to Geneva departs" for "flight to Zurich departs", "the LDAC codec" for "the AAC
+    codec"; a shared "the" or "in" alone is no slot). An abbreviation of the span's name ("UK"
+    for "United Kingdom", "LA" for "Los Angeles") or the same word inflected is not a swap."""
+    if not unsupported_names:
+        return False
+    missing = {n.lower() for n in unsupported_names}
+    core = {stem(w) for w in content_words(tokens)} - {stem(n) for n in missing}
+    if not core:
+        return False
+    slots = [
+        (run, before, after)
+        for run, before, after in _name_slots(sentence)
+        if any(w.lower() in missing for w in run.split())
+    ]
+    for span in candidates:
+        if not slots or len(core & span.core) / len(core) < _NEAR_COPY:
+            continue
+        for other, other_before, other_after in _name_slots(span.text):
+            for run, before, after in slots:
+                if _is_abbreviation(run, other) or stem(other.lower()).startswith(stem(run.lower())):
+                    continue
+                same_before, same_after = before == other_before, after == other_after
+                if (same_before and same_after and (before or after)) or any(
+                    same and word not in STOPWORDS
+                    for same, word in ((same_before, before), (same_after, after))
+                    if word
+                ):
+                    return True
+    return False
+
+
 def sentence_evidence(
     embedder: StaticEmbedder, index: ContextIndex, sentence: str, vector: FloatArray
 ) -> SentenceEvidence:
@@ -547,8 +605,12 @@ def sentence_evidence(
     near = [s for s, share in zip(index.spans, lexical, strict=True) if s.width == 1 and share >= 0.5]
     negation_flip = _is_negation_flip(words, _states_negation(tokens), near)
     comparison_flip = _is_comparison_flip(words, _comparisons(tokens), near)
-    span_names = {n.lower() for n in _names_in(span.text)} - {n.lower() for n in names}
-    swapped_name = bool(unsupported_names) and bool(span_names)
+    swapped_name = _is_name_swap(
+        tokens,
+        sentence,
+        unsupported_names,
+        [s for s, share in zip(index.spans, lexical, strict=True) if share >= 0.5],
+    )
     features = (
         _share(stems, index.content),
         _share(bigrams, index.bigrams) if bigrams else _share(stems, index.content),

@@ -87,11 +87,18 @@ def capped_logit(logit: float, evidence: SentenceEvidence) -> float:
     the negation added or removed (``SentenceEvidence.negation_flip``); a reversed comparison is
     one with a comparison or order word turned the other way ("at least" for "up to", "after"
     for "before", "smaller" for "larger": ``SentenceEvidence.comparison_flip``), which never
-    occurs in the labelled data and so cannot be learned from it. Unbacked names are left to the
-    model: in the data they are often abbreviations or adjectives ("UK", "European") of
-    supported sentences.
+    occurs in the labelled data and so cannot be learned from it. A replaced name is one the
+    contexts lack standing where a near-copied context sentence has another name, next to the
+    same word ("to Geneva departs" for "to Zurich departs": ``SentenceEvidence.swapped_name``).
+    Other unbacked names are left to the model: in the data they are often abbreviations or
+    adjectives ("UK", "European") of supported sentences, and the swap check skips abbreviations.
     """
-    if evidence.unsupported_numbers or evidence.negation_flip or evidence.comparison_flip:
+    if (
+        evidence.unsupported_numbers
+        or evidence.negation_flip
+        or evidence.comparison_flip
+        or evidence.swapped_name
+    ):
         return min(logit, _EDIT_CAP_LOGIT)
     return logit
 
@@ -215,6 +222,7 @@ class SentenceSupport:
     negation_mismatch: bool
     negation_flip: bool = False  # restates a context sentence with the negation reversed
     comparison_flip: bool = False  # restates a context sentence with a comparison reversed
+    swapped_name: bool = False  # restates a context sentence with one of its names replaced
 
     @classmethod
     def from_evidence(cls, evidence: SentenceEvidence, probability: float) -> SentenceSupport:
@@ -229,6 +237,7 @@ class SentenceSupport:
             negation_mismatch=evidence.negation_mismatch,
             negation_flip=evidence.negation_flip,
             comparison_flip=evidence.comparison_flip,
+            swapped_name=evidence.swapped_name,
         )
 
     def explain(self) -> str:
@@ -242,6 +251,8 @@ class SentenceSupport:
             reasons.append("restates a context sentence with the negation reversed")
         if self.comparison_flip:
             reasons.append("restates a context sentence with a comparison or order reversed")
+        if self.swapped_name:
+            reasons.append("restates a context sentence with one of its names replaced")
         elif self.negation_mismatch:
             reasons.append("negation differs from the best matching passage")
         where = (
