@@ -507,6 +507,7 @@ def _is_abbreviation(short: str, long: str) -> bool:
     return letters.isupper() and len(letters) <= 4 and letters[:1].lower() == long[:1].lower()
 
 
+_SLOT_WINDOW = 40  # characters read on each side of a name for its neighbouring words
 _NAME_RUN_RE = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
 
@@ -515,7 +516,9 @@ def _name_slots(text: str) -> list[tuple[str, str, str]]:
     lower-cased, as (run, word before, word after)."""
     slots: list[tuple[str, str, str]] = []
     for match in _NAME_RUN_RE.finditer(text):
-        before, after = tokenize(text[: match.start()]), tokenize(text[match.end() :])
+        # A short window each side is enough for one word, and keeps long contexts linear.
+        before = tokenize(text[max(0, match.start() - _SLOT_WINDOW) : match.start()])
+        after = tokenize(text[match.end() : match.end() + _SLOT_WINDOW])
         slots.append((match.group(0), before[-1] if before else "", after[0] if after else ""))
     return slots
 
