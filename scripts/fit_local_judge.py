@@ -58,7 +58,7 @@ SEED = 13
 FOLDS = 5
 L2 = 1.0
 SMOOTHING = 6  # neighbouring threshold candidates averaged on each side (see best_threshold)
-VERSION = "local-judge-4"
+VERSION = "local-judge-5"
 Array = npt.NDArray[np.float64]
 CALIBRATION_PATH = ROOT / "src" / "pytest_rag" / "local" / "calibration.json"
 
