@@ -11,6 +11,10 @@ flipped negation, added claim, reversed comparison, dropped condition). The cali
 never see it: it checks that what they learned on LFQA and BEGIN carries over to the short
 answers pytest-rag users write, so nothing may be fitted on it.
 
+``rag_probes_fresh.jsonl`` (20 cases, ``--probes benchmarks/rag_probes_fresh.jsonl``) was written
+after the comparison and name checks of ``local-judge-5``, in four other domains, to see whether
+those checks carry beyond the cases they were built on.
+
 Printed: balanced accuracy of "passes ``assert_faithful`` at the default threshold 4" (the
 faithfulness grade the judge gives), AUROC of the whole-answer support probability, the share of
 (faithful, unfaithful) pairs on the same context that are ranked the right way round, and per
