@@ -91,22 +91,10 @@ def held_out_predictions(fit: ModuleType, root: Path) -> dict[str, tuple[Array, 
     records = fit.load_grounding(root, embedder)
     out: dict[str, tuple[Array, Array, Array]] = {}
     for dataset in ("lfqa_answer", "lfqa_sentence", "begin"):
-        groups = {r.group for r in records if r.dataset == dataset}
-        test = [r for r in records if r.dataset == dataset]
-        train = [r for r in records if r.dataset != dataset and r.group not in groups]
-        models = fit.fit_grounding(train)
-        p = fit.predict_grounding(models, test)
-        y = np.array([r.label for r in test], dtype=np.float64)
-        out[dataset] = (y, p, np.full(len(y), models[1].threshold))
+        y, p, threshold = fit.file_out_predictions(records, dataset)
+        out[dataset] = (y, p, np.full(len(y), threshold))
     x, y, questions = fit.load_correctness(root, embedder)
-    oof, thr = np.zeros(len(y)), np.zeros(len(y))
-    for fold in fit.grouped_folds(questions, fit.FOLDS, fit.SEED):
-        test_mask = np.array([q in fold for q in questions])
-        weights = fit.balanced_weights(y[~test_mask], ["nq"] * int((~test_mask).sum()))
-        model = fit.fit_logistic(x[~test_mask], y[~test_mask], weights, fit.CORRECTNESS_FEATURES)
-        oof[test_mask] = [model.probability(row) for row in x[test_mask]]
-        thr[test_mask] = model.threshold
-    out["nq301"] = (y, oof, thr)
+    out["nq301"] = (y, *fit.grouped_cv_predictions(x, y, questions, fit.CORRECTNESS_FEATURES))
     return out
 
 

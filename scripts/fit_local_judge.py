@@ -271,6 +271,16 @@ def grouped_folds(groups: Sequence[str], k: int, seed: int) -> list[set[str]]:
     return [set(unique[i::k]) for i in range(k)]
 
 
+def file_out_predictions(records: Sequence[GroundingRecord], dataset: str) -> tuple[Array, Array, float]:
+    """One dataset file's labels and probabilities from models fitted without it and without any
+    record sharing an answer with it, and the threshold those models chose."""
+    groups = {r.group for r in records if r.dataset == dataset}
+    test = [r for r in records if r.dataset == dataset]
+    models = fit_grounding([r for r in records if r.dataset != dataset and r.group not in groups])
+    y = np.array([r.label for r in test], dtype=np.float64)
+    return y, predict_grounding(models, test), models[1].threshold
+
+
 def grounding_protocols(records: list[GroundingRecord]) -> list[Figure]:
     figures: list[Figure] = []
     datasets = ["lfqa_answer", "lfqa_sentence", "begin"]
@@ -293,12 +303,8 @@ def grounding_protocols(records: list[GroundingRecord]) -> list[Figure]:
                 )
 
     for d in datasets:
-        groups = {r.group for r in records if r.dataset == d}
-        held_out(
-            "file-out",
-            lambda r, d=d: r.dataset == d,  # type: ignore[misc]
-            lambda r, d=d, g=groups: r.dataset == d or r.group in g,  # type: ignore[misc]
-        )
+        y, p, threshold = file_out_predictions(records, d)
+        figures.append(evaluate("file-out", d, y, p, np.full(len(y), threshold)))
     for source in ("lfqa", "begin"):
         held_out(
             "source-out",
@@ -332,19 +338,26 @@ def load_correctness(root: Path, embedder: StaticEmbedder) -> tuple[Array, Array
     return x, y, [r["question"] for r in rows]
 
 
-def correctness_cv(x: Array, y: Array, groups: list[str]) -> Figure:
+def fit_one_source(x: Array, y: Array, features: Sequence[str]) -> LogisticModel:
+    """A model fitted on data from one source, with equal total weight per class."""
+    return fit_logistic(x, y, balanced_weights(y, ["one source"] * len(y)), features)
+
+
+def grouped_cv_predictions(
+    x: Array, y: Array, groups: Sequence[str], features: Sequence[str]
+) -> tuple[Array, Array]:
+    """Grouped k-fold out-of-fold probabilities, and the training-side threshold each is judged by."""
     oof, thr = np.zeros(len(y)), np.zeros(len(y))
     for fold in grouped_folds(groups, FOLDS, SEED):
         test = np.array([g in fold for g in groups])
-        model = fit_logistic(
-            x[~test],
-            y[~test],
-            balanced_weights(y[~test], ["nq"] * int((~test).sum())),
-            CORRECTNESS_FEATURES,
-        )
+        model = fit_one_source(x[~test], y[~test], features)
         oof[test] = [model.probability(row) for row in x[test]]
         thr[test] = model.threshold
-    return evaluate(f"{FOLDS}-fold", "nq301", y, oof, thr)
+    return oof, thr
+
+
+def correctness_cv(x: Array, y: Array, groups: list[str]) -> Figure:
+    return evaluate(f"{FOLDS}-fold", "nq301", y, *grouped_cv_predictions(x, y, groups, CORRECTNESS_FEATURES))
 
 
 # -- relevance (synthetic pairs) ---------------------------------------------------------------
@@ -383,17 +396,7 @@ def relevance_pairs(embedder: StaticEmbedder, root: Path, kind: str) -> tuple[Ar
 
 
 def relevance_cv(name: str, x: Array, y: Array, groups: list[str]) -> Figure:
-    oof, thr = np.zeros(len(y)), np.zeros(len(y))
-    for fold in grouped_folds(groups, FOLDS, SEED):
-        test = np.array([g in fold for g in groups])
-        model = fit_logistic(
-            x[~test],
-            y[~test],
-            balanced_weights(y[~test], ["r"] * int((~test).sum())),
-            RELEVANCE_FEATURES,
-        )
-        oof[test] = [model.probability(row) for row in x[test]]
-        thr[test] = model.threshold
+    oof, thr = grouped_cv_predictions(x, y, groups, RELEVANCE_FEATURES)
     return evaluate(f"{FOLDS}-fold (synthetic)", name, y, oof, thr)
 
 
@@ -429,13 +432,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{f.protocol:<22} {f.dataset:<18} {f.n:>5} {f.balanced_accuracy:>8.3f} {f.auroc:>7.3f}")
 
     sentence_model, answer_model = fit_grounding(records)
-    correctness_model = fit_logistic(cx, cy, balanced_weights(cy, ["nq"] * len(cy)), CORRECTNESS_FEATURES)
-    relevance_model = fit_logistic(
-        rel[0], rel[1], balanced_weights(rel[1], ["r"] * len(rel[1])), RELEVANCE_FEATURES
-    )
-    answer_relevance_model = fit_logistic(
-        arel[0], arel[1], balanced_weights(arel[1], ["r"] * len(arel[1])), RELEVANCE_FEATURES
-    )
+    correctness_model = fit_one_source(cx, cy, CORRECTNESS_FEATURES)
+    relevance_model = fit_one_source(rel[0], rel[1], RELEVANCE_FEATURES)
+    answer_relevance_model = fit_one_source(arel[0], arel[1], RELEVANCE_FEATURES)
     models = {
         "sentence": sentence_model,
         "answer": answer_model,
