@@ -26,7 +26,7 @@ import math
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from importlib import resources
 from typing import Any
 
@@ -226,19 +226,10 @@ class SentenceSupport:
 
     @classmethod
     def from_evidence(cls, evidence: SentenceEvidence, probability: float) -> SentenceSupport:
-        """The verdict on one aligned sentence, whichever model supplied its probability."""
-        return cls(
-            sentence=evidence.sentence,
-            probability=probability,
-            context_index=evidence.context_index,
-            span=evidence.span,
-            unsupported_numbers=evidence.unsupported_numbers,
-            unsupported_names=evidence.unsupported_names,
-            negation_mismatch=evidence.negation_mismatch,
-            negation_flip=evidence.negation_flip,
-            comparison_flip=evidence.comparison_flip,
-            swapped_name=evidence.swapped_name,
-        )
+        """The verdict on one aligned sentence, whichever model supplied its probability. Every
+        other field is the evidence's own, so a new check needs adding in one place only."""
+        shared = {f.name: getattr(evidence, f.name) for f in fields(cls) if f.name != "probability"}
+        return cls(probability=probability, **shared)
 
     def explain(self) -> str:
         """One line saying why this sentence got its verdict, for reports and assertion text."""
