@@ -604,16 +604,14 @@ def sentence_evidence(
 
     span_bigrams = span.bigrams
     negation_mismatch = has_negation != span.has_negation
-    # Only single sentences holding at least half the sentence's words can be near copies.
-    near = [s for s, share in zip(index.spans, lexical, strict=True) if s.width == 1 and share >= 0.5]
+    # Only spans holding at least half the sentence's words can be near copies; the negation and
+    # comparison checks compare single sentences, the name check any span (a name swap may merge
+    # a subject from one sentence with a fact from the next).
+    half = [s for s, share in zip(index.spans, lexical, strict=True) if share >= 0.5]
+    near = [s for s in half if s.width == 1]
     negation_flip = _is_negation_flip(words, _states_negation(tokens), near)
     comparison_flip = _is_comparison_flip(words, _comparisons(tokens), near)
-    swapped_name = _is_name_swap(
-        tokens,
-        sentence,
-        unsupported_names,
-        [s for s, share in zip(index.spans, lexical, strict=True) if share >= 0.5],
-    )
+    swapped_name = _is_name_swap(tokens, sentence, unsupported_names, half)
     features = (
         _share(stems, index.content),
         _share(bigrams, index.bigrams) if bigrams else _share(stems, index.content),
