@@ -15,9 +15,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from pytest_rag.testing import FakeLLMServer, SchemaResponder
-from pytest_rag.testing.wire import collect_text, estimate_tokens
+sys.path.insert(
+    0, str(Path(__file__).resolve().parent.parent / "tests")
+)  # the fake server lives with the tests
+
+from fake_llm import FakeLLMServer, SchemaResponder
+from fake_llm.wire import collect_text, estimate_tokens
 
 
 def main() -> int:

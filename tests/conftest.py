@@ -1,7 +1,7 @@
 """Shared fixtures: a fake OpenAI/Anthropic server on 127.0.0.1 and a clean judge environment.
 
 Judges are exercised through the real ``openai`` and ``anthropic`` SDKs pointed at
-:class:`~pytest_rag.testing.FakeLLMServer`; nothing here mocks an SDK object. Plugin runs go through
+:class:`~fake_llm.FakeLLMServer`; nothing here mocks an SDK object. Plugin runs go through
 ``pytester``: in-process runs inherit ``os.environ`` (so the dummy keys set here reach them), and the
 fake server keeps running in this process while they do.
 """
@@ -29,8 +29,8 @@ import pytest_rag.local.scorer
 import pytest_rag.metrics.catalog
 import pytest_rag.stats
 import pytest_rag.summary  # noqa: F401
-from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply, schema_responder
-from pytest_rag.testing.replies import JsonReply
+from fake_llm import FakeLLMServer, RecordedRequest, Reply, schema_responder
+from fake_llm.replies import JsonReply
 
 # Building a client is what imports the SDKs' HTTP transport stack; do it once here for the same reason.
 for _client in (

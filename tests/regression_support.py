@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply, openai_wire
+from fake_llm import FakeLLMServer, RecordedRequest, Reply, openai_wire
 
 MARKER = re.compile(r"\{\{([^{}]*)\}\}")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import rag_args
-from pytest_rag.testing import FakeLLMServer
+from fake_llm import FakeLLMServer
 
 pytest_plugins = ["pytester"]
 

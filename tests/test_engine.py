@@ -23,7 +23,7 @@ from pytest_rag.judges.openai_chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.results import CallTally
-from pytest_rag.testing import FakeLLMServer, Reply
+from fake_llm import FakeLLMServer, Reply
 
 T = TypeVar("T")
 

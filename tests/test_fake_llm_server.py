@@ -15,6 +15,7 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Literal
 
 import anthropic
@@ -25,7 +26,7 @@ from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionMes
 from openai.types.shared_params import ResponseFormatJSONSchema
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_rag.testing import (
+from fake_llm import (
     FakeLLMServer,
     InstanceOptions,
     Reply,
@@ -542,8 +543,9 @@ async def test_concurrent_requests_are_served_in_parallel() -> None:
 
 
 def test_cli_prints_base_urls_and_serves_until_terminated() -> None:
-    command = [sys.executable, "-m", "pytest_rag.testing.fake_llm_server", "--prefer", "max"]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+    command = [sys.executable, "-m", "fake_llm", "--prefer", "max"]
+    tests_dir = str(Path(__file__).parent)  # fake_llm is a package of the tests, not of pytest-rag
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=tests_dir) as process:
         try:
             assert process.stdout is not None
             key, _, base_url = process.stdout.readline().strip().partition("=")

@@ -12,7 +12,7 @@ from conftest import rag_args
 from pytest_rag.errors import InputError
 from pytest_rag.inputs import Chunk, Sample, coerce_sample, normalize_contexts, require_text
 from pytest_rag.prompts import context_blocks
-from pytest_rag.testing import FakeLLMServer
+from fake_llm import FakeLLMServer
 
 
 @dataclass

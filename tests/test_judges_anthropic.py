@@ -16,7 +16,7 @@ from pytest_rag.errors import JudgeError
 from pytest_rag.judges.anthropic_messages import TOOL_NAME, AnthropicJudge
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
 from pytest_rag.request import JudgeRequest, JudgeTask, Message
-from pytest_rag.testing import FakeLLMServer, Reply
+from fake_llm import FakeLLMServer, Reply
 
 
 class Verdict(BaseModel):

@@ -17,7 +17,7 @@ from pytest_rag.errors import JudgeError
 from pytest_rag.judges.openai_chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
 from pytest_rag.request import JudgeRequest, JudgeTask, Message, Sampling
-from pytest_rag.testing import FakeLLMServer, Reply
+from fake_llm import FakeLLMServer, Reply
 
 
 class Verdict(BaseModel):

@@ -26,7 +26,7 @@ from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.metrics import catalog
 from pytest_rag.metrics.base import Metric
 from pytest_rag.results import MetricResult
-from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply
+from fake_llm import FakeLLMServer, RecordedRequest, Reply
 
 Rule = tuple[str, Sequence[str], Callable[[RecordedRequest], Reply]]
 

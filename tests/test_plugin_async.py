@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import rag_args, verdict
-from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply
+from fake_llm import FakeLLMServer, RecordedRequest, Reply
 
 MIXED = """
 import asyncio

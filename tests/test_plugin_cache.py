@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ANTHROPIC_KEY, OPENAI_KEY, rag_args, verdict
 from pytest_rag.cache import JudgmentCache
-from pytest_rag.testing import FakeLLMServer, Reply
+from fake_llm import FakeLLMServer, Reply
 
 THREE_CHECKS = """
 import pytest

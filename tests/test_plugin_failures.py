@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FAITHFUL_TEST, rag_args, verdict
-from pytest_rag.testing import FakeLLMServer, Reply
+from fake_llm import FakeLLMServer, Reply
 
 UNGROUNDED = """
 def test_ungrounded(rag_judge):

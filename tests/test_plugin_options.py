@@ -15,7 +15,7 @@ from pytest_rag.config import THRESHOLD_METRICS
 from pytest_rag.errors import ConfigError
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.judges.spec import parse_judge_specs
-from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply
+from fake_llm import FakeLLMServer, RecordedRequest, Reply
 
 KNOWN = {"openai", "anthropic", "ollama", "local"}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FAITHFUL_TEST, rag_args, verdict
-from pytest_rag.testing import FakeLLMServer
+from fake_llm import FakeLLMServer
 
 TWO_CHECKS = (
     FAITHFUL_TEST

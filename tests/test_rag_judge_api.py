@@ -116,7 +116,7 @@ def test_a_bug_in_one_metric_of_a_batch_keeps_the_other_records(pytester: pytest
 def test_an_ensemble_members_failure_is_an_error_of_the_ensemble_check(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply
+    from fake_llm import FakeLLMServer, RecordedRequest, Reply
 
     def responder(request: RecordedRequest) -> Reply:
         if request.body["model"] == "judge-b":

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import rag_args
-from pytest_rag.testing import FakeLLMServer, RecordedRequest, Reply
+from fake_llm import FakeLLMServer, RecordedRequest, Reply
 
 SEVEN_CHECKS = """
 import os

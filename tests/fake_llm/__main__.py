@@ -1,10 +1,10 @@
-"""Command line entry point: a fake OpenAI/Anthropic server for benchmarks and manual runs.
+"""Command line entry point: a fake OpenAI/Anthropic server for manual runs.
 
-    python -m pytest_rag.testing.fake_llm_server --latency 0.3 [--port N] [--prefer max]
+    cd tests && python -m fake_llm --latency 0.3 [--port N] [--prefer max]
 
 It prints ``openai_base_url=...`` and ``anthropic_base_url=...`` lines on stdout first, then
 answers every request with the schema responder until SIGINT/SIGTERM. In-process users import
-`FakeLLMServer` from here or from `pytest_rag.testing`.
+`FakeLLMServer` from `fake_llm`.
 """
 
 from __future__ import annotations
@@ -16,26 +16,14 @@ import threading
 from collections.abc import Sequence
 from types import FrameType
 
-from .recorded import RecordedRequest
-from .replies import Reply
-from .schema_responder import SchemaResponder, schema_responder
-from .server import FakeLLMServer, Responder
-
-__all__ = [
-    "FakeLLMServer",
-    "RecordedRequest",
-    "Reply",
-    "Responder",
-    "SchemaResponder",
-    "main",
-    "schema_responder",
-]
+from .schema_responder import SchemaResponder
+from .server import FakeLLMServer
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve with the schema responder until SIGINT/SIGTERM; print base URLs first."""
     parser = argparse.ArgumentParser(
-        prog="python -m pytest_rag.testing.fake_llm_server",
+        prog="python -m fake_llm",
         description="Fake OpenAI/Anthropic server answering every request with schema-valid JSON.",
     )
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")

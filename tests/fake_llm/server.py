@@ -6,7 +6,7 @@ without a network or an API key. Tests script what the "model" does next with `R
 when nothing is scripted a responder (by default `schema_responder`) answers.
 
 The command line front end lives in `fake_llm_server` (``python -m
-pytest_rag.testing.fake_llm_server``).
+fake_llm``).
 """
 
 from __future__ import annotations
