@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from chromium_cdp import CHROMIUM, Chromium
-from pytest_rag.html_report import write_html
+from pytest_rag.report.html.page import write_html
 from test_html_browser import records
 
 

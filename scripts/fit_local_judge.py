@@ -17,7 +17,7 @@ grouped by question. Relevance models are fitted on synthetic pairs (a question 
 retrieved documents or answer versus another question's), and reported as such.
 
 With ``--write`` the models fitted on all data are stored in
-``src/pytest_rag/local/calibration.json`` (coefficients, feature names, thresholds, version).
+``src/pytest_rag/offline/calibration.json`` (coefficients, feature names, thresholds, version).
 The datasets themselves never go into the package.
 """
 
@@ -38,8 +38,8 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pytest_rag.local.embedder import StaticEmbedder, load_embedder  # noqa: E402
-from pytest_rag.local.features import (  # noqa: E402
+from pytest_rag.offline.embedder import StaticEmbedder, load_embedder  # noqa: E402
+from pytest_rag.offline.features import (  # noqa: E402
     ANSWER_FEATURES,
     CORRECTNESS_FEATURES,
     RELEVANCE_FEATURES,
@@ -51,8 +51,8 @@ from pytest_rag.local.features import (  # noqa: E402
     relevance_features,
     sentence_evidence,
 )
-from pytest_rag.local.scorer import LogisticModel, capped_logit  # noqa: E402
-from pytest_rag.text import split_sentences  # noqa: E402
+from pytest_rag.offline.scorer import LogisticModel, capped_logit  # noqa: E402
+from pytest_rag.scoring.text import split_sentences  # noqa: E402
 
 SEED = 13
 FOLDS = 5

@@ -21,14 +21,6 @@ import diskcache  # noqa: F401
 import openai
 import pytest
 
-import pytest_rag.embeddings
-import pytest_rag.engine
-import pytest_rag.judges.anthropic_messages
-import pytest_rag.judges.openai_chat
-import pytest_rag.local.scorer
-import pytest_rag.metrics.catalog
-import pytest_rag.stats
-import pytest_rag.summary  # noqa: F401
 from fake_llm import FakeLLMServer, RecordedRequest, Reply, schema_responder
 from fake_llm.replies import JsonReply
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rag.cache import CACHE_MODES, CachedReply, JudgmentCache, check_mode
+from pytest_rag.engine.cache import CACHE_MODES, CachedReply, JudgmentCache, check_mode
 from pytest_rag.errors import ConfigError
 
 REPLY = CachedReply(text='{"score": 4}', input_tokens=120, output_tokens=9, model="gpt-4o-2024-08-06")
@@ -78,7 +78,7 @@ def test_an_unknown_mode_names_the_valid_ones() -> None:
 
 WRITER = """
 import sys
-from pytest_rag.cache import CachedReply, JudgmentCache
+from pytest_rag.engine.cache import CachedReply, JudgmentCache
 cache = JudgmentCache(__import__("pathlib").Path(sys.argv[1]), "rw")
 for i in range(50):
     cache.put(f"{sys.argv[2]}-{i}", CachedReply(f"reply {i}", i, 1, "m"))

@@ -16,14 +16,14 @@ import pytest
 from pydantic import BaseModel, Field
 
 from conftest import verdict
-from pytest_rag.cache import JudgmentCache
-from pytest_rag.engine import EngineSettings, JudgmentEngine, NeedsLiveCall
+from fake_llm import FakeLLMServer, Reply
+from pytest_rag.engine.cache import JudgmentCache
+from pytest_rag.engine.judgment import EngineSettings, JudgmentEngine, NeedsLiveCall
 from pytest_rag.errors import CacheMissError, JudgeError
 from pytest_rag.judges.openai_chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
-from pytest_rag.request import JudgeRequest, JudgeTask, Message
+from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.results import CallTally
-from fake_llm import FakeLLMServer, Reply
 
 T = TypeVar("T")
 

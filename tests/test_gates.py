@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rag.gates import Conclusion, check_fail_under, compare_baseline
-from pytest_rag.reports import build_report
+from pytest_rag.regression.gates import Conclusion, check_fail_under, compare_baseline
+from pytest_rag.report.results_file import build_report
 from pytest_rag.results import CheckRecord, JudgeScore
 from pytest_rag.stats import bootstrap_mean_ci, paired_bootstrap_difference
 from regression_support import faithful_tests, judge_env, marker_server, run_args

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_rag.errors import ConfigError
-from pytest_rag.gold import gold_agreement, load_gold
+from pytest_rag.regression.gold import gold_agreement, load_gold
 from pytest_rag.results import CheckRecord, JudgeScore
 from pytest_rag.stats import alpha_with_interval
 from regression_support import faithful_tests, judge_env, marker_server, run_args

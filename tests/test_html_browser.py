@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from chromium_cdp import CHROMIUM, Chromium, png_pixels
-from pytest_rag.html_report import write_html
-from pytest_rag.run_comparison import Run
+from pytest_rag.report.comparison import Run
+from pytest_rag.report.html.page import write_html
 from test_html_report import check
 
 pytestmark = pytest.mark.skipif(

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rag.html_report import (
+from pytest_rag.report.comparison import Run
+from pytest_rag.report.html.page import (
     SIZE_LIMIT,
     build_payload,
     context_grades,
@@ -19,7 +20,6 @@ from pytest_rag.html_report import (
     script_json,
 )
 from pytest_rag.results import CallTally, CheckRecord, SampleExcerpt
-from pytest_rag.run_comparison import Run
 
 CONTEXTS = [
     "Refunds are processed within five business days of approval.",

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from conftest import rag_args
+from fake_llm import FakeLLMServer
 from pytest_rag.errors import InputError
 from pytest_rag.inputs import Chunk, Sample, coerce_sample, normalize_contexts, require_text
-from pytest_rag.prompts import context_blocks
-from fake_llm import FakeLLMServer
+from pytest_rag.metrics.prompts import context_blocks
 
 
 @dataclass

@@ -10,13 +10,13 @@ import pytest
 from pydantic import BaseModel, Field
 
 from conftest import ANTHROPIC_KEY, verdict
-from pytest_rag.cache import JudgmentCache
-from pytest_rag.engine import EngineSettings, JudgmentEngine
+from fake_llm import FakeLLMServer, Reply
+from pytest_rag.engine.cache import JudgmentCache
+from pytest_rag.engine.judgment import EngineSettings, JudgmentEngine
 from pytest_rag.errors import JudgeError
 from pytest_rag.judges.anthropic_messages import TOOL_NAME, AnthropicJudge
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
-from pytest_rag.request import JudgeRequest, JudgeTask, Message
-from fake_llm import FakeLLMServer, Reply
+from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
 
 
 class Verdict(BaseModel):

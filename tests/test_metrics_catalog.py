@@ -13,18 +13,18 @@ from typing import Any, TypeVar
 import pytest
 from pydantic import BaseModel
 
-from pytest_rag.cache import JudgmentCache
-from pytest_rag.engine import JudgmentEngine
+from pytest_rag.engine.cache import JudgmentCache
+from pytest_rag.engine.evaluation import evaluate
+from pytest_rag.engine.judgment import JudgmentEngine
 from pytest_rag.errors import InputError, UnsupportedMetricError
-from pytest_rag.evaluation import evaluate
 from pytest_rag.inputs import Chunk, Sample
 from pytest_rag.judges.local import LocalJudge
 from pytest_rag.judges.protocol import JudgeSpec
+from pytest_rag.judges.request import JudgeRequest
 from pytest_rag.metrics import catalog, nvidia
 from pytest_rag.metrics.base import Metric, Scored
 from pytest_rag.metrics.overall import overall_score
-from pytest_rag.prompts import DATA_RULE
-from pytest_rag.request import JudgeRequest
+from pytest_rag.metrics.prompts import DATA_RULE
 from pytest_rag.results import MetricResult
 
 V = TypeVar("V", bound=BaseModel)

@@ -16,17 +16,17 @@ from typing import Any
 
 import pytest
 
-from pytest_rag.cache import JudgmentCache
-from pytest_rag.engine import EngineSettings, JudgmentEngine
+from fake_llm import FakeLLMServer, RecordedRequest, Reply
+from pytest_rag.engine.cache import JudgmentCache
+from pytest_rag.engine.evaluation import evaluate
+from pytest_rag.engine.judgment import EngineSettings, JudgmentEngine
 from pytest_rag.errors import InputError, JudgeError
-from pytest_rag.evaluation import evaluate
 from pytest_rag.inputs import Chunk, Sample
 from pytest_rag.judges.openai_chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.metrics import catalog
 from pytest_rag.metrics.base import Metric
 from pytest_rag.results import MetricResult
-from fake_llm import FakeLLMServer, RecordedRequest, Reply
 
 Rule = tuple[str, Sequence[str], Callable[[RecordedRequest], Reply]]
 

@@ -17,7 +17,7 @@ import pytest
 
 from pytest_rag.errors import ConfigError
 from pytest_rag.judges.protocol import JudgeSpec
-from pytest_rag.local.nli_model import NliModelError, describe_model_dir, load_nli_model, read_label_map
+from pytest_rag.offline.nli_model import NliModelError, describe_model_dir, load_nli_model, read_label_map
 
 pytest_plugins = ["pytester"]
 
@@ -195,7 +195,7 @@ def test_judge_grounding_uses_the_model(fixture: str, request: pytest.FixtureReq
 
 def test_contradicting_sentence_scores_lower_than_with_the_local_judge(onnx_dir: Path) -> None:
     from pytest_rag.judges.nli import NliJudge
-    from pytest_rag.local import LocalScorer
+    from pytest_rag.offline import LocalScorer
 
     sentence = "The Eiffel Tower in Paris was not completed in 1889."
     local = LocalScorer.load().support(sentence, [CONTEXT]).sentences[0].probability

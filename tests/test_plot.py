@@ -10,9 +10,9 @@ import pytest
 
 from pytest_rag.cli import main
 from pytest_rag.errors import InputError
-from pytest_rag.plot import PlotError, plot_runs, require_matplotlib
-from pytest_rag.reports import write_report
-from pytest_rag.run_comparison import Run, compare_runs, load_run, records_from_json
+from pytest_rag.report.comparison import Run, compare_runs, load_run, records_from_json
+from pytest_rag.report.png_plot import PlotError, plot_runs, require_matplotlib
+from pytest_rag.report.results_file import write_report
 from test_html_report import check
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ANTHROPIC_KEY, OPENAI_KEY, rag_args, verdict
-from pytest_rag.cache import JudgmentCache
 from fake_llm import FakeLLMServer, Reply
+from pytest_rag.engine.cache import JudgmentCache
 
 THREE_CHECKS = """
 import pytest

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from pytest_rag.judges.protocol import JudgeReply
 from pytest_rag.metrics.base import Metric, Scale, Scored
-from pytest_rag.request import JudgeRequest, JudgeTask, Message
+from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
 
 CALLS = []
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from conftest import FAITHFUL_TEST, rag_args, relevancy_verdict, verdict
+from fake_llm import FakeLLMServer, RecordedRequest, Reply
 from pytest_rag.config import THRESHOLD_METRICS
 from pytest_rag.errors import ConfigError
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.judges.spec import parse_judge_specs
-from fake_llm import FakeLLMServer, RecordedRequest, Reply
 
 KNOWN = {"openai", "anthropic", "ollama", "local"}
 

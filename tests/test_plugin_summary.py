@@ -90,10 +90,10 @@ HEAVY = (
     "diskcache",
     "httpx",
     "pydantic",
-    "pytest_rag.local",
+    "pytest_rag.offline",
     "pytest_rag.stats",
     "pytest_rag.results",
-    "pytest_rag.engine",
+    "pytest_rag.engine.judgment",
 )
 
 UNUSED_SUITE_CONFTEST = f"""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_rag.engine.pricing import PriceTable
 from pytest_rag.errors import ConfigError
 from pytest_rag.judges.protocol import JudgeSpec
-from pytest_rag.pricing import PriceTable
 
 
 def test_the_longest_matching_model_prefix_sets_the_price() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_rag.errors import JudgeError
-from pytest_rag.progress import BatchProgress, TerminalLine, batch_progress
+from pytest_rag.report.progress import BatchProgress, TerminalLine, batch_progress
 from pytest_rag.results import CallTally
 
 
@@ -154,7 +154,7 @@ def test_a_run_shows_progress_only_on_a_terminal_and_never_with_q(
     quiet: bool,
     shown: bool,
 ) -> None:
-    monkeypatch.setattr("pytest_rag.progress.SHOW_AFTER_S", 0.0)
+    monkeypatch.setattr("pytest_rag.report.progress.SHOW_AFTER_S", 0.0)
     if tty:
         pytester.makeconftest(FAKE_TTY)
     pytester.makepyfile(

@@ -12,17 +12,17 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from pytest_rag.cache import JudgmentCache
-from pytest_rag.engine import JudgmentEngine
-from pytest_rag.judges.protocol import JudgeReply, JudgeSpec
-from pytest_rag.ratelimit import (
+from pytest_rag.engine.cache import JudgmentCache
+from pytest_rag.engine.judgment import JudgmentEngine
+from pytest_rag.engine.ratelimit import (
     EXPECTED_OUTPUT_TOKENS,
     RateLimiter,
     TokenBucket,
     estimate_output_tokens,
     estimate_prompt_tokens,
 )
-from pytest_rag.request import JudgeRequest, JudgeTask, Message, Sampling
+from pytest_rag.judges.protocol import JudgeReply, JudgeSpec
+from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message, Sampling
 
 
 class FakeClock:

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pytest_rag.reports import build_report, keyed_records
+from pytest_rag.report.results_file import build_report, keyed_records
 from pytest_rag.results import CheckRecord
 from regression_support import faithful_tests, judge_env, marker_server, run_args
 

@@ -21,7 +21,7 @@ from conftest import OPENAI_KEY
 from pytest_rag.judges.anthropic_messages import AnthropicJudge
 from pytest_rag.judges.openai_chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
-from pytest_rag.request import JudgeRequest, JudgeTask, Message, Sampling
+from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message, Sampling
 
 
 class Verdict(BaseModel):

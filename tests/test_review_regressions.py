@@ -20,15 +20,15 @@ import pytest
 from pydantic import BaseModel, Field
 
 from pytest_rag import builtin
-from pytest_rag.cache import JudgmentCache
-from pytest_rag.embeddings import EmbeddingBatch, cosine, embedding_request
-from pytest_rag.engine import EngineSettings, JudgmentEngine
+from pytest_rag.engine.cache import JudgmentCache
+from pytest_rag.engine.embeddings import EmbeddingBatch, cosine, embedding_request
+from pytest_rag.engine.judgment import EngineSettings, JudgmentEngine
 from pytest_rag.errors import ConfigError, InputError, JudgeError
 from pytest_rag.inputs import Chunk, Sample
 from pytest_rag.judges.faults import translate
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
+from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.rag_judge import RagJudge
-from pytest_rag.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.session import RagSession
 from test_metrics_catalog import generic_reply
 
@@ -157,7 +157,7 @@ def test_threads_that_start_scoring_together_share_one_engine_and_one_judge_list
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two engines meant two budgets, two rate limiters and two sets of counters."""
-    import pytest_rag.engine as engine_module
+    import pytest_rag.engine.judgment as engine_module
 
     original = engine_module.JudgmentEngine.__init__
     entered = threading.Barrier(4, timeout=0.2)
@@ -246,7 +246,7 @@ def test_time_spent_waiting_for_a_concurrency_slot_does_not_use_up_the_judgment_
 ) -> None:
     """The deadline clock started before the semaphore, so in a batch larger than --rag-concurrency
     every judgment queued longer than --rag-deadline failed without ever reaching the judge."""
-    import pytest_rag.engine as engine_module
+    import pytest_rag.engine.judgment as engine_module
 
     clock = FakeClock()
     monkeypatch.setattr(engine_module, "time", clock)

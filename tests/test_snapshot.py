@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 from syrupy.extensions.amber import AmberSnapshotExtension
 
-from pytest_rag.cache import JudgmentCache
+from pytest_rag.engine.cache import JudgmentCache
 from pytest_rag.errors import ConfigError
-from pytest_rag.results import JudgeScore, MetricResult
-from pytest_rag.snapshot import (
+from pytest_rag.regression.snapshot import (
     RagSnapshotExtension,
     Tolerance,
     compare,
@@ -19,6 +18,7 @@ from pytest_rag.snapshot import (
     parse_tolerance,
     render_result,
 )
+from pytest_rag.results import JudgeScore, MetricResult
 from regression_support import judge_env, marker_server, run_args
 
 
@@ -157,7 +157,7 @@ def test_per_assertion_tolerance_and_the_rag_snapshot_fixture(
     judge_env(monkeypatch)
     pytester.makepyfile(
         test_tol="""
-from pytest_rag.snapshot import RagSnapshotExtension
+from pytest_rag.regression.snapshot import RagSnapshotExtension
 
 def test_loose(rag_judge, snapshot):
     result = rag_judge.faithfulness("Refunds take {{5}} days.", ["Refunds take five days."])

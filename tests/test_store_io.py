@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rag.cache import JudgmentCache
 from pytest_rag.cli import main
-from pytest_rag.store_io import StoreFileError, export_store, import_store, read_entries
+from pytest_rag.engine.cache import JudgmentCache
+from pytest_rag.regression.store_io import StoreFileError, export_store, import_store, read_entries
 from regression_support import faithful_tests, judge_env, marker_server, run_args
 
 KEYS = ["c" * 64, "a" * 64, "b" * 64]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rag.text import (
+from pytest_rag.scoring.text import (
     RougeScore,
     content_words,
     ngrams,

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .errors import RagError
-from .plot import add_plot_command
+from .report.png_plot import add_plot_command
 
 DEFAULT_CACHE_DIR = ".rag_cache"
 
@@ -24,7 +24,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def _cache_export(args: argparse.Namespace) -> int:
-    from .store_io import export_store
+    from .regression.store_io import export_store
 
     count = export_store(Path(args.cache_dir), Path(args.file))
     print(f"exported {count} judgment(s) from {args.cache_dir} to {args.file}")
@@ -32,7 +32,7 @@ def _cache_export(args: argparse.Namespace) -> int:
 
 
 def _cache_import(args: argparse.Namespace) -> int:
-    from .store_io import import_store
+    from .regression.store_io import import_store
 
     summary = import_store(Path(args.file), Path(args.cache_dir))
     print(f"imported {summary} into {args.cache_dir}")

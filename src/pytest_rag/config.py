@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cache import CACHE_MODES, check_mode
+from .engine.cache import CACHE_MODES, check_mode
 from .errors import ConfigError
 
 #: Metrics whose threshold can be set with an ini option of its own (``rag_threshold_<name>``).

@@ -39,7 +39,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.has_plugin("pytest-rag-builtin"):
         config.pluginmanager.register(builtin, "pytest-rag-builtin")
     from .errors import RagError
-    from .regression import configure as configure_regression
+    from .regression.lifecycle import configure as configure_regression
 
     try:
         config.stash[SESSION_KEY] = RagSession(config)
@@ -73,7 +73,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     rag = _session(item.config)
     if rag is not None and rag.settings.dry_run and call.when == "call":
-        from .spending import skip_not_judged
+        from .engine.spending import skip_not_judged
 
         skip_not_judged(report, call.excinfo, rag.results.for_test(item.nodeid))
     return report
@@ -96,10 +96,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if workeroutput is not None:
         workeroutput[WORKER_OUTPUT_KEY] = rag.results.to_json_rows()
     if workeroutput is None and rag.settings.html_path is not None:
-        from .html_report import write_for_session
+        from .report.html.page import write_for_session
 
         write_for_session(session, rag)
-    from .regression import finish
+    from .regression.lifecycle import finish
 
     finish(session, rag)
 
@@ -109,7 +109,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if rag is None or hasattr(config, "workerinput"):
         return
     if not rag.settings.summary or not len(rag.results):
-        from .regression import failure_lines
+        from .regression.lifecycle import failure_lines
 
         reasons = failure_lines(config)
         if reasons:
@@ -117,7 +117,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             for line in reasons:
                 terminalreporter.write_line(line)
         return
-    from .summary import render
+    from .report.summary import render
 
     lines = render(
         list(rag.results),
@@ -128,7 +128,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if not lines:
         return
     terminalreporter.write_sep("=", "pytest-rag summary")
-    from .regression import summary_lines
+    from .regression.lifecycle import summary_lines
 
     for line in [*lines, *summary_lines(config, rag)]:
         terminalreporter.write_line(line)
@@ -138,7 +138,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     """Each test's scores become properties of its JUnit XML entry."""
     rag = _session(item.config)
     if rag is not None and len(rag.results):
-        from .regression import junit_properties
+        from .regression.lifecycle import junit_properties
 
         junit_properties(item, rag)
 
@@ -146,13 +146,13 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 @pytest.fixture
 def rag_snapshot(snapshot: Any) -> Any:
     """syrupy's ``snapshot`` with pytest-rag's tolerant extension, whatever the default extension is."""
-    from .snapshot import RagSnapshotExtension
+    from .regression.snapshot import RagSnapshotExtension
 
     return snapshot.use_extension(RagSnapshotExtension)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    from .regression import unconfigure
+    from .regression.lifecycle import unconfigure
 
     unconfigure()
     rag = _session(config)

@@ -15,7 +15,7 @@ from .errors import ConfigError, JudgeError, NotJudgedError, RagError
 from .session_results import SessionResults
 
 if TYPE_CHECKING:  # the modules behind these import pydantic; loaded when a test first asks
-    from .aio import LoopThread
+    from .engine.loop import LoopThread
     from .inputs import Sample
     from .judges.protocol import Judge
     from .registry import Registry
@@ -51,7 +51,7 @@ class RagSession:
     def _loop(self) -> LoopThread:
         with self._building:
             if self._loop_thread is None:
-                from .aio import LoopThread
+                from .engine.loop import LoopThread
 
                 self._loop_thread = LoopThread()
             return self._loop_thread
@@ -106,11 +106,11 @@ class RagSession:
 
     def _build_engine(self) -> Any:
         if self._engine is None:
-            from .cache import JudgmentCache
-            from .engine import EngineSettings, JudgmentEngine
-            from .pricing import PriceTable
-            from .ratelimit import RateLimiter
-            from .spending import Spending
+            from .engine.cache import JudgmentCache
+            from .engine.judgment import EngineSettings, JudgmentEngine
+            from .engine.pricing import PriceTable
+            from .engine.ratelimit import RateLimiter
+            from .engine.spending import Spending
 
             s = self.settings
             prices = PriceTable.from_ini_lines(s.prices)
@@ -188,7 +188,7 @@ class RagSession:
         threshold: float | None,
     ) -> Any:
         """Return a factory of the evaluation coroutine (called once per attempt: fast, then live)."""
-        from .evaluation import evaluate
+        from .engine.evaluation import evaluate
 
         metric = self._metric_class(name, mode)()
         metric.check_inputs(sample)
@@ -221,7 +221,7 @@ class RagSession:
         options: Mapping[str, Any] | None = None,
         threshold: float | None = None,
     ) -> MetricResult:
-        from .aio import UNFINISHED, run_fast
+        from .engine.loop import UNFINISHED, run_fast
         from .results import MetricResult
 
         make = self._plan(test_id, name, mode, sample, options or {}, threshold)
@@ -245,7 +245,7 @@ class RagSession:
         options: Mapping[str, Any] | None = None,
         threshold: float | None = None,
     ) -> MetricResult:
-        from .aio import UNFINISHED, run_fast
+        from .engine.loop import UNFINISHED, run_fast
         from .results import MetricResult
 
         make = self._plan(test_id, name, mode, sample, options or {}, threshold)
@@ -265,7 +265,7 @@ class RagSession:
         jobs: Sequence[tuple[str, str | None, Sample, Mapping[str, Any], float | None]],
     ) -> list[MetricResult | RagError]:
         """Score several (metric, sample) jobs concurrently; each job ends as a result or an error."""
-        from .aio import UNFINISHED, gather_all, run_fast
+        from .engine.loop import UNFINISHED, gather_all, run_fast
         from .results import MetricResult
 
         plans: list[Any] = []
@@ -278,7 +278,7 @@ class RagSession:
                 plans.append(None)
                 outcomes.append(exc)
         pending = [i for i, plan in enumerate(plans) if plan is not None]
-        from .progress import batch_progress
+        from .report.progress import batch_progress
 
         progress = batch_progress(self.config, len(pending))
         fast: dict[int, MetricResult] = {}
@@ -345,7 +345,7 @@ class RagSession:
         return result
 
     def _record_error(self, test_id: str, name: str, mode: str | None, sample: Sample, exc: RagError) -> None:
-        from .evaluation import ensemble_label
+        from .engine.evaluation import ensemble_label
         from .results import CallTally, CheckRecord, SampleExcerpt
 
         judge = getattr(exc, "judge", "") or self.settings.judge or ""

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import JudgeError
-from ..request import JudgeRequest
 from .faults import rejected_param, translate
 from .protocol import JudgeReply, JudgeSpec
+from .request import JudgeRequest
 
 ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com"
 TOOL_NAME = "submit_verdict"

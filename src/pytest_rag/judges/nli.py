@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..local.nli_model import ModelDir, NliModel, describe_model_dir, load_nli_model
-from ..local.scorer import GroundingReport, LocalScorer, SentenceSupport
-from ..text import tokenize
+from ..offline.nli_model import ModelDir, NliModel, describe_model_dir, load_nli_model
+from ..offline.scorer import GroundingReport, LocalScorer, SentenceSupport
+from ..scoring.text import tokenize
 from .local import LocalJudge
 from .protocol import JudgeSpec
 

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import JudgeError
-from ..request import JudgeRequest
 from .faults import rejected_param, translate
 from .protocol import JudgeReply, JudgeSpec, TransientFault
+from .request import JudgeRequest
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OLLAMA_DEFAULT_BASE_URL = "http://localhost:11434/v1"

@@ -1,4 +1,4 @@
-"""The judge protocol: turn a :class:`~pytest_rag.request.JudgeRequest` into raw text plus usage.
+"""The judge protocol: turn a :class:`~pytest_rag.judges.request.JudgeRequest` into raw text plus usage.
 
 Providers know their wire format and nothing else: retries, repair of invalid replies, caching and
 concurrency limits are the engine's, so every provider gets them the same way. A provider signals a
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from ..request import JudgeRequest
+    from .request import JudgeRequest
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What a metric is: a declarative unit that asks judges typed questions and turns verdicts into a score.
 
-A metric never talks HTTP and never touches the cache: it builds :class:`~pytest_rag.request.JudgeRequest`
+A metric never talks HTTP and never touches the cache: it builds :class:`~pytest_rag.judges.request.JudgeRequest`
 objects and awaits an :class:`Asker`, which returns the validated verdict. Multi-step metrics (claims
 then verification, nuggets) are compositions of such single questions.
 """

@@ -18,9 +18,9 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..inputs import Chunk, Sample
-from ..prompts import Template, block
 from ..scoring import citation_scores, citation_support_score
 from .base import Asker, Metric, Scale, Scored
+from .prompts import Template, block
 from .retrieval import passage_block
 from .toolkit import REASONING, check_options, judge_request
 

@@ -20,8 +20,8 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError, JudgeError
 from ..inputs import Sample
-from ..prompts import Template, block, context_blocks, numbered_list
 from .base import Asker, Metric, Scale, Scored
+from .prompts import Template, block, context_blocks, numbered_list
 from .toolkit import REASONING, batch_count, batches, check_options, judge_request, read_int
 
 RATIO = Scale(0, 1)

@@ -21,11 +21,11 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from ..embeddings import cosine, embed_texts
+from ..engine.embeddings import cosine, embed_texts
 from ..errors import InputError
 from ..inputs import Sample
 from ..scoring import dispersion
-from ..text import rouge_l, rouge_n
+from ..scoring.text import rouge_l, rouge_n
 from .base import Asker, Metric, Scale, Scored
 from .toolkit import check_options, read_text
 

@@ -4,7 +4,7 @@ Open RAG Eval computes it with Vectara's HHEM classifier. Here the two kinds of 
 kind of number by different means, and results from one are not comparable with the other:
 
 * the offline judge answers with its calibrated probability that the whole answer is supported by
-  the contexts (:meth:`~pytest_rag.local.scorer.LocalScorer.support`), which is a classifier score
+  the contexts (:meth:`~pytest_rag.offline.scorer.LocalScorer.support`), which is a classifier score
   in the HHEM sense and needs no generation;
 * an LLM judge is asked directly for a 0-1 consistency score with anchors, in one call.
 
@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from ..inputs import Sample
-from ..prompts import Template, block, context_blocks
 from .base import Asker, Metric, Scale, Scored
+from .prompts import Template, block, context_blocks
 from .toolkit import REASONING, check_options, judge_request
 
 

@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from ..inputs import Sample
-from ..prompts import Template, block
 from .base import Asker, Metric, Scale, Scored
+from .prompts import Template, block
 from .toolkit import REASONING, check_options, judge_request
 
 

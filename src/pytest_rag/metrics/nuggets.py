@@ -24,10 +24,10 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..inputs import Chunk, Sample
-from ..prompts import Template, block, numbered_list
 from ..scoring import nugget_scores
 from .base import Asker, Metric, Scale, Scored
 from .claims import verdicts_in_order
+from .prompts import Template, block, numbered_list
 from .retrieval import passage_block
 from .toolkit import batches, check_options, judge_request, read_choice
 from .umbrela import grade_passages

@@ -25,8 +25,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from ..inputs import Sample
-from ..prompts import Template, block, context_blocks
 from .base import Asker, Metric, Scale, Scored
+from .prompts import Template, block, context_blocks
 from .toolkit import Failed, ask_or_error, check_options, judge_request
 
 SHORT_REASON = "one or two sentences"

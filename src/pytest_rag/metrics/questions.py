@@ -16,11 +16,11 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from ..embeddings import cosine, embed_texts
+from ..engine.embeddings import cosine, embed_texts
 from ..errors import InputError, JudgeError
 from ..inputs import Sample
-from ..prompts import Template, block
 from .base import Asker, Metric, Scale, Scored
+from .prompts import Template, block
 from .toolkit import check_options, judge_request, read_int, read_text
 
 DEFAULT_QUESTIONS = 3

@@ -3,7 +3,7 @@
 * ``answer_similarity`` (seed 002, Tonic): one judgment, 0-5, of how well the answer matches the
   reference in meaning.
 * ``semantic_similarity`` (seed 003): cosine of the two texts' embeddings, no judge call; the
-  embedder is the judge's (see :mod:`pytest_rag.embeddings`). Negative cosines count as 0.
+  embedder is the judge's (see :mod:`pytest_rag.engine.embeddings`). Negative cosines count as 0.
 * ``factual_correctness`` (seed 003): claims of both texts (two extraction calls), each side's claims
   checked for entailment by the other text (up to two verification calls); precision = entailed
   answer claims / answer claims, recall = entailed reference claims / reference claims, F1 their
@@ -17,13 +17,13 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from ..embeddings import cosine, embed_texts
+from ..engine.embeddings import cosine, embed_texts
 from ..errors import InputError
 from ..inputs import Sample
-from ..prompts import Template, block, numbered_list
 from ..scoring import precision_recall_f1
 from .base import Asker, Metric, Scale, Scored
 from .claims import ClaimList, verdicts_in_order
+from .prompts import Template, block, numbered_list
 from .toolkit import REASONING, check_options, judge_request, read_choice, read_text
 
 Entailment = Literal["entailment", "neutral", "contradiction"]

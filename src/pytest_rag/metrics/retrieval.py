@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field, create_model
 
 from ..inputs import Chunk, Sample
-from ..prompts import Template, block
 from ..scoring import average_precision
 from .base import Asker, Metric, Scale, Scored
+from .prompts import Template, block
 from .toolkit import REASONING, check_options, judge_request
 
 

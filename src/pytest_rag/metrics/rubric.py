@@ -18,8 +18,8 @@ from pydantic import BaseModel, Field, create_model
 
 from ..errors import InputError
 from ..inputs import Sample
-from ..prompts import Template, block, context_blocks
 from .base import Asker, Metric, Scale, Scored
+from .prompts import Template, block, context_blocks
 from .toolkit import REASONING, check_options, judge_request, read_text
 
 TEMPLATE_ID = "rubric.score"

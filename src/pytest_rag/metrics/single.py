@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from ..inputs import Sample
-from ..prompts import Template, block, context_blocks
 from .base import Asker, Metric, Scale, Scored
+from .prompts import Template, block, context_blocks
 from .toolkit import judge_request
 
 ONE_TO_FIVE = Scale(1, 5)

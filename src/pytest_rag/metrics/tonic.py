@@ -22,9 +22,9 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..inputs import Chunk, Sample
-from ..prompts import Template, block, context_blocks
 from .base import Asker, Metric, Scale, Scored
 from .claims import ClaimList
+from .prompts import Template, block, context_blocks
 from .retrieval import passage_block, passage_evidence
 from .toolkit import REASONING, check_options, judge_request
 

@@ -2,7 +2,7 @@
 checking that a judge answered every item it was given, and asking without giving up on one failure.
 
 By convention a request's task kind equals its template id, so the offline judge's handler table
-(:mod:`pytest_rag.local.tasks`) and the prompt templates name the same questions the same way.
+(:mod:`pytest_rag.offline.tasks`) and the prompt templates name the same questions the same way.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ..errors import BudgetExceededError, CacheMissError, InputError, JudgeError, NotJudgedError
-from ..prompts import Template
-from ..request import JudgeRequest, JudgeTask, Sampling
+from ..judges.request import JudgeRequest, JudgeTask, Sampling
 from .base import Asker
+from .prompts import Template
 
 V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")

@@ -16,7 +16,6 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..inputs import Chunk, Sample
-from ..prompts import Template, block
 from ..scoring import (
     RELEVANCE_THRESHOLD,
     average_precision_at_k,
@@ -25,6 +24,7 @@ from ..scoring import (
     reciprocal_rank,
 )
 from .base import Asker, Metric, Scale, Scored
+from .prompts import Template, block
 from .retrieval import passage_block
 from .toolkit import REASONING, check_options, judge_request
 

@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from pytest_rag.local.embedder import FloatArray, StaticEmbedder, load_embedder
-from pytest_rag.local.features import (
+from pytest_rag.offline.embedder import FloatArray, StaticEmbedder, load_embedder
+from pytest_rag.offline.features import (
     ANSWER_FEATURES,
     CORRECTNESS_FEATURES,
     RELEVANCE_FEATURES,
@@ -46,7 +46,7 @@ from pytest_rag.local.features import (
     relevance_features,
     sentence_evidence,
 )
-from pytest_rag.text import split_sentences, tokenize
+from pytest_rag.scoring.text import split_sentences, tokenize
 
 __all__ = [
     "EDIT_CAP",
@@ -188,11 +188,11 @@ def load_calibration(text: str | None = None) -> Calibration:
     if text is None:
         try:
             text = (
-                resources.files("pytest_rag.local").joinpath("calibration.json").read_text(encoding="utf-8")
+                resources.files("pytest_rag.offline").joinpath("calibration.json").read_text(encoding="utf-8")
             )
         except FileNotFoundError as exc:
             raise CalibrationError(
-                "pytest_rag/local/calibration.json is missing from the installation; reinstall "
+                "pytest_rag/offline/calibration.json is missing from the installation; reinstall "
                 "pytest-rag or regenerate it with `python scripts/fit_local_judge.py --write`."
             ) from exc
     try:

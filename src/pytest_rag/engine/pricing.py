@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .errors import ConfigError
-from .judges.protocol import JudgeSpec
+from ..errors import ConfigError
+from ..judges.protocol import JudgeSpec
 
 BUILTIN_PRICES: Mapping[str, tuple[float, float]] = {
     "gpt-4o-mini": (0.15, 0.60),

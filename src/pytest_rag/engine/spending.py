@@ -21,11 +21,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import BudgetExceededError, NotJudgedError
-from .judges.protocol import Judge
+from ..errors import BudgetExceededError, NotJudgedError
+from ..judges.protocol import Judge
+from ..judges.request import JudgeRequest
 from .pricing import PriceTable
 from .ratelimit import estimate_output_tokens, estimate_prompt_tokens
-from .request import JudgeRequest
 
 #: Keys of a not-judged check's ``evidence`` that carry the dry-run estimate to the summary.
 ESTIMATE_KEYS = ("would_call", "est_tokens_in", "est_tokens_out", "est_cost_usd", "price_unknown")

@@ -4,7 +4,7 @@ Each (metric, judge) gets a row: on the left a box per run (median, quartiles, T
 the mean and its 95% bootstrap interval marked and the threshold as a dashed line; on the right the
 paired change of every later run against the first, over the checks both scored, as a mean with its
 95% paired-bootstrap interval around zero. The numbers are those of the HTML report
-(:mod:`pytest_rag.run_comparison`).
+(:mod:`pytest_rag.report.comparison`).
 
 PNG, SVG and PDF output need matplotlib (``pip install 'pytest-rag[plot]'``); ``-o report.html``
 writes the HTML report of the last run with all runs compared, and needs nothing beyond the plugin.
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError, RagError
-from .run_comparison import MetricComparison, Run, compare_runs, load_run
+from ..errors import InputError, RagError
+from .comparison import MetricComparison, Run, compare_runs, load_run
 
 MATPLOTLIB_SUFFIXES = (".png", ".svg", ".pdf")
 HTML_SUFFIXES = (".html", ".htm")
@@ -195,7 +195,7 @@ def plot_command(args: argparse.Namespace) -> int:
     output = Path(args.output)
     runs = [load_run(Path(path)) for path in args.runs]
     if output.suffix.lower() in HTML_SUFFIXES:
-        from .html_report import write_html
+        from .html.page import write_html
 
         write_html(
             output, runs[-1].records, runs=runs if len(runs) > 1 else (), title="pytest-rag: runs compared"

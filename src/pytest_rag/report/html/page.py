@@ -28,18 +28,18 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .files import write_text_atomically
-from .html_assets import CSS, JS
-from .html_plots import change_panel, distribution_panel
-from .reports import metric_label
-from .results import CallTally, CheckRecord
-from .run_comparison import Run, compare_runs, distributions
-from .text import content_words, split_sentences, stem
+from ...results import CallTally, CheckRecord
+from ...scoring.text import content_words, split_sentences, stem
+from ..comparison import Run, compare_runs, distributions
+from ..files import write_text_atomically
+from ..results_file import metric_label
+from .assets import CSS, JS
+from .plots import change_panel, distribution_panel
 
 if TYPE_CHECKING:
     import pytest
 
-    from .session import RagSession
+    from ...session import RagSession
 
 #: The report aims to stay under this many bytes whatever the number of checks.
 SIZE_LIMIT = 1_900_000
@@ -130,7 +130,7 @@ def _prune(value: Any, depth: int = 0) -> Any:
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of the sentences of ``text`` (as :func:`pytest_rag.text.split_sentences` cuts)."""
+    """Character spans of the sentences of ``text`` (as :func:`pytest_rag.scoring.text.split_sentences` cuts)."""
     spans, at = [], 0
     for sentence in split_sentences(text):
         start = text.find(sentence, at)
@@ -616,14 +616,14 @@ def write_for_session(session: pytest.Session, rag: RagSession) -> None:
     path = rag.settings.html_path
     if path is None:
         return
-    from .errors import RagError
-    from .regression import NOTES_KEY
+    from ...errors import RagError
+    from ...regression.lifecycle import NOTES_KEY
 
     records = list(rag.results)
     runs: list[Run] = []
     baseline = rag.settings.regression.baseline
     if baseline is not None and baseline.exists():
-        from .run_comparison import load_run
+        from ..comparison import load_run
 
         try:
             runs = [load_run(baseline, f"baseline: {baseline.name}"), Run("this run", records)]

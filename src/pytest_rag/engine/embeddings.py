@@ -5,7 +5,7 @@ The seam is a small :class:`Embedder` protocol with two implementations: the Ope
 (any OpenAI-compatible ``/v1/embeddings``) and the offline judge's static embedding model. A metric
 does not choose one itself; it asks for the embedder that goes with the judge it was given:
 
-* the offline judge (``local``) embeds with :meth:`~pytest_rag.local.scorer.LocalScorer.embed`;
+* the offline judge (``local``) embeds with :meth:`~pytest_rag.offline.scorer.LocalScorer.embed`;
 * ``openai:`` and ``ollama:`` judges embed through the same server and key as the judge, with
   ``text-embedding-3-small`` unless the metric option ``embedding_model=`` names another model;
 * any other judge has no embeddings API of its own, so the metric needs ``embedding_model=``:
@@ -31,9 +31,9 @@ from typing import Annotated, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from .errors import InputError, JudgeError, UnsupportedMetricError
-from .judges.protocol import Judge, JudgeReply, JudgeSpec
-from .request import JudgeRequest, JudgeTask, Message, Sampling
+from ..errors import InputError, JudgeError, UnsupportedMetricError
+from ..judges.protocol import Judge, JudgeReply, JudgeSpec
+from ..judges.request import JudgeRequest, JudgeTask, Message, Sampling
 
 DEFAULT_OPENAI_EMBEDDING_MODEL = "text-embedding-3-small"
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -72,12 +72,12 @@ class LocalEmbedder:
     label = "local:embeddings"
 
     def identity(self) -> Mapping[str, Any]:
-        from .local.scorer import LocalScorer
+        from ..offline.scorer import LocalScorer
 
         return {"provider": "local", "model": "embeddings", "version": LocalScorer.load().version}
 
     async def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
-        from .local.scorer import LocalScorer
+        from ..offline.scorer import LocalScorer
 
         matrix = LocalScorer.load().embed(list(texts))
         return EmbeddingBatch([[float(x) for x in row] for row in matrix])
@@ -123,7 +123,7 @@ class OpenAIEmbedder:
     async def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
         import openai
 
-        from .judges.faults import translate
+        from ..judges.faults import translate
 
         # One short-lived client per call: embedders are not closed by the session, and a client
         # must not outlive the event loop it was created on.

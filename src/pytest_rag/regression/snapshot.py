@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from syrupy.extensions.amber import AmberSnapshotExtension
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 if TYPE_CHECKING:
-    from .results import MetricResult
+    from ..results import MetricResult
 
 HEADER = "pytest-rag score"
 IDENTITY_FIELDS = ("metric", "mode", "judge", "scale")

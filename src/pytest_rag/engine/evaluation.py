@@ -15,13 +15,13 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from .aio import gather_all
-from .engine import JudgmentEngine
-from .inputs import Sample
-from .judges.protocol import Judge
-from .metrics.base import Metric, Scored
-from .request import JudgeRequest
-from .results import CallTally, JudgeScore, MetricResult
+from ..inputs import Sample
+from ..judges.protocol import Judge
+from ..judges.request import JudgeRequest
+from ..metrics.base import Metric, Scored
+from ..results import CallTally, JudgeScore, MetricResult
+from .judgment import JudgmentEngine
+from .loop import gather_all
 
 V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from ..errors import ConfigError
+from ..results import CheckRecord
 from .files import write_text_atomically
-from .results import CheckRecord
 
 FORMAT = "pytest-rag-results"
 VERSION = 1

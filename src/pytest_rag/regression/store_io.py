@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .cache import JudgmentCache
-from .errors import RagError
-from .files import write_text_atomically
-from .redaction import secret_values
+from ..engine.cache import JudgmentCache
+from ..errors import RagError
+from ..redaction import secret_values
+from ..report.files import write_text_atomically
 
 FORMAT = "pytest-rag-judgments"
 VERSION = 1

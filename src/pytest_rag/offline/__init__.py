@@ -5,8 +5,8 @@ static embeddings, turned into probabilities by small logistic models fitted on 
 data (see ``docs/offline-judge.md`` for what it can and cannot see).
 """
 
-from pytest_rag.local.embedder import EmbedderUnavailableError, load_embedder
-from pytest_rag.local.scorer import (
+from pytest_rag.offline.embedder import EmbedderUnavailableError, load_embedder
+from pytest_rag.offline.scorer import (
     CalibrationError,
     GroundingReport,
     LocalScorer,

@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from .request import JudgeRequest
+from ..judges.request import JudgeRequest
 
 #: Verdicts are short JSON objects (reasoning, a list, a score); this is what one usually costs.
 EXPECTED_OUTPUT_TOKENS = 200

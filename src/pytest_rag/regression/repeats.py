@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .reports import metric_label
-from .results import CheckRecord
-from .stats import AlphaEstimate, alpha_with_interval
+from ..report.results_file import metric_label
+from ..results import CheckRecord
+from ..stats import AlphaEstimate, alpha_with_interval
 
 
 @dataclass(frozen=True)

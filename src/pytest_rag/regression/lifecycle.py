@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from ..session import RagSession
     from .gates import Conclusion
-    from .session import RagSession
 
-SNAPSHOT_EXTENSION = "pytest_rag.snapshot.RagSnapshotExtension"
+SNAPSHOT_EXTENSION = "pytest_rag.regression.snapshot.RagSnapshotExtension"
 NOTES_KEY = pytest.StashKey[list[str]]()
 CONCLUSION_KEY = pytest.StashKey["Conclusion"]()
 
@@ -44,7 +44,7 @@ def configure(config: pytest.Config, rag: RagSession) -> None:
 
 
 def unconfigure() -> None:
-    snapshot = sys.modules.get("pytest_rag.snapshot")
+    snapshot = sys.modules.get("pytest_rag.regression.snapshot")
     if snapshot is not None:
         snapshot.configure_default_tolerance(None)
 
@@ -57,7 +57,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     records = list(rag.results)
     if not records and not session.config.stash.get(NOTES_KEY, []) and not settings.any_requested():
         return  # a run that judged nothing and asked for no file or gate: nothing to do, nothing imported
-    from .errors import RagError
+    from ..errors import RagError
     from .gates import Conclusion, conclude
 
     try:
@@ -87,7 +87,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
 def _write_files(rag: RagSession, records: list[Any], conclusion: Conclusion) -> None:
     settings = rag.settings.regression
     if settings.reports:
-        from .reports import write_report
+        from ..report.results_file import write_report
 
         for path in settings.reports:
             write_report(path, records)
@@ -125,6 +125,6 @@ def junit_properties(item: pytest.Item, rag: RagSession) -> None:
     """Attach the test's scores to its JUnit XML entry (read from the teardown report)."""
     records = rag.results.for_test(item.nodeid)
     if records:
-        from .reports import junit_properties as properties
+        from ..report.results_file import junit_properties as properties
 
         item.user_properties.extend(properties(records))

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .reports import keyed_records, load_report, metric_label
-from .results import CheckRecord
-from .summary import SummaryRow, summary_rows
+from ..report.results_file import keyed_records, load_report, metric_label
+from ..report.summary import SummaryRow, summary_rows
+from ..results import CheckRecord
 
 
 @dataclass
@@ -137,7 +137,7 @@ def _scores_by_check(rows: Sequence[tuple[str, str, str, Any]]) -> dict[tuple[st
 
 def compare_baseline(records: Sequence[CheckRecord], baseline_path: Path, out: Conclusion) -> None:
     """Paired bootstrap of this run against a saved results file, per metric and judge."""
-    from .stats import paired_bootstrap_difference
+    from ..stats import paired_bootstrap_difference
 
     baseline = load_report(baseline_path)
     before = _scores_by_check(

@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError
-from .reports import metric_label
-from .results import CheckRecord
-from .stats import AlphaEstimate, alpha_with_interval
+from ..errors import ConfigError
+from ..report.results_file import metric_label
+from ..results import CheckRecord
+from ..stats import AlphaEstimate, alpha_with_interval
 
 GoldKey = tuple[str, str, str]
 """(test_id, sample_id or "", metric label)"""

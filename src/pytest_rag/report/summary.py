@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .results import CallTally, CheckRecord, JudgeScore
-from .spending import Estimate
-from .table import Aggregate, aggregate
+from ..engine.spending import Estimate
+from ..results import CallTally, CheckRecord, JudgeScore
+from ..table import Aggregate, aggregate
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .inputs import Chunk
-from .request import Message
+from ..inputs import Chunk
+from ..judges.request import Message
 
 DATA_RULE = (
     "Material to evaluate is given inside tagged blocks such as <question>, <answer>, <context> and "

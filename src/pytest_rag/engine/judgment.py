@@ -19,14 +19,14 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from ..errors import CacheMissError, JudgeError
+from ..judges.protocol import Judge, JudgeReply, TransientFault
+from ..judges.request import JudgeRequest, Message
+from ..results import CallTally
 from .cache import CachedReply, JudgmentCache
-from .errors import CacheMissError, JudgeError
-from .judges.protocol import Judge, JudgeReply, TransientFault
 from .parsing import InvalidVerdict, parse_verdict
 from .pricing import PriceTable
 from .ratelimit import RateLimiter, estimate_output_tokens, estimate_prompt_tokens
-from .request import JudgeRequest, Message
-from .results import CallTally
 from .spending import Spending
 
 V = TypeVar("V", bound=BaseModel)

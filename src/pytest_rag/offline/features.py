@@ -25,8 +25,8 @@ from difflib import SequenceMatcher
 import numpy as np
 import numpy.typing as npt
 
-from pytest_rag.local.embedder import FloatArray, StaticEmbedder
-from pytest_rag.text import (
+from pytest_rag.offline.embedder import FloatArray, StaticEmbedder
+from pytest_rag.scoring.text import (
     NEGATION_WORDS,
     STOPWORDS,
     content_words,

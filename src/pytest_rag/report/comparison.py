@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .reports import keyed_records, metric_label
-from .results import CallTally, CheckRecord, JudgeScore, SampleExcerpt
+from ..errors import InputError
+from ..results import CallTally, CheckRecord, JudgeScore, SampleExcerpt
+from .results_file import keyed_records, metric_label
 
 #: Most points a strip plot draws per group; past this, evenly spaced order statistics stand in.
 STRIP_POINTS = 240
@@ -69,7 +69,7 @@ class Distribution:
 
 def distribution(metric: str, judge: str, records: Sequence[CheckRecord]) -> Distribution:
     """Summarise the records of one group (errors are counted apart, never scored)."""
-    from .table import aggregate
+    from ..table import aggregate
 
     scored = [r for r in records if r.error is None and r.score is not None]
     scores = sorted(float(r.score) for r in scored if r.score is not None)
@@ -265,7 +265,7 @@ def _scores_by_check(records: Sequence[CheckRecord]) -> dict[tuple[str, str], di
 
 def compare_runs(runs: Sequence[Run]) -> list[MetricComparison]:
     """Every (metric, judge) seen in any run, with each run's distribution and paired changes."""
-    from .stats import paired_bootstrap_difference
+    from ..stats import paired_bootstrap_difference
 
     if not runs:
         raise InputError("comparing runs needs at least one results file")

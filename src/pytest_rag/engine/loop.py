@@ -6,7 +6,7 @@ hand it a coroutine and wait; async helpers await a wrapped future on their own 
 
 Before any of that, :func:`run_fast` tries the evaluation synchronously with cache-only judging:
 when every judgment is cached (or the judge is offline) the coroutine finishes on its first step, with
-no thread hop and no loop at all. The first miss raises :class:`~pytest_rag.engine.NeedsLiveCall`
+no thread hop and no loop at all. The first miss raises :class:`~pytest_rag.engine.judgment.NeedsLiveCall`
 and the evaluation is run again, for real, on the loop (metrics are pure, so rerunning is safe).
 """
 
@@ -19,7 +19,7 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from .engine import NeedsLiveCall
+from .judgment import NeedsLiveCall
 
 T = TypeVar("T")
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 CACHE_MODES = ("rw", "ro", "replay", "refresh", "off")
 

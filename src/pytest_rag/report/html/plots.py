@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from .run_comparison import Distribution, PairedChange
+from ..comparison import Distribution, PairedChange
 
 WIDTH = 780
 LEFT = 200
