@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from pytest_rag import builtin
 from pytest_rag.engine.cache import JudgmentCache
-from pytest_rag.engine.embeddings import EmbeddingBatch, cosine, embedding_request
+from pytest_rag.engine.embeddings import EmbeddingBatch, embedding_request
 from pytest_rag.engine.judgment import EngineSettings, JudgmentEngine
 from pytest_rag.errors import ConfigError, InputError, JudgeError
 from pytest_rag.inputs import Chunk, Sample
@@ -29,6 +29,7 @@ from pytest_rag.judges.faults import translate
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
 from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.rag_judge import RagJudge
+from pytest_rag.scoring.similarity import cosine
 from pytest_rag.session import RagSession
 from test_metrics_catalog import generic_reply
 

@@ -95,12 +95,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[WORKER_OUTPUT_KEY] = rag.results.to_json_rows()
+    from .regression.lifecycle import finish, write_html_report
+
     if workeroutput is None and rag.settings.html_path is not None:
-        from .report.html.page import write_for_session
-
-        write_for_session(session, rag)
-    from .regression.lifecycle import finish
-
+        write_html_report(session, rag)
     finish(session, rag)
 
 

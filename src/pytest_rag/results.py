@@ -7,9 +7,30 @@ from pytest-xdist workers to the controller as JSON, so they hold only plain dat
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The range a metric's raw score lives in; normalising maps it onto [0, 1]."""
+
+    low: float
+    high: float
+
+    def normalize(self, raw: float) -> float:
+        if self.high == self.low:
+            return 0.0
+        value = (raw - self.low) / (self.high - self.low)
+        return min(1.0, max(0.0, value))
+
+    def __str__(self) -> str:
+        def fmt(x: float) -> str:
+            return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+        return f"{fmt(self.low)}-{fmt(self.high)}"
 
 
 class CallTally(BaseModel):
@@ -63,8 +84,6 @@ class MetricResult(BaseModel):
 
     @property
     def scale(self) -> str:
-        from .metrics.base import Scale
-
         return str(Scale(self.scale_low, self.scale_high))
 
     @property

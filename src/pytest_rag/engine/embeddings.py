@@ -12,7 +12,8 @@ does not choose one itself; it asks for the embedder that goes with the judge it
   ``"local"`` for the offline model or ``"openai:MODEL"`` for OpenAI (``OPENAI_API_KEY``,
   ``OPENAI_BASE_URL``).
 
-Embedding calls are not a side channel: :func:`embed_texts` wraps the embedder in
+Embedding calls are not a side channel: a metric asks its asker to ``embed`` (see
+:meth:`~pytest_rag.engine.evaluation.BoundAsker.embed`), which wraps the embedder in
 :class:`EmbeddingJudge`, a :class:`~pytest_rag.judges.protocol.Judge`, and sends the texts through the
 judgment engine as an ordinary request. They are therefore cached under a key covering the embedding
 provider, model, base URL and the texts, retried with backoff, refused in replay mode when missing,
@@ -23,7 +24,6 @@ judge).
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -236,47 +236,8 @@ def embedder_for(judge: Judge, model: str | None = None) -> Embedder:
     )
 
 
-async def embed_texts(
-    ask: Any, texts: Sequence[str], *, metric: str, model: str | None = None
-) -> list[list[float]]:
-    """Embed ``texts`` with the embedder of the judge behind ``ask``, through the judgment engine.
-
-    ``ask`` is the metric's :class:`~pytest_rag.metrics.base.Asker`. An asker that offers its own
-    ``embed(texts, model)`` coroutine (a test double, or a future engine feature) is used as is.
-    """
-    if not texts:
-        return []
+def check_embeddable(metric: str, texts: Sequence[str]) -> None:
+    """Every text must have words: an empty text has no meaning to compare."""
     for i, text in enumerate(texts):
         if not isinstance(text, str) or not text.strip():
             raise InputError(f"{metric}: text {i + 1} to embed is empty; embeddings need words")
-    own = getattr(ask, "embed", None)
-    if callable(own):
-        vectors: list[list[float]] = await own(list(texts), model)
-        return vectors
-    from .evaluation import BoundAsker
-
-    if not isinstance(ask, BoundAsker):
-        raise TypeError(f"{metric} needs the engine's asker (or one with an embed method) to embed texts")
-    embedding_judge = EmbeddingJudge(embedder_for(ask.judge, model))
-    sub = BoundAsker(ask.engine, embedding_judge, 0, ask.test_id, ask.cache_only, tally=ask.tally)
-    verdict = await sub(embedding_request(metric, texts), EmbeddingVectors)
-    if len(verdict.vectors) != len(texts):
-        raise JudgeError(
-            f"the embedder returned {len(verdict.vectors)} vectors for {len(texts)} texts",
-            judge=embedding_judge.spec.label,
-            metric=metric,
-        )
-    return verdict.vectors
-
-
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine similarity in [-1, 1]; 0.0 when either vector is all zeros (a text without words)."""
-    if len(a) != len(b):
-        raise ValueError(f"cannot compare vectors of {len(a)} and {len(b)} dimensions")
-    if not all(math.isfinite(x) for x in (*a, *b)):  # min/max below would turn NaN into 1.0
-        raise ValueError("cannot compare vectors that are not finite (NaN or infinite components)")
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    if norm == 0.0:
-        return 0.0
-    return max(-1.0, min(1.0, dot / norm))

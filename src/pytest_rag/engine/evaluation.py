@@ -10,16 +10,24 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from ..errors import JudgeError
 from ..inputs import Sample
 from ..judges.protocol import Judge
 from ..judges.request import JudgeRequest
 from ..metrics.base import Metric, Scored
 from ..results import CallTally, JudgeScore, MetricResult
+from .embeddings import (
+    EmbeddingJudge,
+    EmbeddingVectors,
+    check_embeddable,
+    embedder_for,
+    embedding_request,
+)
 from .judgment import JudgmentEngine
 from .loop import gather_all
 
@@ -36,6 +44,7 @@ class BoundAsker:
     repeat: int
     test_id: str
     cache_only: bool
+    metric: str = ""
     tally: CallTally = field(default_factory=CallTally)
 
     @property
@@ -60,6 +69,23 @@ class BoundAsker:
     async def gather(self, *awaitables: Awaitable[T]) -> list[T]:
         return await gather_all(self.cache_only, list(awaitables))
 
+    async def embed(self, texts: Sequence[str], model: str | None = None) -> list[list[float]]:
+        """Embed ``texts`` with the embedder that goes with this judge, as an ordinary engine request
+        (cached, retried, refused on a replay miss, counted in this asker's tally)."""
+        if not texts:
+            return []
+        check_embeddable(self.metric, texts)
+        embedding_judge = EmbeddingJudge(embedder_for(self.judge, model))
+        sub = replace(self, judge=embedding_judge, repeat=0)  # shares this asker's tally
+        verdict = await sub(embedding_request(self.metric, texts), EmbeddingVectors)
+        if len(verdict.vectors) != len(texts):
+            raise JudgeError(
+                f"the embedder returned {len(verdict.vectors)} vectors for {len(texts)} texts",
+                judge=embedding_judge.spec.label,
+                metric=self.metric,
+            )
+        return verdict.vectors
+
 
 def ensemble_label(judges: Sequence[Judge]) -> str:
     labels = [j.spec.label for j in judges]
@@ -79,7 +105,7 @@ async def evaluate(
     cache_only: bool,
 ) -> MetricResult:
     askers = [
-        BoundAsker(engine, judge, repeat, test_id, cache_only)
+        BoundAsker(engine, judge, repeat, test_id, cache_only, metric.name)
         for judge in judges
         for repeat in range(repeats)
     ]

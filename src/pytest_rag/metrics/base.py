@@ -8,36 +8,19 @@ then verification, nuggets) are compositions of such single questions.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from ..inputs import Sample
+from ..results import Scale
+
+__all__ = ["Asker", "Metric", "Scale", "Scored"]
 
 V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Scale:
-    """The range a metric's raw score lives in; normalising maps it onto [0, 1]."""
-
-    low: float
-    high: float
-
-    def normalize(self, raw: float) -> float:
-        if self.high == self.low:
-            return 0.0
-        value = (raw - self.low) / (self.high - self.low)
-        return min(1.0, max(0.0, value))
-
-    def __str__(self) -> str:
-        def fmt(x: float) -> str:
-            return str(int(x)) if float(x).is_integer() else f"{x:g}"
-
-        return f"{fmt(self.low)}-{fmt(self.high)}"
 
 
 class Asker(Protocol):
@@ -49,6 +32,11 @@ class Asker(Protocol):
     async def __call__(self, request: Any, model: type[V]) -> V: ...
 
     async def gather(self, *awaitables: Awaitable[T]) -> list[T]: ...
+
+    async def embed(self, texts: Sequence[str], model: str | None) -> list[list[float]]:
+        """Vectors for ``texts`` from the embedder that goes with this judge (``model`` overrides it:
+        a model name, ``"local"`` or ``"openai:MODEL"``), cached and counted like a judgment."""
+        ...
 
 
 @dataclass(frozen=True)

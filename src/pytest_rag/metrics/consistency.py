@@ -21,10 +21,10 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from ..engine.embeddings import cosine, embed_texts
 from ..errors import InputError
 from ..inputs import Sample
 from ..scoring import dispersion
+from ..scoring.similarity import cosine
 from ..scoring.text import rouge_l, rouge_n
 from .base import Asker, Metric, Scale, Scored
 from .toolkit import check_options, read_text
@@ -125,7 +125,7 @@ class Consistency(Metric):
         pairs = pairwise_overlap(answers)
         if self.uses_embeddings:
             model = read_text(options, "embedding_model", metric=self.name)
-            vectors = await embed_texts(ask, answers, metric=self.name, model=model)
+            vectors = await ask.embed(answers, model)
             pairs = [
                 p.model_copy(update={"cosine": cosine(vectors[p.first - 1], vectors[p.second - 1])})
                 for p in pairs

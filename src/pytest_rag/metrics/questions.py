@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from ..engine.embeddings import cosine, embed_texts
 from ..errors import InputError, JudgeError
 from ..inputs import Sample
+from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block
 from .toolkit import check_options, judge_request, read_int, read_text
@@ -88,7 +88,7 @@ class AnswerRelevancyQuestions(Metric):
             raise JudgeError(
                 "the judge wrote no question for the answer", judge=ask.judge_label, metric=self.name
             )
-        vectors = await embed_texts(ask, [sample.question, *generated], metric=self.name, model=model)
+        vectors = await ask.embed([sample.question, *generated], model)
         similarities = [max(0.0, cosine(vectors[0], v)) for v in vectors[1:]]
         score = sum(similarities) / len(similarities)
         return Scored(

@@ -17,10 +17,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from ..engine.embeddings import cosine, embed_texts
 from ..errors import InputError
 from ..inputs import Sample
 from ..scoring import precision_recall_f1
+from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
 from .claims import ClaimList, verdicts_in_order
 from .prompts import Template, block, numbered_list
@@ -155,9 +155,7 @@ class SemanticSimilarity(Metric):
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         check_options(self.name, options, ("embedding_model",))
         model = read_text(options, "embedding_model", metric=self.name)
-        vectors = await embed_texts(
-            ask, [sample.answer, sample.reference or ""], metric=self.name, model=model
-        )
+        vectors = await ask.embed([sample.answer, sample.reference or ""], model)
         value = cosine(vectors[0], vectors[1])
         return Scored(
             score=max(0.0, value),

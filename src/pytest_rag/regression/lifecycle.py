@@ -9,6 +9,7 @@ numpy or the SDKs at module level; a suite that uses none of these options pays 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -128,3 +129,34 @@ def junit_properties(item: pytest.Item, rag: RagSession) -> None:
         from ..report.results_file import junit_properties as properties
 
         item.user_properties.extend(properties(records))
+
+
+def write_html_report(session: pytest.Session, rag: RagSession) -> None:
+    """End of run on the controller: write ``--rag-html``; the summary's closing lines say where.
+
+    With ``--rag-baseline`` the report also compares this run against the baseline file."""
+    path = rag.settings.html_path
+    if path is None:
+        return
+    from ..errors import RagError
+    from ..report.comparison import Run
+    from ..report.html.page import write_html
+
+    records = list(rag.results)
+    runs: list[Run] = []
+    baseline = rag.settings.regression.baseline
+    if baseline is not None and baseline.exists():
+        from ..report.comparison import load_run
+
+        try:
+            runs = [load_run(baseline, f"baseline: {baseline.name}"), Run("this run", records)]
+        except RagError:
+            runs = []  # the regression summary reports what is wrong with the baseline file
+    title = f"pytest-rag report · {Path(str(session.config.rootpath)).name}"
+    notes = session.config.stash.setdefault(NOTES_KEY, [])
+    try:
+        write_html(path, records, runs=runs, title=title)
+    except OSError as exc:
+        notes.append(f"pytest-rag: could not write the HTML report {path}: {exc.strerror or exc}")
+        return
+    notes.append(f"HTML report written to {path}")

@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable, Sequence
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...results import CallTally, CheckRecord
 from ...scoring.text import content_words, split_sentences, stem
@@ -35,11 +35,6 @@ from ..files import write_text_atomically
 from ..results_file import metric_label
 from .assets import CSS, JS
 from .plots import change_panel, distribution_panel
-
-if TYPE_CHECKING:
-    import pytest
-
-    from ...session import RagSession
 
 #: The report aims to stay under this many bytes whatever the number of checks.
 SIZE_LIMIT = 1_900_000
@@ -607,33 +602,3 @@ def write_html(
     page = render_html(records, runs=runs, title=title)
     write_text_atomically(path, page)
     return path
-
-
-def write_for_session(session: pytest.Session, rag: RagSession) -> None:
-    """End of run on the controller: write ``--rag-html``; the summary's closing lines say where.
-
-    With ``--rag-baseline`` the report also compares this run against the baseline file."""
-    path = rag.settings.html_path
-    if path is None:
-        return
-    from ...errors import RagError
-    from ...regression.lifecycle import NOTES_KEY
-
-    records = list(rag.results)
-    runs: list[Run] = []
-    baseline = rag.settings.regression.baseline
-    if baseline is not None and baseline.exists():
-        from ..comparison import load_run
-
-        try:
-            runs = [load_run(baseline, f"baseline: {baseline.name}"), Run("this run", records)]
-        except RagError:
-            runs = []  # the regression summary reports what is wrong with the baseline file
-    title = f"pytest-rag report · {Path(str(session.config.rootpath)).name}"
-    notes = session.config.stash.setdefault(NOTES_KEY, [])
-    try:
-        write_html(path, records, runs=runs, title=title)
-    except OSError as exc:
-        notes.append(f"pytest-rag: could not write the HTML report {path}: {exc.strerror or exc}")
-        return
-    notes.append(f"HTML report written to {path}")
