@@ -24,6 +24,7 @@ from pytest_rag.engine.cache import JudgmentCache
 from pytest_rag.engine.embeddings import EmbeddingBatch, embedding_request
 from pytest_rag.engine.judgment import EngineSettings, JudgmentEngine
 from pytest_rag.errors import ConfigError, InputError, JudgeError
+from pytest_rag.forms import Check
 from pytest_rag.inputs import Chunk, Sample
 from pytest_rag.judges.faults import translate
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
@@ -108,8 +109,8 @@ def test_ini_threshold_of_the_default_mode_does_not_apply_to_a_mode_on_another_s
     """rag_threshold_faithfulness = 4 (the documented example, on the 1-5 scale) made every check of
     faithfulness[claims] (0-1 scale) fail: a perfect 1.0 was compared with 4."""
     rag = session(tmp_path, ini={"rag_threshold_faithfulness": "4"})
-    single = rag.score("t", "faithfulness", SAMPLE)
-    claims = rag.score("t", "faithfulness", SAMPLE, mode="claims")
+    single = rag.score("t", Check(metric="faithfulness"), SAMPLE)
+    claims = rag.score("t", Check(metric="faithfulness", mode="claims"), SAMPLE)
     assert single.threshold == 4.0
     assert claims.threshold == 0.8  # the mode's own default
     assert claims.score == 1.0 and claims.passed is True
@@ -117,14 +118,16 @@ def test_ini_threshold_of_the_default_mode_does_not_apply_to_a_mode_on_another_s
 
 def test_ini_threshold_can_name_a_mode_and_an_explicit_zero_still_wins(tmp_path: Path) -> None:
     rag = session(tmp_path, ini={"rag_thresholds": ["faithfulness[claims] = 0.9", "faithfulness = 5"]})
-    assert rag.score("t", "faithfulness", SAMPLE, mode="claims").threshold == 0.9
-    assert rag.score("t", "faithfulness", SAMPLE).threshold == 5.0
-    assert rag.score("t", "faithfulness", SAMPLE, mode="claims", threshold=0).threshold == 0.0
+    assert rag.score("t", Check(metric="faithfulness", mode="claims"), SAMPLE).threshold == 0.9
+    assert rag.score("t", Check(metric="faithfulness"), SAMPLE).threshold == 5.0
+    assert rag.score("t", Check(metric="faithfulness", mode="claims", threshold=0), SAMPLE).threshold == 0.0
 
 
 def test_ini_threshold_still_applies_to_a_mode_on_the_same_scale(tmp_path: Path) -> None:
     rag = session(tmp_path, ini={"rag_thresholds": ["consistency = 0.5"]})
-    result = rag.score("t", "consistency", SAMPLE, mode="lexical", options={"answers": ["a b c", "a b d"]})
+    result = rag.score(
+        "t", Check(metric="consistency", mode="lexical", options={"answers": ["a b c", "a b d"]}), SAMPLE
+    )
     assert result.threshold == 0.5 and result.passed is True
 
 
@@ -298,7 +301,7 @@ def test_nan_embeddings_end_as_a_judge_error_not_a_perfect_similarity(tmp_path: 
     rag = session(tmp_path, {"rag_judge": "nan-embeddings"})
     rag.config.hook.extra_providers["nan-embeddings"] = NanEmbeddingJudge
     with pytest.raises(JudgeError, match="vectors"):
-        rag.score("t", "semantic_similarity", SAMPLE, threshold=0.5)
+        rag.score("t", Check(metric="semantic_similarity", threshold=0.5), SAMPLE)
     [record] = rag.results
     assert record.error_kind == "JudgeError" and record.score is None
 

@@ -1,9 +1,12 @@
 """``RagJudge``: the object behind the ``rag_judge`` fixture.
 
-For every metric there is a score form that returns a typed :class:`~pytest_rag.results.MetricResult`,
-an ``assert_*`` form that raises a readable failure below the threshold, and ``a``-prefixed async
-variants for async tests. ``score``/``assert_score`` reach any registered metric by name, including
-those added by other plugins, and ``evaluate`` scores many samples concurrently.
+Every metric has four helpers: a score form returning the typed
+:class:`~pytest_rag.results.MetricResult` (``rag_judge.faithfulness(...)``), an assert form that fails
+the test below the threshold (``assert_faithful``), and ``a``-prefixed async twins of both. Each
+metric's score form is written once below, as a builder of a :class:`~pytest_rag.forms.Check`; the
+other three are derived from it (:mod:`pytest_rag.forms`), so all four take the same parameters.
+``score``/``assert_score`` reach any registered metric by name, plugin metrics included;
+``evaluate`` and ``assert_rag`` score many checks concurrently.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .catalog_helpers import CatalogHelpers
 from .errors import InputError, RagError
-from .failures import RagAssertionError
+from .failures import RagAssertionError, describe
+from .forms import Check, given, score_form
 from .inputs import ContextLike, Sample, coerce_sample, normalize_contexts, require_text
 from .results import MetricResult
 from .table import ResultsTable, Row
@@ -23,30 +26,8 @@ if TYPE_CHECKING:
     from .session import RagSession
 
 
-def _sample(
-    *,
-    answer: str | None = None,
-    question: str | None = None,
-    context: ContextLike = None,
-    reference: str | None = None,
-    sample_id: str | None = None,
-) -> Sample:
-    return Sample(
-        question=require_text(question, "question") if question is not None else "",
-        answer=require_text(answer, "answer", allow_empty=True) if answer is not None else "",
-        contexts=normalize_contexts(context),
-        reference=reference,
-        id=sample_id,
-    )
-
-
-def _require_threshold(session: RagSession, metric: str, mode: str | None, threshold: float | None) -> None:
-    """Refuse an assertion that has no threshold before any judge is paid or any check recorded."""
-    if session.threshold_of(metric, mode, threshold) is None:
-        raise InputError(f"{metric} has no default threshold; pass threshold=... to assert on it")
-
-
-def _enforce(result: MetricResult) -> MetricResult:
+def require_pass(result: MetricResult) -> MetricResult:
+    """Fail the test with the result's explanation when it is below its threshold."""
     __tracebackhide__ = True
     if result.threshold is None:
         raise InputError(f"{result.metric} has no default threshold; pass threshold=... to assert on it")
@@ -55,7 +36,16 @@ def _enforce(result: MetricResult) -> MetricResult:
     return result
 
 
-class RagJudge(CatalogHelpers):
+def _sample(check: Check) -> Sample:
+    return Sample(
+        question=require_text(check.question, "question") if check.question is not None else "",
+        answer=require_text(check.answer, "answer", allow_empty=True) if check.answer is not None else "",
+        contexts=normalize_contexts(check.context),
+        reference=check.reference,
+    )
+
+
+class RagJudge:
     """Judged assertions for one test. Obtain it through the ``rag_judge`` fixture."""
 
     def __init__(self, session: RagSession, test_id: str) -> None:
@@ -66,10 +56,36 @@ class RagJudge(CatalogHelpers):
     def judges(self) -> list[str]:
         return [judge.spec.label for judge in self._session.judges()]
 
-    # -- generic forms --------------------------------------------------------------------------
+    # -- the one path every form takes ---------------------------------------------------------
 
+    def _prepare(self, check: Check, *, enforce: bool) -> Sample:
+        """Read the inputs and, for an assertion, make sure a threshold exists: both before any
+        judge is paid or any check recorded."""
+        __tracebackhide__ = True
+        assert check.metric is not None  # filled in by the form
+        sample = _sample(check)
+        if enforce and self._session.threshold_of(check.metric, check.mode, check.threshold) is None:
+            raise InputError(f"{check.metric} has no default threshold; pass threshold=... to assert on it")
+        return sample
+
+    def run_check(self, check: Check, *, enforce: bool) -> MetricResult:
+        __tracebackhide__ = True
+        sample = self._prepare(check, enforce=enforce)
+        result = self._session.score(self.test_id, check, sample)
+        return require_pass(result) if enforce else result
+
+    async def arun_check(self, check: Check, *, enforce: bool) -> MetricResult:
+        __tracebackhide__ = True
+        sample = self._prepare(check, enforce=enforce)
+        result = await self._session.ascore(self.test_id, check, sample)
+        return require_pass(result) if enforce else result
+
+    # -- any metric by name --------------------------------------------------------------------
+
+    @score_form()
     def score(
         self,
+        /,
         metric: str,
         *,
         answer: str | None = None,
@@ -79,181 +95,364 @@ class RagJudge(CatalogHelpers):
         mode: str | None = None,
         threshold: float | None = None,
         **options: Any,
-    ) -> MetricResult:
-        """Score any registered metric by name and return the typed result (never asserts)."""
-        sample = _sample(answer=answer, question=question, context=context, reference=reference)
-        return self._session.score(
-            self.test_id, metric, sample, mode=mode, options=options, threshold=threshold
+    ) -> Check:
+        """Score any registered metric by name (plugin metrics too); its options as keywords."""
+        return Check(
+            answer=answer,
+            question=question,
+            context=context,
+            reference=reference,
+            mode=mode,
+            threshold=threshold,
+            options=options,
+            metric=metric,
         )
 
-    def assert_score(self, metric: str, *, threshold: float | None = None, **kwargs: Any) -> MetricResult:
-        """Score any registered metric and fail the test when it is below the threshold."""
-        __tracebackhide__ = True
-        _require_threshold(self._session, metric, kwargs.get("mode"), threshold)
-        return _enforce(self.score(metric, threshold=threshold, **kwargs))
+    assert_score, ascore, aassert_score = score.other_forms()
 
-    async def ascore(
-        self,
-        metric: str,
-        *,
-        answer: str | None = None,
-        question: str | None = None,
-        context: ContextLike = None,
-        reference: str | None = None,
-        mode: str | None = None,
-        threshold: float | None = None,
-        **options: Any,
-    ) -> MetricResult:
-        sample = _sample(answer=answer, question=question, context=context, reference=reference)
-        return await self._session.ascore(
-            self.test_id, metric, sample, mode=mode, options=options, threshold=threshold
-        )
+    # -- single judgments on 1-5 anchors -------------------------------------------------------
 
-    async def aassert_score(
-        self, metric: str, *, threshold: float | None = None, **kwargs: Any
-    ) -> MetricResult:
-        __tracebackhide__ = True
-        _require_threshold(self._session, metric, kwargs.get("mode"), threshold)
-        return _enforce(await self.ascore(metric, threshold=threshold, **kwargs))
-
-    # -- the three core metrics (seed 000) ------------------------------------------------------
-
+    @score_form("faithfulness")
     def faithfulness(
-        self,
-        output: str,
-        context: ContextLike,
-        *,
-        mode: str | None = None,
-        threshold: float | None = None,
-    ) -> MetricResult:
+        self, output: str, context: ContextLike, threshold: float | None = None, *, mode: str | None = None
+    ) -> Check:
         """Is ``output`` supported by ``context``? 1-5 (single mode) or supported/total (claims mode)."""
-        return self.score("faithfulness", answer=output, context=context, mode=mode, threshold=threshold)
+        return Check(answer=output, context=context, threshold=threshold, mode=mode)
 
-    def assert_faithful(
-        self,
-        output: str,
-        context: ContextLike,
-        threshold: float | None = None,
-        *,
-        mode: str | None = None,
-    ) -> MetricResult:
-        __tracebackhide__ = True
-        return _enforce(self.faithfulness(output, context, mode=mode, threshold=threshold))
+    assert_faithful, afaithfulness, aassert_faithful = faithfulness.other_forms()
 
-    async def afaithfulness(
-        self,
-        output: str,
-        context: ContextLike,
-        *,
-        mode: str | None = None,
-        threshold: float | None = None,
-    ) -> MetricResult:
-        return await self.ascore(
-            "faithfulness", answer=output, context=context, mode=mode, threshold=threshold
-        )
-
-    async def aassert_faithful(
-        self,
-        output: str,
-        context: ContextLike,
-        threshold: float | None = None,
-        *,
-        mode: str | None = None,
-    ) -> MetricResult:
-        __tracebackhide__ = True
-        return _enforce(await self.afaithfulness(output, context, mode=mode, threshold=threshold))
-
+    @score_form("answer_relevancy")
     def answer_relevancy(
-        self, output: str, prompt: str, *, mode: str | None = None, threshold: float | None = None
-    ) -> MetricResult:
+        self, output: str, prompt: str, threshold: float | None = None, *, mode: str | None = None
+    ) -> Check:
         """Does ``output`` address ``prompt``? 1-5."""
-        return self.score("answer_relevancy", answer=output, question=prompt, mode=mode, threshold=threshold)
+        return Check(answer=output, question=prompt, threshold=threshold, mode=mode)
 
-    def assert_relevant(
-        self, output: str, prompt: str, threshold: float | None = None, *, mode: str | None = None
-    ) -> MetricResult:
-        __tracebackhide__ = True
-        return _enforce(self.answer_relevancy(output, prompt, mode=mode, threshold=threshold))
+    assert_relevant, aanswer_relevancy, aassert_relevant = answer_relevancy.other_forms()
 
-    async def aanswer_relevancy(
-        self, output: str, prompt: str, *, mode: str | None = None, threshold: float | None = None
-    ) -> MetricResult:
-        return await self.ascore(
-            "answer_relevancy", answer=output, question=prompt, mode=mode, threshold=threshold
-        )
-
-    async def aassert_relevant(
-        self, output: str, prompt: str, threshold: float | None = None, *, mode: str | None = None
-    ) -> MetricResult:
-        __tracebackhide__ = True
-        return _enforce(await self.aanswer_relevancy(output, prompt, mode=mode, threshold=threshold))
-
+    @score_form("context_recall")
     def context_recall(
         self,
         output: str,
         reference: str | None = None,
+        threshold: float | None = None,
         *,
         context: ContextLike = None,
         mode: str | None = None,
-        threshold: float | None = None,
-    ) -> MetricResult:
+    ) -> Check:
         """Does ``output`` cover the key facts of ``reference`` (falling back to ``context``)? 1-5."""
-        return self.score(
-            "context_recall",
-            answer=output,
-            reference=reference,
-            context=context,
-            mode=mode,
-            threshold=threshold,
-        )
+        return Check(answer=output, reference=reference, context=context, threshold=threshold, mode=mode)
 
-    def assert_context_recall(
+    assert_context_recall, acontext_recall, aassert_context_recall = context_recall.other_forms()
+
+    # -- claim-based and generated-question modes ----------------------------------------------
+
+    @score_form("faithfulness", mode="claims")
+    def faithfulness_claims(
         self,
         output: str,
+        context: ContextLike,
+        *,
+        batch_size: int | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """Share of the answer's claims the context supports (claims extracted, verified in batches)."""
+        return Check(
+            answer=output, context=context, threshold=threshold, options=given(batch_size=batch_size)
+        )
+
+    assert_faithful_claims, afaithfulness_claims, aassert_faithful_claims = faithfulness_claims.other_forms()
+
+    @score_form("answer_relevancy", mode="questions")
+    def answer_relevancy_questions(
+        self,
+        output: str,
+        prompt: str,
+        *,
+        n_questions: int | None = None,
+        embedding_model: str | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """Mean cosine between the question and questions generated from the answer."""
+        options = given(n_questions=n_questions, embedding_model=embedding_model)
+        return Check(answer=output, question=prompt, threshold=threshold, options=options)
+
+    assert_relevant_questions, aanswer_relevancy_questions, aassert_relevant_questions = (
+        answer_relevancy_questions.other_forms()
+    )
+
+    @score_form("context_recall", mode="attribution")
+    def context_recall_attribution(
+        self, reference: str, context: ContextLike, threshold: float | None = None
+    ) -> Check:
+        """Share of the reference's facts found in the contexts, each with its 1-indexed source."""
+        return Check(reference=reference, context=context, threshold=threshold)
+
+    assert_context_recall_attribution, acontext_recall_attribution, aassert_context_recall_attribution = (
+        context_recall_attribution.other_forms()
+    )
+
+    # -- retrieval -----------------------------------------------------------------------------
+
+    @score_form("context_precision")
+    def context_precision(
+        self,
+        question: str,
+        context: ContextLike,
+        *,
         reference: str | None = None,
         threshold: float | None = None,
+    ) -> Check:
+        """Average precision of the passages judged useful, over their ranks."""
+        return Check(question=question, context=context, reference=reference, threshold=threshold)
+
+    assert_context_precision, acontext_precision, aassert_context_precision = context_precision.other_forms()
+
+    @score_form("umbrela")
+    def umbrela(
+        self,
+        question: str,
+        context: ContextLike,
         *,
+        k_values: Sequence[int] | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """UMBRELA 0-3 grade per passage; mean grade, with P@k, AP@k and MRR in the details."""
+        return Check(
+            question=question, context=context, threshold=threshold, options=given(k_values=k_values)
+        )
+
+    assert_umbrela, aumbrela, aassert_umbrela = umbrela.other_forms()
+
+    @score_form("retrieval_precision")
+    def retrieval_precision(
+        self, question: str, context: ContextLike, threshold: float | None = None
+    ) -> Check:
+        """Share of retrieved passages relevant to the question."""
+        return Check(question=question, context=context, threshold=threshold)
+
+    assert_retrieval_precision, aretrieval_precision, aassert_retrieval_precision = (
+        retrieval_precision.other_forms()
+    )
+
+    # -- how the answer uses its contexts ------------------------------------------------------
+
+    @score_form("augmentation_precision")
+    def augmentation_precision(
+        self, output: str, question: str, context: ContextLike, threshold: float | None = None
+    ) -> Check:
+        """Share of the relevant passages whose information appears in the answer."""
+        return Check(answer=output, question=question, context=context, threshold=threshold)
+
+    assert_augmentation_precision, aaugmentation_precision, aassert_augmentation_precision = (
+        augmentation_precision.other_forms()
+    )
+
+    @score_form("augmentation_accuracy")
+    def augmentation_accuracy(
+        self, output: str, context: ContextLike, threshold: float | None = None
+    ) -> Check:
+        """Share of retrieved passages whose information appears in the answer."""
+        return Check(answer=output, context=context, threshold=threshold)
+
+    assert_augmentation_accuracy, aaugmentation_accuracy, aassert_augmentation_accuracy = (
+        augmentation_accuracy.other_forms()
+    )
+
+    @score_form("answer_consistency")
+    def answer_consistency(self, output: str, context: ContextLike, threshold: float | None = None) -> Check:
+        """Share of the answer's main points attributable to the contexts."""
+        return Check(answer=output, context=context, threshold=threshold)
+
+    assert_answer_consistency, aanswer_consistency, aassert_answer_consistency = (
+        answer_consistency.other_forms()
+    )
+
+    @score_form("answer_consistency_binary")
+    def answer_consistency_binary(
+        self, output: str, context: ContextLike, threshold: float | None = None
+    ) -> Check:
+        """1 when everything in the answer derives from the contexts, else 0."""
+        return Check(answer=output, context=context, threshold=threshold)
+
+    assert_answer_consistency_binary, aanswer_consistency_binary, aassert_answer_consistency_binary = (
+        answer_consistency_binary.other_forms()
+    )
+
+    # -- against a reference answer ------------------------------------------------------------
+
+    @score_form("answer_similarity")
+    def answer_similarity(
+        self, output: str, reference: str, *, question: str | None = None, threshold: float | None = None
+    ) -> Check:
+        """0-5 judgment of how well the answer matches the reference in meaning."""
+        return Check(answer=output, reference=reference, question=question, threshold=threshold)
+
+    assert_answer_similarity, aanswer_similarity, aassert_answer_similarity = answer_similarity.other_forms()
+
+    @score_form("semantic_similarity")
+    def semantic_similarity(
+        self,
+        output: str,
+        reference: str,
+        *,
+        embedding_model: str | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """Cosine of the answer's and reference's embeddings."""
+        options = given(embedding_model=embedding_model)
+        return Check(answer=output, reference=reference, threshold=threshold, options=options)
+
+    assert_semantic_similarity, asemantic_similarity, aassert_semantic_similarity = (
+        semantic_similarity.other_forms()
+    )
+
+    @score_form("factual_correctness")
+    def factual_correctness(
+        self, output: str, reference: str, *, score: str | None = None, threshold: float | None = None
+    ) -> Check:
+        """F1 (or precision/recall) of the claims of answer and reference entailing each other."""
+        return Check(answer=output, reference=reference, threshold=threshold, options=given(score=score))
+
+    assert_factual_correctness, afactual_correctness, aassert_factual_correctness = (
+        factual_correctness.other_forms()
+    )
+
+    # -- TREC-style generation checks ----------------------------------------------------------
+
+    @score_form("nuggets")
+    def nuggets(
+        self,
+        output: str,
+        question: str,
+        context: ContextLike,
+        *,
+        umbrela_grades: Sequence[int] | None = None,
+        score: str | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """AutoNuggetizer score: nuggets from the passages, labelled vital/okay, assigned to the answer."""
+        options = given(umbrela_grades=umbrela_grades, score=score)
+        return Check(answer=output, question=question, context=context, threshold=threshold, options=options)
+
+    assert_nuggets, anuggets, aassert_nuggets = nuggets.other_forms()
+
+    @score_form("citation")
+    def citation(
+        self,
+        citations: Sequence[Any],
+        context: ContextLike,
+        *,
+        output: str | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """F1 of the support the cited passages give the answer parts that cite them."""
+        return Check(answer=output, context=context, threshold=threshold, options={"citations": citations})
+
+    assert_citations, acitation, aassert_citations = citation.other_forms()
+
+    @score_form("hallucination")
+    def hallucination(self, output: str, context: ContextLike, threshold: float | None = None) -> Check:
+        """0-1 factual consistency of the answer with the passages (HHEM-style; higher is better)."""
+        return Check(answer=output, context=context, threshold=threshold)
+
+    assert_no_hallucination, ahallucination, aassert_no_hallucination = hallucination.other_forms()
+
+    @score_form("no_answer")
+    def no_answer(self, output: str, question: str, threshold: float | None = None) -> Check:
+        """1 when the answer attempts the question, 0 when it declines."""
+        return Check(answer=output, question=question, threshold=threshold)
+
+    assert_answered, ano_answer, aassert_answered = no_answer.other_forms()
+
+    # -- two templates, averaged ---------------------------------------------------------------
+
+    @score_form("answer_accuracy")
+    def answer_accuracy(
+        self, output: str, reference: str, question: str, threshold: float | None = None
+    ) -> Check:
+        """Two 0/2/4 judgments (roles swapped in the second), averaged."""
+        return Check(answer=output, reference=reference, question=question, threshold=threshold)
+
+    assert_answer_accuracy, aanswer_accuracy, aassert_answer_accuracy = answer_accuracy.other_forms()
+
+    @score_form("context_relevance")
+    def context_relevance(self, question: str, context: ContextLike, threshold: float | None = None) -> Check:
+        """Two 0/1/2 judgments of the contexts' relevance to the question, averaged."""
+        return Check(question=question, context=context, threshold=threshold)
+
+    assert_context_relevance, acontext_relevance, aassert_context_relevance = context_relevance.other_forms()
+
+    @score_form("response_groundedness")
+    def response_groundedness(
+        self, output: str, context: ContextLike, threshold: float | None = None
+    ) -> Check:
+        """Two 0/1/2 judgments of the answer's grounding in the contexts, averaged."""
+        return Check(answer=output, context=context, threshold=threshold)
+
+    assert_grounded, aresponse_groundedness, aassert_grounded = response_groundedness.other_forms()
+
+    # -- the test's own rubric, and repeated runs ----------------------------------------------
+
+    @score_form("rubric")
+    def rubric(
+        self,
+        output: str,
+        rubric: Mapping[int, str],
+        *,
+        question: str | None = None,
         context: ContextLike = None,
+        reference: str | None = None,
+        criteria: str | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """One judgment against the levels of a rubric the test writes."""
+        return Check(
+            answer=output,
+            question=question,
+            context=context,
+            reference=reference,
+            threshold=threshold,
+            options={"rubric": rubric, **given(criteria=criteria)},
+        )
+
+    assert_rubric, arubric, aassert_rubric = rubric.other_forms()
+
+    @score_form("consistency")
+    def consistency(
+        self,
+        answers: Sequence[str],
+        *,
+        question: str | None = None,
+        scores: Mapping[str, Sequence[Any]] | None = None,
+        embedding_model: str | None = None,
         mode: str | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """Agreement of several answers to one question (pairwise ROUGE and embeddings) and the spread
+        of their metric scores."""
+        options = {"answers": answers, **given(scores=scores, embedding_model=embedding_model)}
+        return Check(question=question, mode=mode, threshold=threshold, options=options)
+
+    assert_consistent, aconsistency, aassert_consistent = consistency.other_forms()
+
+    # -- computed from results, not judged -----------------------------------------------------
+
+    def overall_score(self, results: Sequence[MetricResult], threshold: float | None = None) -> MetricResult:
+        """Tonic's overall score: the mean normalised score of the metrics that ran (no judge call);
+        recorded in the session results like any check."""
+        from .metrics.overall import NAME, overall_score
+
+        result = overall_score(results, self._session.threshold_for(NAME, None, threshold))
+        return self._session.record(self.test_id, result)
+
+    def assert_overall_score(
+        self, results: Sequence[MetricResult], threshold: float | None = None
     ) -> MetricResult:
         __tracebackhide__ = True
-        return _enforce(
-            self.context_recall(output, reference, context=context, mode=mode, threshold=threshold)
-        )
+        return require_pass(self.overall_score(results, threshold))
 
-    async def acontext_recall(
-        self,
-        output: str,
-        reference: str | None = None,
-        *,
-        context: ContextLike = None,
-        mode: str | None = None,
-        threshold: float | None = None,
-    ) -> MetricResult:
-        return await self.ascore(
-            "context_recall",
-            answer=output,
-            reference=reference,
-            context=context,
-            mode=mode,
-            threshold=threshold,
-        )
-
-    async def aassert_context_recall(
-        self,
-        output: str,
-        reference: str | None = None,
-        threshold: float | None = None,
-        *,
-        context: ContextLike = None,
-        mode: str | None = None,
-    ) -> MetricResult:
-        __tracebackhide__ = True
-        return _enforce(
-            await self.acontext_recall(output, reference, context=context, mode=mode, threshold=threshold)
-        )
-
-    # -- several at once -------------------------------------------------------------------------
+    # -- several at once -----------------------------------------------------------------------
 
     def evaluate(
         self,
@@ -267,14 +466,17 @@ class RagJudge(CatalogHelpers):
         if not metrics:
             raise InputError("evaluate() needs at least one metric name, e.g. metrics=['faithfulness']")
         prepared = [coerce_sample(s) for s in samples]
-        jobs: list[tuple[str, str | None, Sample, Mapping[str, Any], float | None]] = [
-            (name, None, sample, {}, (thresholds or {}).get(name)) for sample in prepared for name in metrics
+        jobs = [
+            (Check(metric=name, threshold=(thresholds or {}).get(name)), sample)
+            for sample in prepared
+            for name in metrics
         ]
         outcomes = self._session.score_many(self.test_id, jobs)
         rows = []
-        for (name, _, sample, _, _), outcome, index in zip(
+        for (check, sample), outcome, index in zip(
             jobs, outcomes, [i for i in range(len(prepared)) for _ in metrics], strict=True
         ):
+            name = check.metric or ""
             if isinstance(outcome, RagError):
                 rows.append(Row(index, sample.id, name, None, outcome))
             else:
@@ -284,12 +486,11 @@ class RagJudge(CatalogHelpers):
     def assert_rag(self, sample: Sample | Mapping[str, Any], **thresholds: float) -> list[MetricResult]:
         """Score one sample on several metrics at once (concurrently) and fail with every metric that
         fell short, e.g. ``assert_rag(sample, faithfulness=4, answer_relevancy=3)``."""
+        __tracebackhide__ = True
         if not thresholds:
             raise InputError("assert_rag() needs at least one METRIC=THRESHOLD, e.g. faithfulness=4")
         prepared = coerce_sample(sample)
-        jobs: list[tuple[str, str | None, Sample, Mapping[str, Any], float | None]] = [
-            (name, None, prepared, {}, float(bar)) for name, bar in thresholds.items()
-        ]
+        jobs = [(Check(metric=name, threshold=float(bar)), prepared) for name, bar in thresholds.items()]
         outcomes = self._session.score_many(self.test_id, jobs)
         errors = [o for o in outcomes if isinstance(o, RagError)]
         if errors:
@@ -299,8 +500,6 @@ class RagJudge(CatalogHelpers):
         if failed:
             if len(failed) == 1:
                 raise RagAssertionError(failed[0])
-            from .failures import describe
-
             raise AssertionError("\n\n".join(describe(r) for r in failed))
         return results
 

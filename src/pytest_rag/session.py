@@ -7,19 +7,56 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .config import RagSettings, read_settings
 from .errors import ConfigError, JudgeError, NotJudgedError, RagError
-from .session_results import SessionResults
 
 if TYPE_CHECKING:  # the modules behind these import pydantic; loaded when a test first asks
     from .engine.loop import LoopThread
+    from .forms import Check
     from .inputs import Sample
     from .judges.protocol import Judge
+    from .metrics.base import Metric
     from .registry import Registry
-    from .results import MetricResult
+    from .results import CheckRecord, MetricResult
+
+
+class SessionResults:
+    """Every check of the run, in the order recorded; thread safe (batch forms record concurrently)."""
+
+    def __init__(self) -> None:
+        self._records: list[CheckRecord] = []
+        self._lock = threading.Lock()
+
+    def add(self, record: CheckRecord) -> None:
+        with self._lock:
+            self._records.append(record)
+
+    def extend(self, records: list[CheckRecord]) -> None:
+        with self._lock:
+            self._records.extend(records)
+
+    def __iter__(self) -> Iterator[CheckRecord]:
+        with self._lock:
+            return iter(list(self._records))
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._records)
+
+    def for_test(self, test_id: str) -> list[CheckRecord]:
+        return [r for r in self if r.test_id == test_id]
+
+    def to_json_rows(self) -> list[dict[str, Any]]:
+        return [r.model_dump(mode="json") for r in self]
+
+    def load_json_rows(self, rows: list[dict[str, Any]]) -> None:
+        from .results import CheckRecord
+
+        self.extend([CheckRecord.model_validate(row) for row in rows])
 
 
 class RagSession:
@@ -139,10 +176,6 @@ class RagSession:
         count = int(workerinput.get("workercount", 1)) if isinstance(workerinput, dict) else 1
         return 1.0 / max(1, count)
 
-    @property
-    def engine_started(self) -> bool:
-        return self._engine is not None
-
     # -- scoring ------------------------------------------------------------------------------------
 
     def threshold_for(
@@ -178,136 +211,75 @@ class RagSession:
         except RagError:  # no default mode registered: nothing to share a bar with
             return False
 
-    def _plan(
-        self,
-        test_id: str,
-        name: str,
-        mode: str | None,
-        sample: Sample,
-        options: Mapping[str, Any],
-        threshold: float | None,
-    ) -> Any:
-        """Return a factory of the evaluation coroutine (called once per attempt: fast, then live)."""
-        from .engine.evaluation import evaluate
-
-        metric = self._metric_class(name, mode)()
+    def _plan(self, test_id: str, check: Check, sample: Sample) -> _Plan:
+        """Check the inputs and build the plan of one check (which runs fast first, then live)."""
+        assert check.metric is not None
+        metric = self._metric_class(check.metric, check.mode)()
         metric.check_inputs(sample)
-        judges = self.judges()
-        engine = self.engine
-        bar = self.threshold_for(metric.name, metric.default_threshold, threshold, mode=metric.mode)
+        bar = self.threshold_for(metric.name, metric.default_threshold, check.threshold, mode=metric.mode)
+        return _Plan(self, test_id, check, sample, metric, bar)
 
-        def make(cache_only: bool) -> Coroutine[Any, Any, MetricResult]:
-            return evaluate(
-                engine,
-                metric,
-                sample,
-                options,
-                judges=judges,
-                repeats=self.settings.repeats,
-                threshold=bar,
-                test_id=test_id,
-                cache_only=cache_only,
-            )
+    def score(self, test_id: str, check: Check, sample: Sample) -> MetricResult:
+        """Score one check from a sync test: cached and offline judgments finish here, live ones
+        on pytest-rag's loop while this thread waits."""
+        plan = self._plan(test_id, check, sample)
+        with plan.recording_errors():
+            result = plan.fast()
+            if result is None:
+                result = self._loop.run(plan.live())
+        return plan.record(result)
 
-        return make
+    async def ascore(self, test_id: str, check: Check, sample: Sample) -> MetricResult:
+        """:meth:`score` for async tests: the test's own loop keeps running while the judges work."""
+        plan = self._plan(test_id, check, sample)
+        with plan.recording_errors():
+            result = plan.fast()
+            if result is None:
+                result = await self._loop.run_async(plan.live())
+        return plan.record(result)
 
-    def score(
-        self,
-        test_id: str,
-        name: str,
-        sample: Sample,
-        *,
-        mode: str | None = None,
-        options: Mapping[str, Any] | None = None,
-        threshold: float | None = None,
-    ) -> MetricResult:
-        from .engine.loop import UNFINISHED, run_fast
-        from .results import MetricResult
+    def score_many(self, test_id: str, jobs: Sequence[tuple[Check, Sample]]) -> list[MetricResult | RagError]:
+        """Score several checks concurrently; each ends as a result or an error."""
+        from .engine.loop import gather_all
+        from .report.progress import batch_progress
 
-        make = self._plan(test_id, name, mode, sample, options or {}, threshold)
-        try:
-            result = run_fast(make(True))
-            if result is UNFINISHED:
-                result = self._loop.run(make(False))
-        except RagError as exc:
-            self._record_error(test_id, name, mode, sample, exc)
-            raise
-        assert isinstance(result, MetricResult)
-        return self._record(test_id, sample, result)
-
-    async def ascore(
-        self,
-        test_id: str,
-        name: str,
-        sample: Sample,
-        *,
-        mode: str | None = None,
-        options: Mapping[str, Any] | None = None,
-        threshold: float | None = None,
-    ) -> MetricResult:
-        from .engine.loop import UNFINISHED, run_fast
-        from .results import MetricResult
-
-        make = self._plan(test_id, name, mode, sample, options or {}, threshold)
-        try:
-            result = run_fast(make(True))
-            if result is UNFINISHED:
-                result = await self._loop.run_async(make(False))
-        except RagError as exc:
-            self._record_error(test_id, name, mode, sample, exc)
-            raise
-        assert isinstance(result, MetricResult)
-        return self._record(test_id, sample, result)
-
-    def score_many(
-        self,
-        test_id: str,
-        jobs: Sequence[tuple[str, str | None, Sample, Mapping[str, Any], float | None]],
-    ) -> list[MetricResult | RagError]:
-        """Score several (metric, sample) jobs concurrently; each job ends as a result or an error."""
-        from .engine.loop import UNFINISHED, gather_all, run_fast
-        from .results import MetricResult
-
-        plans: list[Any] = []
+        plans: list[_Plan | None] = []
         outcomes: list[MetricResult | RagError | None] = []
-        for name, mode, sample, options, threshold in jobs:
+        for check, sample in jobs:
             try:
-                plans.append(self._plan(test_id, name, mode, sample, options, threshold))
+                plans.append(self._plan(test_id, check, sample))
                 outcomes.append(None)
             except RagError as exc:  # bad input or unknown metric: the caller's error, not a judgment
                 plans.append(None)
                 outcomes.append(exc)
-        pending = [i for i, plan in enumerate(plans) if plan is not None]
-        from .report.progress import batch_progress
-
+        pending = [(i, plan) for i, plan in enumerate(plans) if plan is not None]
         progress = batch_progress(self.config, len(pending))
         fast: dict[int, MetricResult] = {}
-        live: list[int] = []
+        live: list[tuple[int, _Plan]] = []
         unexpected: Exception | None = (
             None  # a bug (e.g. in a plugin metric): raised after recording the rest
         )
-        for i in pending:
+        for i, plan in pending:
             try:
-                value = run_fast(plans[i](True))
+                early = plan.fast()
             except RagError as exc:
                 outcomes[i] = exc
-                self._record_error(test_id, jobs[i][0], jobs[i][1], jobs[i][2], exc)
+                plan.record_error(exc)
                 progress.finished(exc)
                 continue
             except Exception as exc:
                 unexpected = unexpected or exc
                 continue
-            if value is UNFINISHED:
-                live.append(i)
+            if early is None:
+                live.append((i, plan))
             else:
-                assert isinstance(value, MetricResult)
-                fast[i] = value
-                progress.finished(value)
+                fast[i] = early
+                progress.finished(early)
 
-        async def settle(i: int) -> tuple[MetricResult | Exception]:
+        async def settle(plan: _Plan) -> tuple[MetricResult | Exception]:
             # boxed: gather_all re-raises an exception that is returned as a value
             try:
-                value: MetricResult = await plans[i](False)
+                value = await plan.live()
                 progress.finished(value)
                 return (value,)
             except RagError as exc:
@@ -317,34 +289,43 @@ class RagSession:
                 return (exc,)
 
         settled: list[tuple[MetricResult | Exception]] = (
-            self._loop.run(gather_all(False, [settle(i) for i in live])) if live else []
+            self._loop.run(gather_all(False, [settle(plan) for _, plan in live])) if live else []
         )
         progress.close()
-        for i, (value,) in zip(live, settled, strict=True):
-            if isinstance(value, RagError):
-                outcomes[i] = value
-                self._record_error(test_id, jobs[i][0], jobs[i][1], jobs[i][2], value)
-            elif isinstance(value, Exception):
-                unexpected = unexpected or value
+        for (i, plan), (outcome,) in zip(live, settled, strict=True):
+            if isinstance(outcome, RagError):
+                outcomes[i] = outcome
+                plan.record_error(outcome)
+            elif isinstance(outcome, Exception):
+                unexpected = unexpected or outcome
             else:
-                fast[i] = value
+                fast[i] = outcome
         for i, result in fast.items():
-            outcomes[i] = self._record(test_id, jobs[i][2], result)
+            done = plans[i]
+            assert done is not None
+            outcomes[i] = done.record(result)
         if unexpected is not None:
             raise unexpected
         return [o for o in outcomes if o is not None]
 
     # -- recording ----------------------------------------------------------------------------------
 
-    def _record(self, test_id: str, sample: Sample, result: MetricResult) -> MetricResult:
+    def record(self, test_id: str, result: MetricResult, sample: Sample | None = None) -> MetricResult:
+        """Keep a scored check in the session results (and tell the plugins); returns the result."""
         from .results import CheckRecord, SampleExcerpt
 
-        record = CheckRecord.from_result(test_id, result, sample_id=sample.id, texts=SampleExcerpt.of(sample))
+        record = CheckRecord.from_result(
+            test_id,
+            result,
+            sample_id=sample.id if sample is not None else None,
+            texts=SampleExcerpt.of(sample) if sample is not None else None,
+        )
         self.results.add(record)
         self.config.hook.pytest_rag_check_recorded(record=record)
         return result
 
-    def _record_error(self, test_id: str, name: str, mode: str | None, sample: Sample, exc: RagError) -> None:
+    def record_error(self, test_id: str, name: str, mode: str | None, sample: Sample, exc: RagError) -> None:
+        """Keep a check that ended in an error, counted in the summary and never a pass."""
         from .engine.evaluation import ensemble_label
         from .results import CallTally, CheckRecord, SampleExcerpt
 
@@ -390,3 +371,67 @@ class RagSession:
             self._loop_thread.stop(final=close_clients)
         if self._engine is not None:
             self._engine.cache.close()
+
+
+class _Plan:
+    """One check on its way: the metric with its inputs, judges and bar, tried on the fast path
+    (cached or offline judgments, no loop) and, when a live call is needed, run again for real."""
+
+    def __init__(
+        self,
+        session: RagSession,
+        test_id: str,
+        check: Check,
+        sample: Sample,
+        metric: Metric,
+        threshold: float | None,
+    ) -> None:
+        self.session = session
+        self.test_id = test_id
+        self.check = check
+        self.sample = sample
+        self.metric = metric
+        self.threshold = threshold
+        self.judges = session.judges()
+        self.engine = session.engine
+
+    def _evaluation(self, cache_only: bool) -> Coroutine[Any, Any, MetricResult]:
+        from .engine.evaluation import evaluate
+
+        return evaluate(
+            self.engine,
+            self.metric,
+            self.sample,
+            self.check.options,
+            judges=self.judges,
+            repeats=self.session.settings.repeats,
+            threshold=self.threshold,
+            test_id=self.test_id,
+            cache_only=cache_only,
+        )
+
+    def fast(self) -> MetricResult | None:
+        """The result when every judgment is cached or offline; None when a live call is needed."""
+        from .engine.loop import UNFINISHED, run_fast
+
+        value = run_fast(self._evaluation(True))
+        return None if value is UNFINISHED else value  # type: ignore[return-value]
+
+    def live(self) -> Coroutine[Any, Any, MetricResult]:
+        return self._evaluation(False)
+
+    @contextmanager
+    def recording_errors(self) -> Iterator[None]:
+        """A judgment that ends in an error is recorded (counted, never a pass), then re-raised."""
+        __tracebackhide__ = True
+        try:
+            yield
+        except RagError as exc:
+            self.record_error(exc)
+            raise
+
+    def record(self, result: MetricResult) -> MetricResult:
+        return self.session.record(self.test_id, result, self.sample)
+
+    def record_error(self, exc: RagError) -> None:
+        self.session.record_error(self.test_id, self.check.metric or "", self.check.mode, self.sample, exc)

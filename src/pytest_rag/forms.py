@@ -1,0 +1,180 @@
+"""Every helper of ``rag_judge`` from one path: the score form is written once, the rest derived.
+
+A metric's helper is written once, as a method that turns its own typed parameters into a
+:class:`Check` (the sample's texts, the options, the mode and the threshold), decorated with
+:func:`score_form`. That method's signature is the metric's documentation; the decorator makes it
+the score form, and :meth:`SyncForm.other_forms` derives the assert form and the two async forms
+with the very same parameters::
+
+    @score_form("faithfulness")
+    def faithfulness(self, output: str, context: ContextLike, threshold: float | None = None,
+                     *, mode: str | None = None) -> Check:
+        "Is the output supported by the context?"
+        return Check(answer=output, context=context, threshold=threshold, mode=mode)
+
+    assert_faithful, afaithfulness, aassert_faithful = faithfulness.other_forms()
+
+The parameters travel as a ``ParamSpec``, so IDE completion and ``mypy --strict`` see every one of
+them on all four forms, and a new metric needs no hand-copied wrappers. What a form does with the
+check is its owner's (:class:`CheckRunner`, implemented by :class:`~pytest_rag.rag_judge.RagJudge`):
+one sync and one async way to score, each asked whether to enforce the threshold.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, overload
+
+from .inputs import ContextLike
+from .results import MetricResult
+
+P = ParamSpec("P")
+
+
+def given(**options: Any) -> dict[str, Any]:
+    """The options a caller gave: ``None`` means "use the metric's default", so it is left out."""
+    return {name: value for name, value in options.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class Check:
+    """What one call of a helper asks for: the texts of the sample, the metric options, and the bar.
+
+    ``metric`` and ``mode`` are filled in from the form's declaration unless the caller names them
+    (the generic ``score`` forms, and helpers whose ``mode=`` parameter picks one).
+    """
+
+    answer: str | None = None
+    question: str | None = None
+    context: ContextLike = None
+    reference: str | None = None
+    threshold: float | None = None
+    mode: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    metric: str | None = None
+
+
+class CheckRunner(Protocol):
+    """What a form is bound to: scores a check, and with ``enforce`` fails below its threshold."""
+
+    def run_check(self, check: Check, *, enforce: bool) -> MetricResult: ...
+
+    async def arun_check(self, check: Check, *, enforce: bool) -> MetricResult: ...
+
+
+Build = Callable[Concatenate[Any, P], Check]
+
+
+class _Form(Generic[P]):
+    """A helper derived from one builder: its name, the metric it serves and how it runs."""
+
+    def __init__(self, build: Build[P], metric: str | None, mode: str | None, *, enforce: bool) -> None:
+        self.build = build
+        self.metric = metric
+        self.mode = mode
+        self.enforce = enforce
+        self.name = build.__name__
+        parameters = list(inspect.signature(build).parameters.values())[1:]  # without self
+        self.signature = inspect.Signature(parameters, return_annotation=MetricResult)
+        self.source: _Form[P] = self
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def resolve(self, runner: CheckRunner, args: Any, kwargs: Any) -> Check:
+        """The builder's check, with the metric and mode this form was declared for."""
+        check = self.build(runner, *args, **kwargs)
+        metric = self.metric or check.metric
+        if metric is None:
+            raise TypeError(f"{self.name} names no metric; declare it with score_form('NAME')")
+        return replace(check, metric=metric, mode=check.mode if check.mode is not None else self.mode)
+
+    def dress(self, runner: CheckRunner, function: Any) -> Any:
+        """Give the bound helper the builder's name, documentation and parameters, and keep it on
+        the instance so the next lookup costs nothing."""
+        function.__name__ = function.__qualname__ = self.name
+        function.__doc__ = self.doc()
+        function.__signature__ = self.signature
+        function.__module__ = self.build.__module__
+        runner.__dict__[self.name] = function
+        return function
+
+    def doc(self) -> str:
+        own = inspect.getdoc(self.build) or ""
+        if self.source is self:
+            return own
+        parts = [f"The {self.kind} form of ``{self.source.name}``."]
+        if self.enforce:
+            parts.append(
+                "Fails the test with a readable message when the score is below the threshold; "
+                "a check without any threshold is refused before a judge is called."
+            )
+        return " ".join(parts) + ("\n\n" + own if own else "")
+
+    @property
+    def kind(self) -> str:
+        prefix = "async " if isinstance(self, AsyncForm) else ""
+        return prefix + ("assert" if self.enforce else "score")
+
+
+class SyncForm(_Form[P]):
+    @overload
+    def __get__(self, runner: None, owner: type | None = None) -> SyncForm[P]: ...
+
+    @overload
+    def __get__(self, runner: CheckRunner, owner: type | None = None) -> Callable[P, MetricResult]: ...
+
+    def __get__(self, runner: CheckRunner | None, owner: type | None = None) -> Any:
+        if runner is None:
+            return self
+        enforce = self.enforce
+
+        def form(*args: P.args, **kwargs: P.kwargs) -> MetricResult:
+            __tracebackhide__ = True
+            return runner.run_check(self.resolve(runner, args, kwargs), enforce=enforce)
+
+        return self.dress(runner, form)
+
+    def other_forms(self) -> tuple[SyncForm[P], AsyncForm[P], AsyncForm[P]]:
+        """The assert form and the async score and assert forms, with this form's parameters."""
+        derived = (
+            SyncForm(self.build, self.metric, self.mode, enforce=True),
+            AsyncForm(self.build, self.metric, self.mode, enforce=False),
+            AsyncForm(self.build, self.metric, self.mode, enforce=True),
+        )
+        for form in derived:
+            form.source = self
+        return derived
+
+
+class AsyncForm(_Form[P]):
+    @overload
+    def __get__(self, runner: None, owner: type | None = None) -> AsyncForm[P]: ...
+
+    @overload
+    def __get__(
+        self, runner: CheckRunner, owner: type | None = None
+    ) -> Callable[P, Coroutine[Any, Any, MetricResult]]: ...
+
+    def __get__(self, runner: CheckRunner | None, owner: type | None = None) -> Any:
+        if runner is None:
+            return self
+        enforce = self.enforce
+
+        async def form(*args: P.args, **kwargs: P.kwargs) -> MetricResult:
+            __tracebackhide__ = True
+            return await runner.arun_check(self.resolve(runner, args, kwargs), enforce=enforce)
+
+        return self.dress(runner, form)
+
+
+def score_form(metric: str | None = None, *, mode: str | None = None) -> Callable[[Build[P]], SyncForm[P]]:
+    """Make a builder of checks the score form of ``metric`` (in ``mode``, when the form is for one
+    mode only). ``metric=None`` is for the generic forms, whose caller names the metric."""
+
+    def declare(build: Build[P]) -> SyncForm[P]:
+        return SyncForm(build, metric, mode, enforce=False)
+
+    return declare
