@@ -38,18 +38,16 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from pytest_rag.offline.alignment import SentenceEvidence, index_contexts, sentence_evidence  # noqa: E402
 from pytest_rag.offline.embedder import StaticEmbedder, load_embedder  # noqa: E402
 from pytest_rag.offline.features import (  # noqa: E402
     ANSWER_FEATURES,
     CORRECTNESS_FEATURES,
     RELEVANCE_FEATURES,
     SENTENCE_FEATURES,
-    SentenceEvidence,
     answer_features,
     correctness_features,
-    index_contexts,
     relevance_features,
-    sentence_evidence,
 )
 from pytest_rag.offline.scorer import LogisticModel, capped_logit  # noqa: E402
 from pytest_rag.scoring.text import split_sentences  # noqa: E402

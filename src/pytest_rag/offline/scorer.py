@@ -32,20 +32,18 @@ from typing import Any
 
 import numpy as np
 
+from pytest_rag.offline.alignment import SentenceEvidence, index_contexts, sentence_evidence
 from pytest_rag.offline.embedder import FloatArray, StaticEmbedder, load_embedder
 from pytest_rag.offline.features import (
     ANSWER_FEATURES,
     CORRECTNESS_FEATURES,
     RELEVANCE_FEATURES,
     SENTENCE_FEATURES,
-    ContextIndex,
-    SentenceEvidence,
     answer_features,
     correctness_features,
-    index_contexts,
     relevance_features,
-    sentence_evidence,
 )
+from pytest_rag.offline.spans import ContextIndex
 from pytest_rag.scoring.text import split_sentences, tokenize
 
 __all__ = [
