@@ -14,12 +14,11 @@ from pytest_rag.report.html.page import (
     SIZE_LIMIT,
     build_payload,
     context_grades,
-    flagged_statements,
     match_sentences,
     render_html,
     script_json,
 )
-from pytest_rag.results import CallTally, CheckRecord, SampleExcerpt
+from pytest_rag.results import CallTally, CheckRecord, Evidence, Highlights, MetricResult, SampleExcerpt
 
 CONTEXTS = [
     "Refunds are processed within five business days of approval.",
@@ -42,6 +41,7 @@ def check(
     error: str | None = None,
     judge: str = "local",
     test_id: str | None = None,
+    unsupported: tuple[str, ...] = ("We also give a free puppy.",),
 ) -> CheckRecord:
     scale = (1.0, 5.0) if metric != "no_answer" else (0.0, 1.0)
     return CheckRecord(
@@ -63,6 +63,7 @@ def check(
         calls=CallTally(live=1, tokens_in=700, tokens_out=90, cost_usd=0.0003),
         sample_id=f"q{i}",
         texts=SampleExcerpt(question="How long do refunds take?", answer=answer, contexts=CONTEXTS),
+        highlights=Highlights(statements=list(unsupported)),
     )
 
 
@@ -75,7 +76,12 @@ def payload_of(page: str) -> dict[str, object]:
 
 def test_markup_in_answers_contexts_reasons_and_judges_never_becomes_markup() -> None:
     hostile = "</script><script>alert('pwned')</script><img src=x onerror=alert(1)> & done"
-    record = check(answer=hostile, judge="<b>judge</b>", evidence={"unsupported_statements": [hostile]})
+    record = check(
+        answer=hostile,
+        judge="<b>judge</b>",
+        evidence={"unsupported_statements": [hostile]},
+        unsupported=(hostile,),
+    )
     record = record.model_copy(update={"reasons": hostile, "test_id": "tests/t.py::test_x[<i>]"})
     page = render_html([record])
     # Only the report's own two script elements exist; the hostile text appears in none of them raw.
@@ -154,7 +160,7 @@ def test_answer_sentences_are_matched_to_the_context_sentence_covering_them() ->
 
 
 def test_unsupported_statements_mark_their_answer_sentence_even_when_paraphrased() -> None:
-    record = check(evidence={"unsupported_statements": ["the company gives away a free puppy"]})
+    record = check(unsupported=("the company gives away a free puppy",))
     data = build_payload([record], detail_budget=100_000)
     details = data["details"]
     assert isinstance(details, list)
@@ -162,34 +168,78 @@ def test_unsupported_statements_mark_their_answer_sentence_even_when_paraphrased
     assert flags == [0, 0, 1]
 
 
-def test_claim_rows_with_negative_verdicts_count_as_unsupported() -> None:
-    evidence = {
-        "claims": [
-            {"claim": "Refunds take five days.", "verdict": "yes"},
-            {"claim": "A puppy is included.", "verdict": "no"},
-            {"claim": "Shipping is free.", "supported": False},
-        ],
-        "points": [{"point": "Cards are refunded.", "attributable": False}],
-        "missing_facts": ["not a flag"],
-    }
-    assert flagged_statements(evidence) == [
-        "A puppy is included.",
-        "Shipping is free.",
-        "Cards are refunded.",
-    ]
+class RefundEvidence(Evidence):
+    """A plugin metric's evidence, with field names no report could guess."""
+
+    dubious: list[str]
+    per_doc: dict[int, bool]
+
+    def highlights(self) -> Highlights:
+        return Highlights(
+            statements=self.dubious,
+            passages={rank: "on policy" if ok else "off policy" for rank, ok in self.per_doc.items()},
+        )
 
 
-def test_per_passage_grades_are_shown_on_their_contexts() -> None:
-    assert context_grades({"grades": [3, 2, 0]}, shown=3, truncated=False) == [
-        "grades: 3",
-        "grades: 2",
-        "grades: 0",
-    ]
-    rows = {"passage_relevance": [{"relevant": True}, {"relevant": False}]}
-    assert context_grades(rows, shown=2, truncated=False) == ["relevant: yes", "relevant: no"]
-    ranked = {"passages": [{"index": 3, "relevant": True}, {"index": 1, "relevant": False}]}
-    assert context_grades(ranked, shown=3, truncated=False) == ["relevant: no", None, "relevant: yes"]
-    assert context_grades({"grades": [3, 2]}, shown=3, truncated=False) is None  # does not line up
+class OpaqueEvidence(RefundEvidence):
+    """Same fields, but it declares nothing: the report must not guess from the names."""
+
+    def highlights(self) -> Highlights:
+        return Highlights()
+
+
+def plugin_result(evidence: Evidence) -> MetricResult:
+    return MetricResult(
+        metric="refund_policy",
+        mode="default",
+        judge="local",
+        score=2,
+        scale_low=1,
+        scale_high=5,
+        normalized=0.25,
+        evidence=evidence,
+    )
+
+
+def test_the_report_marks_what_the_metric_declares_whatever_its_fields_are_called() -> None:
+    evidence = RefundEvidence(dubious=["We also give a free puppy."], per_doc={1: True, 3: False})
+    record = CheckRecord.from_result(
+        "t.py::t", plugin_result(evidence), texts=SampleExcerpt(answer=ANSWER, contexts=CONTEXTS)
+    )
+    details = build_payload([record], detail_budget=100_000)["details"]
+    assert isinstance(details, list)
+    assert [s[2] for s in details[0]["sent"]] == [0, 0, 1]
+    assert details[0]["cg"] == ["on policy", None, "off policy"]
+
+    silent = OpaqueEvidence(dubious=["We also give a free puppy."], per_doc={1: True})
+    record = CheckRecord.from_result(
+        "t.py::t", plugin_result(silent), texts=SampleExcerpt(answer=ANSWER, contexts=CONTEXTS)
+    )
+    details = build_payload([record], detail_budget=100_000)["details"]
+    assert isinstance(details, list)
+    assert [s[2] for s in details[0]["sent"]] == [0, 0, 0]
+    assert details[0]["cg"] is None
+
+
+def test_passage_grades_are_placed_by_rank_and_only_on_the_contexts_shown() -> None:
+    record = check(unsupported=()).model_copy(
+        update={"highlights": Highlights(passages={3: "relevant: yes", 1: "relevant: no", 9: "grade: 2"})}
+    )
+    assert context_grades(record, shown=3) == ["relevant: no", None, "relevant: yes"]
+    beyond = record.model_copy(update={"highlights": Highlights(passages={9: "grade: 2"})})
+    assert context_grades(beyond, shown=3) is None
+
+
+def test_highlights_survive_the_results_file(tmp_path: Path) -> None:
+    from pytest_rag.report.comparison import load_run
+    from pytest_rag.report.results_file import write_report
+
+    record = check(unsupported=("We also give a free puppy.",)).model_copy(
+        update={"highlights": Highlights(statements=["We also give a free puppy."], passages={2: "grade: 3"})}
+    )
+    write_report(tmp_path / "run.json", [record])
+    loaded = load_run(tmp_path / "run.json").records
+    assert loaded[0].highlights == record.highlights
 
 
 def test_answered_share_counts_no_answer_checks_only() -> None:

@@ -7,6 +7,7 @@ from pytest-xdist workers to the controller as JSON, so they hold only plain dat
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -52,6 +53,39 @@ class CallTally(BaseModel):
         self.tokens_out += other.tokens_out
         self.cost_usd += other.cost_usd
         self.latency_s += other.latency_s
+
+
+class Highlights(BaseModel):
+    """What a report marks for one check: the answer's statements the judge found unsupported, and
+    a short grade per retrieved passage keyed by its 1-based rank ("relevant: yes", "grade: 3").
+
+    A metric declares them through its evidence (:meth:`Evidence.highlights`); reports read these,
+    never field names of the evidence, so a renamed evidence field cannot silently drop a mark.
+    """
+
+    statements: list[str] = Field(default_factory=list)
+    passages: dict[int, str] = Field(default_factory=dict)
+
+
+class Evidence(BaseModel):
+    """Base of a metric's typed evidence. Override :meth:`highlights` to say which statements and
+    passage grades a report should mark; evidence of other types is shown but marks nothing."""
+
+    def highlights(self) -> Highlights:
+        return Highlights()
+
+
+def passage_labels(rows: Sequence[Any], field: str) -> dict[int, str]:
+    """Grades of passages from evidence rows that carry their 1-based ``index`` (rows may cover
+    some passages only): the row's ``field`` as ``"field: value"``, yes/no for booleans."""
+    labels: dict[int, str] = {}
+    for row in rows:
+        value = getattr(row, field) if not isinstance(row, Mapping) else row.get(field)
+        index = getattr(row, "index", None) if not isinstance(row, Mapping) else row.get("index")
+        if isinstance(index, int) and value is not None:
+            shown = ("yes" if value else "no") if isinstance(value, bool) else value
+            labels[index] = f"{field}: {shown}"
+    return labels
 
 
 class JudgeScore(BaseModel):
@@ -164,6 +198,7 @@ class CheckRecord(BaseModel):
     calls: CallTally = Field(default_factory=CallTally)
     sample_id: str | None = None
     texts: SampleExcerpt | None = None
+    highlights: Highlights = Field(default_factory=Highlights)
 
     @classmethod
     def from_result(
@@ -191,6 +226,7 @@ class CheckRecord(BaseModel):
             calls=result.calls.model_copy(),
             sample_id=sample_id,
             texts=texts,
+            highlights=result.evidence.highlights() if isinstance(result.evidence, Evidence) else Highlights(),
         )
 
     @property

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..inputs import Chunk, Sample
+from ..results import Evidence
 from ..scoring import citation_scores, citation_support_score
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block
@@ -46,7 +47,7 @@ class CitedPart(BaseModel):
     score: float = 0.0
 
 
-class CitationEvidence(BaseModel):
+class CitationEvidence(Evidence):
     parts: list[CitedPart] = Field(default_factory=list)
 
 

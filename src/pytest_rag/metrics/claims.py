@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError, JudgeError
 from ..inputs import Sample
+from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block, context_blocks, numbered_list
 from .toolkit import REASONING, batch_count, batches, check_options, judge_request, read_int
@@ -61,9 +62,12 @@ class ClaimVerdict(BaseModel):
     reason: str = ""
 
 
-class ClaimsEvidence(BaseModel):
+class ClaimsEvidence(Evidence):
     claims: list[ClaimVerdict] = Field(default_factory=list)
     unsupported_statements: list[str] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        return Highlights(statements=list(self.unsupported_statements))
 
 
 class FactAttribution(BaseModel):
@@ -73,7 +77,7 @@ class FactAttribution(BaseModel):
     reason: str = ""
 
 
-class AttributionEvidence(BaseModel):
+class AttributionEvidence(Evidence):
     facts: list[FactAttribution] = Field(default_factory=list)
     missing_facts: list[str] = Field(default_factory=list)
 

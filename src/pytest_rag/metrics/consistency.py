@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..inputs import Sample
+from ..results import Evidence
 from ..scoring import dispersion
 from ..scoring.similarity import cosine
 from ..scoring.text import rouge_l, rouge_n
@@ -53,7 +54,7 @@ class MetricSpread(BaseModel):
     coefficient_of_variation: float | None = None
 
 
-class ConsistencyEvidence(BaseModel):
+class ConsistencyEvidence(Evidence):
     pairs: list[AnswerPair] = Field(default_factory=list)
     metrics: dict[str, MetricSpread] = Field(default_factory=dict)
 

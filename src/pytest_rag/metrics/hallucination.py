@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from ..inputs import Sample
+from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block, context_blocks
 from .toolkit import REASONING, check_options, judge_request
@@ -32,8 +33,11 @@ class ConsistencyScore(BaseModel):
     score: float = Field(ge=0, le=1, description="factual consistency from 0 to 1")
 
 
-class HallucinationEvidence(BaseModel):
+class HallucinationEvidence(Evidence):
     unsupported_statements: list[str] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        return Highlights(statements=list(self.unsupported_statements))
 
 
 CONSISTENCY = Template(

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from ..inputs import Sample
+from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block
 from .toolkit import REASONING, check_options, judge_request
@@ -23,7 +24,7 @@ class AttemptVerdict(BaseModel):
     attempted: bool = Field(description="true when the answer attempts to answer the question")
 
 
-class NoAnswerEvidence(BaseModel):
+class NoAnswerEvidence(Evidence):
     attempted: bool
 
 

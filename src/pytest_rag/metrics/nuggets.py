@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..inputs import Chunk, Sample
+from ..results import Evidence
 from ..scoring import nugget_scores
 from .base import Asker, Metric, Scale, Scored
 from .claims import verdicts_in_order
@@ -70,7 +71,7 @@ class Nugget(BaseModel):
     assignment: Literal["support", "partial_support", "not_support"]
 
 
-class NuggetEvidence(BaseModel):
+class NuggetEvidence(Evidence):
     nuggets: list[Nugget] = Field(default_factory=list)
     creation_passages: list[int] = Field(default_factory=list)
     creation_rounds: int = 0

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from ..inputs import Sample
+from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block, context_blocks
 from .toolkit import Failed, ask_or_error, check_options, judge_request
@@ -49,7 +50,7 @@ class TemplateRating(BaseModel):
     error: str | None = None
 
 
-class DualRatingEvidence(BaseModel):
+class DualRatingEvidence(Evidence):
     ratings: list[TemplateRating] = Field(default_factory=list)
 
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ..errors import InputError
-from ..results import CallTally, MetricResult
+from ..results import CallTally, Evidence, MetricResult
 
 NAME = "overall_score"
 
 
-class OverallEvidence(BaseModel):
+class OverallEvidence(Evidence):
     components: dict[str, float] = Field(default_factory=dict)
 
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError, JudgeError
 from ..inputs import Sample
+from ..results import Evidence
 from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block
@@ -36,7 +37,7 @@ class QuestionSimilarity(BaseModel):
     cosine: float
 
 
-class GeneratedQuestionsEvidence(BaseModel):
+class GeneratedQuestionsEvidence(Evidence):
     generated: list[QuestionSimilarity] = Field(default_factory=list)
     embedding_model: str = ""
 

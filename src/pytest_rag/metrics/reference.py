@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..inputs import Sample
+from ..results import Evidence, Highlights
 from ..scoring import precision_recall_f1
 from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
@@ -47,11 +48,11 @@ class EntailmentChecks(BaseModel):
     verdicts: list[EntailmentCheck] = Field(description="one verdict per claim, in the order given")
 
 
-class SimilarityEvidence(BaseModel):
+class SimilarityEvidence(Evidence):
     differences: list[str] = Field(default_factory=list)
 
 
-class SemanticSimilarityEvidence(BaseModel):
+class SemanticSimilarityEvidence(Evidence):
     cosine: float
     embedding_model: str = ""
 
@@ -62,9 +63,14 @@ class CheckedClaim(BaseModel):
     reason: str = ""
 
 
-class FactualCorrectnessEvidence(BaseModel):
+class FactualCorrectnessEvidence(Evidence):
     generated_claims: list[CheckedClaim] = Field(default_factory=list)
     expected_claims: list[CheckedClaim] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        """Claims the other text contradicts (a merely unsupported claim is not marked)."""
+        claims = [*self.generated_claims, *self.expected_claims]
+        return Highlights(statements=[c.claim for c in claims if c.verdict == "contradiction"])
 
 
 ANSWER_SIMILARITY = Template(

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field, create_model
 
 from ..inputs import Chunk, Sample
+from ..results import Evidence, Highlights, passage_labels
 from ..scoring import average_precision
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block
@@ -54,8 +55,11 @@ class PassageJudgment(BaseModel):
     reason: str = ""
 
 
-class PassageEvidence(BaseModel):
+class PassageEvidence(Evidence):
     passages: list[PassageJudgment] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        return Highlights(passages=passage_labels(self.passages, "relevant"))
 
 
 USEFULNESS = Template(

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, create_model
 
 from ..errors import InputError
 from ..inputs import Sample
+from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block, context_blocks
 from .toolkit import REASONING, check_options, judge_request, read_text
@@ -26,7 +27,7 @@ TEMPLATE_ID = "rubric.score"
 TEMPLATE_VERSION = "1"
 
 
-class RubricEvidence(BaseModel):
+class RubricEvidence(Evidence):
     level: int
     description: str
 

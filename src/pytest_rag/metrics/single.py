@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from ..inputs import Sample
+from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block, context_blocks
 from .toolkit import judge_request
@@ -45,15 +46,18 @@ class RecallVerdict(BaseModel):
     score: int = Field(ge=1, le=5, description="the score on the 1-5 scale")
 
 
-class GroundingEvidence(BaseModel):
+class GroundingEvidence(Evidence):
     unsupported_statements: list[str] = Field(default_factory=list)
 
+    def highlights(self) -> Highlights:
+        return Highlights(statements=list(self.unsupported_statements))
 
-class RelevancyEvidence(BaseModel):
+
+class RelevancyEvidence(Evidence):
     off_topic_or_missing: list[str] = Field(default_factory=list)
 
 
-class RecallEvidence(BaseModel):
+class RecallEvidence(Evidence):
     missing_facts: list[str] = Field(default_factory=list)
 
 

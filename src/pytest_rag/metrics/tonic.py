@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..inputs import Chunk, Sample
+from ..results import Evidence, Highlights, passage_labels
 from .base import Asker, Metric, Scale, Scored
 from .claims import ClaimList
 from .prompts import Template, block, context_blocks
@@ -56,8 +57,13 @@ class BinaryConsistencyVerdict(BaseModel):
     )
 
 
-class AugmentationEvidence(BaseModel):
+class AugmentationEvidence(Evidence):
     passages: list[dict[str, Any]] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        """Each passage's relevance where it was judged (precision), else whether the answer used it."""
+        judged = "relevant" if any("relevant" in row for row in self.passages) else "used"
+        return Highlights(passages=passage_labels(self.passages, judged))
 
 
 class PointAttribution(BaseModel):
@@ -66,13 +72,19 @@ class PointAttribution(BaseModel):
     reason: str = ""
 
 
-class AnswerConsistencyEvidence(BaseModel):
+class AnswerConsistencyEvidence(Evidence):
     points: list[PointAttribution] = Field(default_factory=list)
     unsupported_statements: list[str] = Field(default_factory=list)
 
+    def highlights(self) -> Highlights:
+        return Highlights(statements=list(self.unsupported_statements))
 
-class BinaryConsistencyEvidence(BaseModel):
+
+class BinaryConsistencyEvidence(Evidence):
     unsupported_statements: list[str] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        return Highlights(statements=list(self.unsupported_statements))
 
 
 RELEVANCE = Template(

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import InputError
 from ..inputs import Chunk, Sample
+from ..results import Evidence, Highlights, passage_labels
 from ..scoring import (
     RELEVANCE_THRESHOLD,
     average_precision_at_k,
@@ -43,9 +44,12 @@ class PassageGrade(BaseModel):
     reason: str = ""
 
 
-class UmbrelaEvidence(BaseModel):
+class UmbrelaEvidence(Evidence):
     passages: list[PassageGrade] = Field(default_factory=list)
     k_values: list[int] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        return Highlights(passages=passage_labels(self.passages, "grade"))
 
 
 UMBRELA = Template(

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..results import CallTally, CheckRecord, JudgeScore, SampleExcerpt
+from ..results import CallTally, CheckRecord, Highlights, JudgeScore, SampleExcerpt
 from .results_file import keyed_records, metric_label
 
 #: Most points a strip plot draws per group; past this, evenly spaced order statistics stand in.
@@ -184,6 +184,7 @@ def _record_from_row(row: dict[str, Any]) -> CheckRecord:
         ),
         sample_id=row.get("sample_id"),
         texts=SampleExcerpt.model_validate(texts) if isinstance(texts, dict) else None,
+        highlights=Highlights.model_validate(row.get("highlights") or {}),
     )
 
 

@@ -123,6 +123,7 @@ def check_row(key: str, record: CheckRecord) -> dict[str, Any]:
         "error": record.error,
         "reasons": record.reasons,
         "evidence": record.evidence,
+        "highlights": record.highlights.model_dump(mode="json"),
         "texts": record.texts.model_dump(mode="json") if record.texts is not None else None,
         "live": record.calls.live,
         "cached": record.calls.cached,

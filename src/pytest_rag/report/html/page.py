@@ -167,44 +167,6 @@ def match_sentences(answer: str, contexts: Sequence[str]) -> list[tuple[int, int
     return out
 
 
-_NEGATIVE = {
-    "no",
-    "false",
-    "unsupported",
-    "not supported",
-    "contradicted",
-    "contradiction",
-    "none",
-    "not_supported",
-}
-_STATEMENT_FIELDS = ("statement", "claim", "point", "sentence", "text", "fact", "nugget")
-_VERDICT_FIELDS = ("supported", "attributable", "verdict", "support", "label", "attributed")
-
-
-def flagged_statements(evidence: dict[str, Any]) -> list[str]:
-    """Statements the judge found unsupported, wherever the metric keeps them in its evidence:
-    lists under a key naming unsupported/hallucinated/contradicted statements, or per-claim
-    verdict rows whose verdict is negative."""
-    found: list[str] = []
-    for key, value in evidence.items():
-        if not isinstance(value, list):
-            continue
-        lowered = key.lower()
-        named_bad = any(word in lowered for word in ("unsupported", "hallucinat", "contradict"))
-        for item in value:
-            if isinstance(item, str) and named_bad:
-                found.append(item)
-            elif isinstance(item, dict):
-                text = next((item[f] for f in _STATEMENT_FIELDS if isinstance(item.get(f), str)), None)
-                verdict = next((item[f] for f in _VERDICT_FIELDS if f in item), None)
-                negative = verdict is False or (
-                    isinstance(verdict, str) and verdict.strip().lower() in _NEGATIVE
-                )
-                if text is not None and (named_bad or negative):
-                    found.append(text)
-    return found
-
-
 def _flag_sentences(answer: str, spans: Sequence[tuple[int, int]], statements: Sequence[str]) -> set[int]:
     """Indices of the answer sentences that hold a flagged statement (verbatim or by most words)."""
     lowered = answer.lower()
@@ -223,50 +185,11 @@ def _flag_sentences(answer: str, spans: Sequence[tuple[int, int]], statements: S
     return flagged
 
 
-_GRADE_KEYS = ("grade", "relevan", "passage", "context", "umbrela", "retriev")
-_GRADE_FIELDS = ("grade", "score", "relevance", "relevant", "label", "verdict", "used")
-
-
-def _grade_text(name: str, value: Any) -> str | None:
-    if isinstance(value, bool):
-        return f"{name}: {'yes' if value else 'no'}"
-    if isinstance(value, (int, float, str)):
-        return f"{name}: {value}"
-    return None
-
-
-def _placed_by_rank(value: list[Any], shown: int) -> list[str | None] | None:
-    """Rows that carry their passage's 1-based rank as ``index`` (they may cover a subset)."""
-    if not all(isinstance(row, dict) and isinstance(row.get("index"), int) for row in value):
-        return None
-    grades: list[str | None] = [None] * shown
-    for row in value:
-        field = next((f for f in _GRADE_FIELDS if f in row), None)
-        if field is not None and 1 <= row["index"] <= shown:
-            grades[row["index"] - 1] = _grade_text(field, row[field])
-    return grades
-
-
-def context_grades(evidence: dict[str, Any], shown: int, truncated: bool) -> list[str | None] | None:
-    """A per-passage grade to show on each context, from evidence that grades passages: rows with
-    a 1-based ``index``, or a list in rank order that lines up with the contexts."""
-    for key, value in evidence.items():
-        if not isinstance(value, list) or not value or not any(word in key.lower() for word in _GRADE_KEYS):
-            continue
-        grades = _placed_by_rank(value, shown)
-        if grades is None:
-            if not (len(value) == shown or (truncated and len(value) > shown)):
-                continue
-            grades = []
-            for item in value[:shown]:
-                if isinstance(item, dict):
-                    field = next((f for f in _GRADE_FIELDS if f in item), None)
-                    grades.append(None if field is None else _grade_text(field, item[field]))
-                else:
-                    grades.append(_grade_text(key.replace("_", " "), item))
-        if any(g is not None for g in grades):
-            return grades
-    return None
+def context_grades(record: CheckRecord, shown: int) -> list[str | None] | None:
+    """The grade to show on each of the ``shown`` contexts, as the metric declared them; None
+    when the metric grades no passage."""
+    grades = [record.highlights.passages.get(rank) for rank in range(1, shown + 1)]
+    return grades if any(g is not None for g in grades) else None
 
 
 # -- the payload -----------------------------------------------------------------------------------
@@ -316,7 +239,7 @@ def _detail(
             if key not in matches:
                 matches[key] = match_sentences(answer, contexts)
             matched = matches[key]
-            statements = flagged_statements(record.evidence)
+            statements = record.highlights.statements
             flagged = _flag_sentences(answer, [(m[0], m[1]) for m in matched], statements)
             sentences = [[m[0], m[1], int(i in flagged), m[2], m[3], m[4]] for i, m in enumerate(matched)]
         evidence = _prune(record.evidence)
@@ -335,7 +258,7 @@ def _detail(
             "ref": strings(texts.reference) if texts and texts.reference else -1,
             "cut": bool(texts and texts.truncated),
             "sent": sentences,
-            "cg": context_grades(record.evidence, len(contexts), bool(texts and texts.truncated)),
+            "cg": context_grades(record, len(contexts)),
             "ev": evidence,
             "judges": [
                 [strings(j.judge), _number(j.score), [_number(v) for v in j.repeats]] for j in record.judges
