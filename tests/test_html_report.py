@@ -10,14 +10,9 @@ from pathlib import Path
 import pytest
 
 from pytest_rag.report.comparison import Run
-from pytest_rag.report.html.page import (
-    SIZE_LIMIT,
-    build_payload,
-    context_grades,
-    match_sentences,
-    render_html,
-    script_json,
-)
+from pytest_rag.report.html.page import render_html
+from pytest_rag.report.html.payload import SIZE_LIMIT, build_payload, context_grades, script_json
+from pytest_rag.report.html.sentences import match_sentences
 from pytest_rag.results import CallTally, CheckRecord, Evidence, Highlights, MetricResult, SampleExcerpt
 
 CONTEXTS = [
