@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field
 from conftest import verdict
 from fake_llm import FakeLLMServer, Reply
 from pytest_rag.engine.cache import JudgmentCache
-from pytest_rag.engine.judgment import EngineSettings, JudgmentEngine, NeedsLiveCall
+from pytest_rag.engine.judgment import JudgmentEngine, NeedsLiveCall
+from pytest_rag.engine.limits import EngineSettings
 from pytest_rag.errors import CacheMissError, JudgeError
 from pytest_rag.judges.openai_chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
@@ -46,7 +47,7 @@ def request(text: str = "Paris is in France.") -> JudgeRequest:
 
 
 def make_engine(tmp_path: Path, mode: str = "rw", **settings: Any) -> JudgmentEngine:
-    options: dict[str, Any] = {"timeout_s": 5.0, "deadline_s": 10.0, "backoff_base_s": 0.01}
+    options: dict[str, Any] = {"deadline_s": 10.0, "backoff_base_s": 0.01}
     options.update(settings)
     return JudgmentEngine(JudgmentCache(tmp_path / "cache", mode), EngineSettings(**options))
 

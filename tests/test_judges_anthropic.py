@@ -12,7 +12,8 @@ from pydantic import BaseModel, Field
 from conftest import ANTHROPIC_KEY, verdict
 from fake_llm import FakeLLMServer, Reply
 from pytest_rag.engine.cache import JudgmentCache
-from pytest_rag.engine.judgment import EngineSettings, JudgmentEngine
+from pytest_rag.engine.judgment import JudgmentEngine
+from pytest_rag.engine.limits import EngineSettings
 from pytest_rag.errors import JudgeError
 from pytest_rag.judges.anthropic_messages import TOOL_NAME, AnthropicJudge
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault

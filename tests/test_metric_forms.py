@@ -21,7 +21,7 @@ from pytest_rag.errors import InputError
 from pytest_rag.failures import RagAssertionError
 from pytest_rag.forms import AsyncForm, Check, SyncForm
 from pytest_rag.inputs import Sample
-from pytest_rag.metrics.catalog import ALL_METRICS
+from pytest_rag.metrics.catalog import builtin_metrics
 from pytest_rag.rag_judge import RagJudge
 from pytest_rag.results import MetricResult
 
@@ -99,7 +99,7 @@ def call(judge: RagJudge, name: str, **extra: Any) -> Any:
     return asyncio.run(outcome) if isinstance(form, AsyncForm) else outcome
 
 
-@pytest.mark.parametrize("name,mode", sorted({(m.name, m.mode) for m in ALL_METRICS}))
+@pytest.mark.parametrize("name,mode", sorted({(m.name, m.mode) for m in builtin_metrics()}))
 def test_every_registered_metric_has_a_score_form(name: str, mode: str) -> None:
     serving = [
         form

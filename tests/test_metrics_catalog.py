@@ -53,7 +53,7 @@ class ScriptedAsker:
 
 
 def metric(name: str, mode: str = "default") -> type[Metric]:
-    return next(m for m in catalog.ALL_METRICS if m.name == name and m.mode == mode)
+    return next(m for m in catalog.builtin_metrics() if m.name == name and m.mode == mode)
 
 
 def scored(
@@ -119,7 +119,7 @@ def generic_reply(request: JudgeRequest) -> dict[str, Any]:
 
 JUDGED = [
     (m.name, m.mode, opts)
-    for m in catalog.ALL_METRICS
+    for m in catalog.builtin_metrics()
     for opts in [
         {"rubric": {1: "bad", 5: "good"}}
         if m.name == "rubric"
@@ -267,8 +267,15 @@ def test_bad_options_are_named_input_errors(name: str, options: dict[str, Any], 
         scored(name, SAMPLE, generic_reply, **options)
 
 
+def test_the_catalog_table_names_each_class_by_its_own_name_and_mode() -> None:
+    classes = catalog.builtin_metrics()
+    assert [(m.name, m.mode) for m in classes] == [(name, mode) for name, mode, _ in catalog.CATALOG]
+    assert len(set(classes)) == len(classes)
+    assert set(catalog.metric_names()) == {m.name for m in classes} | set(catalog.COMPUTED)
+
+
 def test_aliases_resolve_to_registered_metrics() -> None:
-    registered = {(m.name, m.mode) for m in catalog.ALL_METRICS}
+    registered = {(m.name, m.mode) for m in catalog.builtin_metrics()}
     for alias in catalog.ALIASES:
         name, mode = catalog.resolve_metric(alias)
         assert (name, mode or "default") in registered

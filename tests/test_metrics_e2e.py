@@ -19,7 +19,8 @@ import pytest
 from fake_llm import FakeLLMServer, RecordedRequest, Reply
 from pytest_rag.engine.cache import JudgmentCache
 from pytest_rag.engine.evaluation import evaluate
-from pytest_rag.engine.judgment import EngineSettings, JudgmentEngine
+from pytest_rag.engine.judgment import JudgmentEngine
+from pytest_rag.engine.limits import EngineSettings
 from pytest_rag.errors import InputError, JudgeError
 from pytest_rag.inputs import Chunk, Sample
 from pytest_rag.judges.openai_chat import OpenAIChatJudge
@@ -102,7 +103,7 @@ def judged(
 
 
 def metric(name: str, mode: str = "default") -> type[Metric]:
-    return next(m for m in catalog.ALL_METRICS if m.name == name and m.mode == mode)
+    return next(m for m in catalog.builtin_metrics() if m.name == name and m.mode == mode)
 
 
 CONTEXTS = (

@@ -12,10 +12,10 @@ import pytest
 
 from conftest import FAITHFUL_TEST, rag_args, relevancy_verdict, verdict
 from fake_llm import FakeLLMServer, RecordedRequest, Reply
-from pytest_rag.config import THRESHOLD_METRICS
 from pytest_rag.errors import ConfigError
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.judges.spec import parse_judge_specs
+from pytest_rag.metrics.catalog import metric_names
 
 KNOWN = {"openai", "anthropic", "ollama", "local"}
 
@@ -253,8 +253,49 @@ def test_a_threshold_per_call_wins_over_the_ini(
 
 def test_every_threshold_metric_has_an_ini_key(pytester: pytest.Pytester) -> None:
     text = pytester.runpytest("--help").stdout.str()
-    missing = [name for name in THRESHOLD_METRICS if f"rag_threshold_{name}" not in text]
+    missing = [name for name in metric_names() if f"rag_threshold_{name}" not in text]
     assert not missing
+    assert "rag_threshold_overall_score" in text  # computed, not judged, but it takes a threshold
+
+
+PLUGIN_METRIC = """
+from pydantic import BaseModel
+
+from pytest_rag.metrics.base import Metric, Scale, Scored
+
+
+class Brevity(Metric):
+    name = "brevity"
+    scale = Scale(0, 1)
+    default_threshold = 0.2
+    required = ("answer",)
+
+    async def score(self, ask, sample, options):
+        return Scored(score=1.0 if len(sample.answer.split()) <= 5 else 0.0)
+
+
+def pytest_rag_metrics():
+    return [Brevity]
+"""
+
+
+def test_a_plugin_metric_gets_its_own_threshold_ini_key(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(PLUGIN_METRIC)
+    pytester.makeini("[pytest]\nrag_threshold_brevity = 0.9\nrag_thresholds =\n    overall_score = 0.1\n")
+    pytester.makepyfile(
+        """
+        def test_long(rag_judge):
+            result = rag_judge.score("brevity", answer="This answer goes on for far too many words.")
+            assert result.threshold == 0.9 and result.passed is False
+
+        def test_overall(rag_judge):
+            result = rag_judge.overall_score([rag_judge.score("brevity", answer="Short.")])
+            assert result.threshold == 0.1
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-W", "error::pytest.PytestConfigWarning")
+    result.assert_outcomes(passed=2)
+    assert "rag_threshold_brevity" in pytester.runpytest("--help").stdout.str()
 
 
 # -- bad values are usage errors --------------------------------------------------------------------

@@ -67,6 +67,6 @@ def pytest_rag_judge_providers() -> Mapping[str, JudgeFactory]:
 
 @hookimpl
 def pytest_rag_metrics() -> Iterable[type[Metric]]:
-    from .metrics.catalog import ALL_METRICS
+    from .metrics.catalog import builtin_metrics
 
-    return ALL_METRICS
+    return builtin_metrics()

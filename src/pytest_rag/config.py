@@ -8,41 +8,20 @@ that does not use it only the registration of these options.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .engine.cache import CACHE_MODES, check_mode
+from .engine.limits import EngineSettings
 from .errors import ConfigError
-
-#: Metrics whose threshold can be set with an ini option of its own (``rag_threshold_<name>``).
-THRESHOLD_METRICS = (
-    "faithfulness",
-    "answer_relevancy",
-    "context_recall",
-    "context_precision",
-    "answer_similarity",
-    "retrieval_precision",
-    "augmentation_precision",
-    "augmentation_accuracy",
-    "answer_consistency",
-    "answer_consistency_binary",
-    "overall_score",
-    "umbrela",
-    "nuggets",
-    "citation",
-    "hallucination",
-    "no_answer",
-    "semantic_similarity",
-    "factual_correctness",
-    "answer_accuracy",
-    "context_relevance",
-    "response_groundedness",
-    "rubric",
-)
+from .judges.protocol import JudgeOptions
+from .metrics.catalog import metric_names
 
 DEFAULT_JUDGE = "local"
+ENGINE = EngineSettings()
+JUDGE = JudgeOptions()
 
 
 @dataclass(frozen=True)
@@ -53,10 +32,8 @@ class RagSettings:
     repeats: int = 1
     cache_mode: str = "rw"
     cache_dir: Path = Path(".rag_cache")
-    concurrency: int = 16
-    timeout_s: float = 60.0
-    deadline_s: float = 300.0
-    max_attempts: int = 5
+    limits: EngineSettings = field(default_factory=EngineSettings)
+    judge_options: JudgeOptions = field(default_factory=JudgeOptions)
     summary: bool = True
     regression: RegressionSettings = field(default_factory=lambda: RegressionSettings())
     thresholds: Mapping[str, float] = field(default_factory=dict)
@@ -107,28 +84,28 @@ def add_options(parser: Any) -> None:
         metavar="N",
         type=int,
         default=None,
-        help="most judge calls in flight at once (default 16)",
+        help=f"most judge calls in flight at once (default {ENGINE.concurrency})",
     )
     group.addoption(
         "--rag-timeout",
         metavar="SECONDS",
         type=float,
         default=None,
-        help="timeout of one judge request (default 60)",
+        help=f"timeout of one judge request (default {JUDGE.timeout_s:g})",
     )
     group.addoption(
         "--rag-deadline",
         metavar="SECONDS",
         type=float,
         default=None,
-        help="time one judgment may take including retries (default 300)",
+        help=f"time one judgment may take including retries (default {ENGINE.deadline_s:g})",
     )
     group.addoption(
         "--rag-max-attempts",
         metavar="N",
         type=int,
         default=None,
-        help="attempts per judge call on rate limits, 5xx and timeouts (default 5)",
+        help=f"attempts per judge call on rate limits, 5xx and timeouts (default {ENGINE.max_attempts})",
     )
     group.addoption(
         "--rag-rpm",
@@ -196,9 +173,41 @@ def add_options(parser: Any) -> None:
         type="linelist",
         default=[],
     )
-    for name in THRESHOLD_METRICS:
-        parser.addini(f"rag_threshold_{name}", f"default threshold of {name}", default=None)
+    add_threshold_options(parser, metric_names())
     add_regression_options(group, parser)
+
+
+def add_threshold_options(parser: Any, names: Sequence[str]) -> None:
+    """An ini key ``rag_threshold_<name>`` per metric (``rag_thresholds`` covers modes too)."""
+    for name in names:
+        parser.addini(f"rag_threshold_{name}", f"default threshold of {name}", default=None)
+
+
+def threshold_names(pluginmanager: Any, builtin: object) -> tuple[str, ...]:
+    """The metric names that take a threshold: the catalog's, and those other plugins register.
+
+    The built-in names come from the catalog without importing a metric. Plugin metrics are only
+    known once their plugins (conftest files included) are loaded, after the options were added; their
+    ``rag_threshold_<name>`` keys are added then by a small plugin whose ``pytest_addoption`` pytest
+    replays with the same parser, so they are read and checked like the built-in ones.
+    """
+    names = list(metric_names())
+    caller = pluginmanager.subset_hook_caller("pytest_rag_metrics", remove_plugins=[builtin])
+    for classes in caller():
+        for metric in classes or ():
+            name = getattr(metric, "name", None)  # a malformed entry is the registry's to report
+            if isinstance(name, str) and name not in names:
+                names.append(name)
+    added = tuple(names[len(metric_names()) :])
+    if added:
+
+        class PluginThresholdKeys:
+            @staticmethod
+            def pytest_addoption(parser: Any) -> None:
+                add_threshold_options(parser, added)
+
+        pluginmanager.register(PluginThresholdKeys(), "pytest-rag-plugin-threshold-keys")
+    return tuple(names)
 
 
 def _ini(config: Any, name: str) -> str | None:
@@ -232,7 +241,7 @@ def _pick(
     return default if from_ini is None else from_ini
 
 
-def parse_thresholds(config: Any) -> dict[str, float]:
+def parse_thresholds(config: Any, names: Sequence[str]) -> dict[str, float]:
     thresholds: dict[str, float] = {}
     for line in config.getini("rag_thresholds"):
         name, sep, value = str(line).partition("=")
@@ -241,7 +250,7 @@ def parse_thresholds(config: Any) -> dict[str, float]:
         thresholds[name.strip()] = _number(
             value.strip(), f"rag_thresholds {name.strip()}", float, float("-inf")
         )
-    for name in THRESHOLD_METRICS:
+    for name in names:
         value = _number(
             _ini(config, f"rag_threshold_{name}"),
             f"ini option rag_threshold_{name}",
@@ -253,7 +262,7 @@ def parse_thresholds(config: Any) -> dict[str, float]:
     return thresholds
 
 
-def read_settings(config: Any) -> RagSettings:
+def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> RagSettings:
     judge, source = config.getoption("rag_judge"), "--rag-judge"
     if not judge and os.environ.get("PYTEST_RAG_JUDGE"):
         judge, source = os.environ["PYTEST_RAG_JUDGE"], "PYTEST_RAG_JUDGE"
@@ -281,13 +290,17 @@ def read_settings(config: Any) -> RagSettings:
         repeats=_pick(config, "rag_judge_repeat", "rag_judge_repeat", int, 1, 1),
         cache_mode=cache_mode,
         cache_dir=cache_dir,
-        concurrency=_pick(config, "rag_concurrency", "rag_concurrency", int, 16, 1),
-        timeout_s=_pick(config, "rag_timeout", "rag_timeout", float, 60.0, 0.001),
-        deadline_s=_pick(config, "rag_deadline", "rag_deadline", float, 300.0, 0.001),
-        max_attempts=_pick(config, "rag_max_attempts", "rag_max_attempts", int, 5, 1),
+        limits=EngineSettings(
+            concurrency=_pick(config, "rag_concurrency", "rag_concurrency", int, ENGINE.concurrency, 1),
+            deadline_s=_pick(config, "rag_deadline", "rag_deadline", float, ENGINE.deadline_s, 0.001),
+            max_attempts=_pick(config, "rag_max_attempts", "rag_max_attempts", int, ENGINE.max_attempts, 1),
+        ),
+        judge_options=JudgeOptions(
+            timeout_s=_pick(config, "rag_timeout", "rag_timeout", float, JUDGE.timeout_s, 0.001),
+        ),
         summary=not config.getoption("rag_no_summary"),
         regression=read_regression_settings(config),
-        thresholds=parse_thresholds(config),
+        thresholds=parse_thresholds(config, metric_names() if threshold_names is None else threshold_names),
         prices=tuple(str(line) for line in config.getini("rag_prices")),
         rpm=_pick(config, "rag_rpm", "rag_rpm", float, None, 0.001),
         tpm=_pick(config, "rag_tpm", "rag_tpm", float, None, 1),

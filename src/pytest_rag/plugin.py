@@ -42,7 +42,8 @@ def pytest_configure(config: pytest.Config) -> None:
     from .regression.lifecycle import configure as configure_regression
 
     try:
-        config.stash[SESSION_KEY] = RagSession(config)
+        names = rag_config.threshold_names(config.pluginmanager, builtin)
+        config.stash[SESSION_KEY] = RagSession(config, names)
         configure_regression(config, config.stash[SESSION_KEY])
     except RagError as exc:
         raise pytest.UsageError(f"pytest-rag: {exc}") from None

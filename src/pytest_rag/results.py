@@ -226,7 +226,9 @@ class CheckRecord(BaseModel):
             calls=result.calls.model_copy(),
             sample_id=sample_id,
             texts=texts,
-            highlights=result.evidence.highlights() if isinstance(result.evidence, Evidence) else Highlights(),
+            highlights=result.evidence.highlights()
+            if isinstance(result.evidence, Evidence)
+            else Highlights(),
         )
 
     @property

@@ -60,9 +60,9 @@ class SessionResults:
 
 
 class RagSession:
-    def __init__(self, config: Any) -> None:
+    def __init__(self, config: Any, threshold_names: Sequence[str] | None = None) -> None:
         self.config = config
-        self.settings: RagSettings = read_settings(config)
+        self.settings: RagSettings = read_settings(config, threshold_names)
         self.results = SessionResults()
         self.started_at = time.time()
         self._registry: Registry | None = None
@@ -100,7 +100,6 @@ class RagSession:
 
     def _build_judges(self) -> list[Judge]:
         if self._judges is None:
-            from .judges.protocol import JudgeOptions
             from .judges.spec import parse_judge_specs
 
             settings = self.settings
@@ -114,14 +113,16 @@ class RagSession:
             except ConfigError as exc:
                 raise ConfigError(f"{exc} (from {settings.judge_source})") from None
             self._check_threshold_names()
-            options = JudgeOptions(timeout_s=settings.timeout_s)
-            self._judges = [self.registry.providers[spec.provider](spec, options) for spec in specs]
+            self._judges = [
+                self.registry.providers[spec.provider](spec, settings.judge_options) for spec in specs
+            ]
         return self._judges
 
     def _check_threshold_names(self) -> None:
         """A threshold for a metric nobody registered is a typo that would silently leave the default."""
-        known = set(self.registry.metric_names())
-        from .metrics.catalog import ALIASES
+        from .metrics.catalog import ALIASES, COMPUTED
+
+        known = set(self.registry.metric_names()) | set(COMPUTED)
 
         for key in self.settings.thresholds:
             name = key.split("[", 1)[0].strip()
@@ -144,7 +145,7 @@ class RagSession:
     def _build_engine(self) -> Any:
         if self._engine is None:
             from .engine.cache import JudgmentCache
-            from .engine.judgment import EngineSettings, JudgmentEngine
+            from .engine.judgment import JudgmentEngine
             from .engine.pricing import PriceTable
             from .engine.ratelimit import RateLimiter
             from .engine.spending import Spending
@@ -154,12 +155,7 @@ class RagSession:
             share = self._worker_share()  # xdist workers split the run-wide limits and budget
             self._engine = JudgmentEngine(
                 JudgmentCache(s.cache_dir, s.cache_mode),
-                EngineSettings(
-                    concurrency=s.concurrency,
-                    timeout_s=s.timeout_s,
-                    deadline_s=s.deadline_s,
-                    max_attempts=s.max_attempts,
-                ),
+                s.limits,
                 prices,
                 limiter=RateLimiter(s.rpm * share if s.rpm else None, s.tpm * share if s.tpm else None),
                 spending=Spending(

@@ -32,7 +32,7 @@ from typing import Annotated, Any, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from ..errors import InputError, JudgeError, UnsupportedMetricError
-from ..judges.protocol import Judge, JudgeReply, JudgeSpec
+from ..judges.protocol import Judge, JudgeOptions, JudgeReply, JudgeSpec
 from ..judges.request import JudgeRequest, JudgeTask, Message, Sampling
 
 DEFAULT_OPENAI_EMBEDDING_MODEL = "text-embedding-3-small"
@@ -94,7 +94,7 @@ class OpenAIEmbedder:
         *,
         base_url: str | None = None,
         key_env: str = "OPENAI_API_KEY",
-        timeout_s: float = 60.0,
+        timeout_s: float = JudgeOptions.timeout_s,
     ) -> None:
         self.model = model
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL).rstrip("/")
@@ -226,7 +226,7 @@ def embedder_for(judge: Judge, model: str | None = None) -> Embedder:
             name,
             base_url=getattr(judge, "base_url", None) or judge.spec.base_url,
             key_env=str(getattr(judge, "key_env", "OPENAI_API_KEY")),
-            timeout_s=float(getattr(judge, "timeout_s", 60.0)),
+            timeout_s=float(getattr(judge, "timeout_s", JudgeOptions.timeout_s)),
         )
     if model is not None:
         return OpenAIEmbedder(name)

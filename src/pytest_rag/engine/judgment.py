@@ -24,6 +24,7 @@ from ..judges.protocol import Judge, JudgeReply, TransientFault
 from ..judges.request import JudgeRequest, Message
 from ..results import CallTally
 from .cache import CachedReply, JudgmentCache
+from .limits import EngineSettings
 from .parsing import InvalidVerdict, parse_verdict
 from .pricing import PriceTable
 from .ratelimit import RateLimiter, estimate_output_tokens, estimate_prompt_tokens
@@ -36,16 +37,6 @@ T = TypeVar("T")
 class NeedsLiveCall(Exception):
     """Raised on the synchronous fast path when a judgment is not in the cache: the caller then runs
     the evaluation again on the engine's event loop, where live calls can be made."""
-
-
-@dataclass(frozen=True)
-class EngineSettings:
-    concurrency: int = 16
-    timeout_s: float = 60.0
-    deadline_s: float = 300.0
-    max_attempts: int = 5
-    backoff_base_s: float = 0.5
-    backoff_cap_s: float = 20.0
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import JudgeError
 from .faults import rejected_param, translate
-from .protocol import JudgeReply, JudgeSpec
+from .protocol import JudgeOptions, JudgeReply, JudgeSpec
 from .request import JudgeRequest
 
 ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -26,7 +26,11 @@ class AnthropicJudge:
     cacheable = True
 
     def __init__(
-        self, spec: JudgeSpec, *, timeout_s: float = 60.0, key_env: str = "ANTHROPIC_API_KEY"
+        self,
+        spec: JudgeSpec,
+        *,
+        timeout_s: float = JudgeOptions.timeout_s,
+        key_env: str = "ANTHROPIC_API_KEY",
     ) -> None:
         if not spec.model:
             raise JudgeError("judge spec 'anthropic' has no model; write anthropic:MODEL", judge=spec.label)

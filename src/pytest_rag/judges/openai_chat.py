@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import JudgeError
 from .faults import rejected_param, translate
-from .protocol import JudgeReply, JudgeSpec, TransientFault
+from .protocol import JudgeOptions, JudgeReply, JudgeSpec, TransientFault
 from .request import JudgeRequest
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -29,7 +29,9 @@ class OpenAIChatJudge:
     offline = False
     cacheable = True
 
-    def __init__(self, spec: JudgeSpec, *, timeout_s: float = 60.0, key_env: str = "OPENAI_API_KEY") -> None:
+    def __init__(
+        self, spec: JudgeSpec, *, timeout_s: float = JudgeOptions.timeout_s, key_env: str = "OPENAI_API_KEY"
+    ) -> None:
         if not spec.model:
             raise JudgeError(
                 f"judge spec {spec.label!r} has no model; write {spec.provider}:MODEL",

@@ -79,9 +79,11 @@ class Judge(Protocol):
 
 @dataclass(frozen=True)
 class JudgeOptions:
-    """Settings every provider factory receives (from the command line and ini)."""
+    """Settings every provider factory receives (from the command line and ini); the one source of
+    their defaults."""
 
     timeout_s: float = 60.0
+    """Seconds one request to the judge may take."""
 
 
 class JudgeFactory(Protocol):

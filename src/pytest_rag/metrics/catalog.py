@@ -1,44 +1,54 @@
-"""Every built-in metric, in the order docs/metrics.md lists them (registered by builtin.py).
+"""Every built-in metric, in the order docs/metrics.md lists them (registered by ``builtin.py``).
 
-A metric is registered under (name, mode); the claim-based and generated-questions forms are modes
-of the seed-000 metrics they answer the same question as. ``ALIASES`` maps the short names that
-``assert_rag`` accepts (``relevancy=3``) onto (name, mode).
+The catalog is a table of names pointing at classes, so that start-up can register an ini key
+``rag_threshold_<name>`` for every metric without importing one (metric modules import pydantic);
+the classes load when a test first needs a metric. A metric is registered under (name, mode): the
+claim-based and generated-questions forms are modes of the metrics they answer the same question
+as. ``ALIASES`` maps the short names that ``assert_rag`` accepts (``relevancy=3``) onto (name, mode).
 """
 
 from __future__ import annotations
 
-from .base import Metric
-from .citation import CITATION_METRICS
-from .claims import CLAIM_METRICS
-from .consistency import CONSISTENCY_METRICS
-from .hallucination import HALLUCINATION_METRICS
-from .no_answer import NO_ANSWER_METRICS
-from .nuggets import NUGGET_METRICS
-from .nvidia import NVIDIA_METRICS
-from .questions import QUESTION_METRICS
-from .reference import REFERENCE_METRICS
-from .retrieval import RETRIEVAL_METRICS
-from .rubric import RUBRIC_METRICS
-from .single import SINGLE_JUDGMENT_METRICS
-from .tonic import TONIC_METRICS
-from .umbrela import UMBRELA_METRICS
+import functools
+import importlib
+from typing import TYPE_CHECKING
 
-ALL_METRICS: tuple[type[Metric], ...] = (
-    *SINGLE_JUDGMENT_METRICS,
-    *CLAIM_METRICS,
-    *QUESTION_METRICS,
-    *RETRIEVAL_METRICS,
-    *UMBRELA_METRICS,
-    *TONIC_METRICS,
-    *REFERENCE_METRICS,
-    *NUGGET_METRICS,
-    *CITATION_METRICS,
-    *HALLUCINATION_METRICS,
-    *NO_ANSWER_METRICS,
-    *NVIDIA_METRICS,
-    *CONSISTENCY_METRICS,
-    *RUBRIC_METRICS,
+if TYPE_CHECKING:
+    from .base import Metric
+
+#: (metric name, mode, "module:Class" within pytest_rag.metrics)
+CATALOG: tuple[tuple[str, str, str], ...] = (
+    ("faithfulness", "default", "single:Faithfulness"),
+    ("answer_relevancy", "default", "single:AnswerRelevancy"),
+    ("context_recall", "default", "single:ContextRecall"),
+    ("faithfulness", "claims", "claims:FaithfulnessClaims"),
+    ("context_recall", "attribution", "claims:ContextRecallAttribution"),
+    ("answer_relevancy", "questions", "questions:AnswerRelevancyQuestions"),
+    ("context_precision", "default", "retrieval:ContextPrecision"),
+    ("umbrela", "default", "umbrela:Umbrela"),
+    ("retrieval_precision", "default", "tonic:RetrievalPrecision"),
+    ("augmentation_precision", "default", "tonic:AugmentationPrecision"),
+    ("augmentation_accuracy", "default", "tonic:AugmentationAccuracy"),
+    ("answer_consistency", "default", "tonic:AnswerConsistency"),
+    ("answer_consistency_binary", "default", "tonic:AnswerConsistencyBinary"),
+    ("answer_similarity", "default", "reference:AnswerSimilarity"),
+    ("semantic_similarity", "default", "reference:SemanticSimilarity"),
+    ("factual_correctness", "default", "reference:FactualCorrectness"),
+    ("nuggets", "default", "nuggets:Nuggets"),
+    ("citation", "default", "citation:Citation"),
+    ("hallucination", "default", "hallucination:Hallucination"),
+    ("no_answer", "default", "no_answer:NoAnswer"),
+    ("answer_accuracy", "default", "nvidia:AnswerAccuracy"),
+    ("context_relevance", "default", "nvidia:ContextRelevance"),
+    ("response_groundedness", "default", "nvidia:ResponseGroundedness"),
+    ("consistency", "default", "consistency:Consistency"),
+    ("consistency", "lexical", "consistency:LexicalConsistency"),
+    ("rubric", "default", "rubric:Rubric"),
 )
+
+#: Metrics computed from other results rather than judged (``rag_judge.overall_score``): not
+#: registered as Metric classes, but they take thresholds like the others.
+COMPUTED: tuple[str, ...] = ("overall_score",)
 
 ALIASES: dict[str, tuple[str, str | None]] = {
     "faithful": ("faithfulness", None),
@@ -57,6 +67,21 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "citations": ("citation", None),
     "answered": ("no_answer", None),
 }
+
+
+def metric_names() -> tuple[str, ...]:
+    """Every built-in metric name that takes a threshold, judged or computed, in catalog order."""
+    return tuple(dict.fromkeys([name for name, _, _ in CATALOG] + list(COMPUTED)))
+
+
+@functools.cache
+def builtin_metrics() -> tuple[type[Metric], ...]:
+    """The classes of the catalog, imported on first use."""
+    classes = []
+    for _, _, where in CATALOG:
+        module, _, name = where.partition(":")
+        classes.append(getattr(importlib.import_module(f"{__package__}.{module}"), name))
+    return tuple(classes)
 
 
 def resolve_metric(name: str, mode: str | None = None) -> tuple[str, str | None]:

@@ -162,6 +162,3 @@ class Citation(Metric):
 
 def _fmt(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.3f}"
-
-
-CITATION_METRICS: tuple[type[Metric], ...] = (Citation,)

@@ -265,6 +265,3 @@ class ContextRecallAttribution(Metric):
             ),
             details={"facts": float(len(attributions)), "covered": float(covered)},
         )
-
-
-CLAIM_METRICS: tuple[type[Metric], ...] = (FaithfulnessClaims, ContextRecallAttribution)

@@ -157,6 +157,3 @@ class Consistency(Metric):
 class LexicalConsistency(Consistency):
     mode: ClassVar[str] = "lexical"
     uses_embeddings: ClassVar[bool] = False
-
-
-CONSISTENCY_METRICS: tuple[type[Metric], ...] = (Consistency, LexicalConsistency)

@@ -87,6 +87,3 @@ class Hallucination(Metric):
             reasons=verdict.reasoning,
             evidence=HallucinationEvidence(unsupported_statements=verdict.unsupported_statements),
         )
-
-
-HALLUCINATION_METRICS: tuple[type[Metric], ...] = (Hallucination,)

@@ -69,6 +69,3 @@ class NoAnswer(Metric):
             reasons=verdict.reasoning,
             evidence=NoAnswerEvidence(attempted=verdict.attempted),
         )
-
-
-NO_ANSWER_METRICS: tuple[type[Metric], ...] = (NoAnswer,)

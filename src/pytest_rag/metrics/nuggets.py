@@ -243,6 +243,3 @@ class Nuggets(Metric):
                 for label in ordered
             )
         return labels
-
-
-NUGGET_METRICS: tuple[type[Metric], ...] = (Nuggets,)

@@ -237,6 +237,3 @@ class ResponseGroundedness(DualTemplateMetric):
     def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:
         user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
         return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
-
-
-NVIDIA_METRICS: tuple[type[Metric], ...] = (AnswerAccuracy, ContextRelevance, ResponseGroundedness)

@@ -105,6 +105,3 @@ class AnswerRelevancyQuestions(Metric):
             ),
             details={"questions": float(len(generated))},
         )
-
-
-QUESTION_METRICS: tuple[type[Metric], ...] = (AnswerRelevancyQuestions,)

@@ -244,6 +244,3 @@ class FactualCorrectness(Metric):
             ),
             details=details,
         )
-
-
-REFERENCE_METRICS: tuple[type[Metric], ...] = (AnswerSimilarity, SemanticSimilarity, FactualCorrectness)

@@ -168,6 +168,3 @@ class ContextPrecision(Metric):
         ]
         verdicts = await ask.gather(*(ask(r, UsefulnessVerdict) for r in requests))
         return [v.useful for v in verdicts], [v.reasoning for v in verdicts]
-
-
-RETRIEVAL_METRICS: tuple[type[Metric], ...] = (ContextPrecision,)

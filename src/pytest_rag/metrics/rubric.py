@@ -108,6 +108,3 @@ class Rubric(Metric):
             reasons=str(verdict.reasoning),  # type: ignore[attr-defined]
             evidence=RubricEvidence(level=level, description=levels[level]),
         )
-
-
-RUBRIC_METRICS: tuple[type[Metric], ...] = (Rubric,)

@@ -203,6 +203,3 @@ class ContextRecall(Metric):
             reasons=verdict.reasoning,
             evidence=RecallEvidence(missing_facts=verdict.missing_facts),
         )
-
-
-SINGLE_JUDGMENT_METRICS: tuple[type[Metric], ...] = (Faithfulness, AnswerRelevancy, ContextRecall)

@@ -348,12 +348,3 @@ class AnswerConsistencyBinary(Metric):
             reasons=verdict.reasoning,
             evidence=BinaryConsistencyEvidence(unsupported_statements=verdict.unsupported_information),
         )
-
-
-TONIC_METRICS: tuple[type[Metric], ...] = (
-    RetrievalPrecision,
-    AugmentationPrecision,
-    AugmentationAccuracy,
-    AnswerConsistency,
-    AnswerConsistencyBinary,
-)

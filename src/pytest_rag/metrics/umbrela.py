@@ -140,6 +140,3 @@ class Umbrela(Metric):
             evidence=UmbrelaEvidence(passages=graded, k_values=list(k_values)),
             details=details,
         )
-
-
-UMBRELA_METRICS: tuple[type[Metric], ...] = (Umbrela,)

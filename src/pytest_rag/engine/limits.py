@@ -1,0 +1,24 @@
+"""How hard the engine tries before a judgment becomes a judge error: the one source of these defaults.
+
+The command-line options, the ini keys, their help texts and the engine all read the defaults from
+:class:`EngineSettings`, so a default is changed in one place. (The timeout of one request belongs to
+the judges: :class:`~pytest_rag.judges.protocol.JudgeOptions`.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """Concurrency, retry and deadline limits of the judgment engine."""
+
+    concurrency: int = 16
+    """Live judge calls in flight at once."""
+    deadline_s: float = 300.0
+    """Seconds one judge call may take, retries and waits included (queueing for a slot is not)."""
+    max_attempts: int = 5
+    """Attempts per judge call on rate limits, 5xx, timeouts and dropped connections."""
+    backoff_base_s: float = 0.5
+    backoff_cap_s: float = 20.0
