@@ -21,8 +21,28 @@ import diskcache  # noqa: F401
 import openai
 import pytest
 
+import pytest_rag.engine.embeddings
+import pytest_rag.engine.judgment
+import pytest_rag.judges.anthropic_messages
+import pytest_rag.judges.openai_chat
+import pytest_rag.offline.scorer
+import pytest_rag.report.summary
+import pytest_rag.stats
 from fake_llm import FakeLLMServer, RecordedRequest, Reply, schema_responder
 from fake_llm.replies import JsonReply
+from pytest_rag.metrics.catalog import builtin_metrics
+
+# Named here so that no linter fix drops them as unused: loading them is the point.
+PRELOADED = (
+    pytest_rag.engine.embeddings,
+    pytest_rag.engine.judgment,
+    pytest_rag.judges.anthropic_messages,
+    pytest_rag.judges.openai_chat,
+    pytest_rag.offline.scorer,
+    pytest_rag.report.summary,
+    pytest_rag.stats,
+    builtin_metrics(),  # the metric modules, which the catalog itself loads only when first asked
+)
 
 # Building a client is what imports the SDKs' HTTP transport stack; do it once here for the same reason.
 for _client in (

@@ -72,20 +72,25 @@ def test_redraws_are_throttled_and_close_is_idempotent() -> None:
     )
 
 
-class FakeWriter:
-    def __init__(self, width: int) -> None:
-        self.width_of_current_line = width
-
-
 class FakeReporter:
-    def __init__(self, current: object, width: int = 12) -> None:
-        self._tw = FakeWriter(width)
+    """The part of pytest's TerminalReporter that a progress line uses."""
+
+    def __init__(self, current: object, verbosity: int) -> None:
         self.currentfspath = current
-        self.startpath = Path("/proj")
+        self.verbosity = verbosity
         self.out: list[str] = []
 
-    def write(self, text: str) -> None:
-        self.out.append(text)
+    def ensure_newline(self) -> None:  # pytest's: end its own line if it has one going
+        if self.currentfspath:
+            self.out.append("\n")
+            self.currentfspath = None
+
+    def write_fspath_result(self, nodeid: str, res: str) -> None:  # pytest's, at default verbosity
+        path = nodeid.split("::")[0]
+        if self.currentfspath != path:
+            self.out.append(f"\n{path} ")
+            self.currentfspath = path
+        self.out.append(res)
 
     def rewrite(self, text: str, erase: bool = False) -> None:
         self.out.append("\r" + text)
@@ -95,20 +100,20 @@ class FakeReporter:
 
 
 def test_terminal_line_keeps_pytests_file_line_and_gives_the_next_result_a_fresh_one() -> None:
-    reporter = FakeReporter(Path("/proj/tests/test_bot.py"))
-    line = TerminalLine(reporter, capture=None)
+    reporter = FakeReporter("tests/test_bot.py", verbosity=0)
+    line = TerminalLine(reporter, capture=None, nodeid="tests/test_bot.py::test_batch")
     line.show("judged 1/2")
     line.finish("judged 2/2")
-    assert reporter.out == ["\n", "\rjudged 1/2", "\rjudged 2/2", "\ntests/test_bot.py "]
+    assert reporter.out == ["\n", "\rjudged 1/2", "\rjudged 2/2", "\ntests/test_bot.py ", ""]
 
 
 def test_terminal_line_in_verbose_mode_lets_pytest_repeat_the_test_name() -> None:
-    reporter = FakeReporter("tests/test_bot.py::test_batch ", width=0)
-    line = TerminalLine(reporter, capture=None)
+    reporter = FakeReporter("tests/test_bot.py::test_batch ", verbosity=1)
+    line = TerminalLine(reporter, capture=None, nodeid="tests/test_bot.py::test_batch")
     line.show("judged 1/2")
     line.finish("judged 2/2")
-    assert reporter.out == ["\rjudged 1/2", "\rjudged 2/2"]
-    assert reporter.currentfspath is None
+    assert reporter.out == ["\n", "\rjudged 1/2", "\rjudged 2/2"]
+    assert reporter.currentfspath is None  # pytest writes the test's name again before its result
 
 
 def _config(*, tty: bool, verbosity: int = 0, worker: bool = False) -> Any:
@@ -130,7 +135,9 @@ def _config(*, tty: bool, verbosity: int = 0, worker: bool = False) -> Any:
 def test_progress_is_drawn_only_on_a_terminal_without_q_outside_workers(
     tty: bool, verbosity: int, worker: bool, draws: bool
 ) -> None:
-    progress = batch_progress(_config(tty=tty, verbosity=verbosity, worker=worker), total=10)
+    progress = batch_progress(
+        _config(tty=tty, verbosity=verbosity, worker=worker), total=10, nodeid="t.py::t"
+    )
     assert (progress.line is not None) == draws
 
 

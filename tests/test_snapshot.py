@@ -181,3 +181,50 @@ def test_fixture(rag_judge, rag_snapshot):
     outcome = pytester.runpytest(*run_args(base_url, cache_dir, "--rag-cache=replay"))
     outcome.assert_outcomes(passed=1, failed=1)  # 5 -> 2 is within ±3; 4 -> 2 fails the default ±0
     outcome.stdout.fnmatch_lines(["*FAILED test_tol.py::test_fixture*"])
+
+
+def test_the_tolerance_travels_in_the_extension_path_and_resolves_back() -> None:
+    from pytest_rag.regression import snapshot as module
+
+    for tolerance, spelled in (("0.5", "0.5"), ("repeats", "repeats"), (None, "exact")):
+        path = module.extension_path(tolerance)
+        assert path.startswith("pytest_rag.regression.snapshot.RagSnapshotExtension")
+        resolved = getattr(module, path.rsplit(".", 1)[1])
+        expected = Tolerance() if tolerance is None else parse_tolerance(tolerance)
+        assert resolved.tolerance == expected, spelled
+    with pytest.raises(AttributeError):
+        module.RagSnapshotExtensionWithinSoon  # noqa: B018
+
+
+DEFAULT_EXTENSION_PROBE = """
+def test_default(request):
+    print("DEFAULT=" + str(request.config.option.default_extension))
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "ini", "expected"),
+    [
+        ((), "", "DEFAULT=pytest_rag.regression.snapshot.RagSnapshotExtension"),
+        (
+            ("--rag-snapshot-tolerance=1",),
+            "",
+            "DEFAULT=pytest_rag.regression.snapshot.RagSnapshotExtensionWithin1000000ppm",
+        ),
+        (
+            ("--snapshot-default-extension=syrupy.extensions.json.JSONSnapshotExtension",),
+            "",
+            "DEFAULT=syrupy.extensions.json.JSONSnapshotExtension",
+        ),
+        ((), "rag_snapshot_default = false", "DEFAULT=None"),
+    ],
+    ids=["ours", "with-tolerance", "users-own-wins", "turned-off"],
+)
+def test_the_plain_snapshot_fixture_defaults_to_the_tolerant_extension_unless_the_run_chose(
+    pytester: pytest.Pytester, args: tuple[str, ...], ini: str, expected: str
+) -> None:
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    pytester.makepyfile(DEFAULT_EXTENSION_PROBE)
+    result = pytester.runpytest("-s", "-p", "no:cacheprovider", *args)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*" + expected])

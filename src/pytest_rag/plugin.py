@@ -25,6 +25,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     rag_config.add_options(parser)
 
 
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> None:
+    from .regression.lifecycle import snapshot_default_args
+
+    snapshot_default_args(early_config, args)
+
+
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from . import hookspecs
 
@@ -143,17 +151,16 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 
 
 @pytest.fixture
-def rag_snapshot(snapshot: Any) -> Any:
+def rag_snapshot(snapshot: Any, request: pytest.FixtureRequest) -> Any:
     """syrupy's ``snapshot`` with pytest-rag's tolerant extension, whatever the default extension is."""
-    from .regression.snapshot import RagSnapshotExtension
+    from .regression.snapshot import extension_for
 
-    return snapshot.use_extension(RagSnapshotExtension)
+    session = _session(request.config)
+    tolerance = session.settings.regression.snapshot_tolerance if session is not None else None
+    return snapshot.use_extension(extension_for(tolerance))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    from .regression.lifecycle import unconfigure
-
-    unconfigure()
     rag = _session(config)
     if rag is not None:
         rag.close()

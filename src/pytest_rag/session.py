@@ -249,7 +249,7 @@ class RagSession:
                 plans.append(None)
                 outcomes.append(exc)
         pending = [(i, plan) for i, plan in enumerate(plans) if plan is not None]
-        progress = batch_progress(self.config, len(pending))
+        progress = batch_progress(self.config, len(pending), test_id)
         fast: dict[int, MetricResult] = {}
         live: list[tuple[int, _Plan]] = []
         unexpected: Exception | None = (

@@ -9,7 +9,6 @@ as. ``ALIASES`` maps the short names that ``assert_rag`` accepts (``relevancy=3`
 
 from __future__ import annotations
 
-import functools
 import importlib
 from typing import TYPE_CHECKING
 
@@ -74,9 +73,9 @@ def metric_names() -> tuple[str, ...]:
     return tuple(dict.fromkeys([name for name, _, _ in CATALOG] + list(COMPUTED)))
 
 
-@functools.cache
 def builtin_metrics() -> tuple[type[Metric], ...]:
-    """The classes of the catalog, imported on first use."""
+    """The classes of the catalog, imported on first use (not memoised here: the registry keeps
+    them for the session, and a module imported afresh must give its classes afresh)."""
     classes = []
     for _, _, where in CATALOG:
         module, _, name = where.partition(":")

@@ -8,17 +8,17 @@ numpy or the SDKs at module level; a suite that uses none of these options pays 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..errors import ConfigError
+
 if TYPE_CHECKING:
     from ..session import RagSession
     from .gates import Conclusion
 
-SNAPSHOT_EXTENSION = "pytest_rag.regression.snapshot.RagSnapshotExtension"
 NOTES_KEY = pytest.StashKey[list[str]]()
 CONCLUSION_KEY = pytest.StashKey["Conclusion"]()
 
@@ -31,12 +31,6 @@ def configure(config: pytest.Config, rag: RagSession) -> None:
     """Run-start work; lines worth showing later (how many judgments were imported) go to the stash."""
     settings = rag.settings.regression
     notes = config.stash.setdefault(NOTES_KEY, [])
-    if settings.snapshot_default and getattr(config.option, "default_extension", "") is None:
-        config.option.default_extension = SNAPSHOT_EXTENSION
-    if settings.snapshot_tolerance is not None:
-        from .snapshot import configure_default_tolerance
-
-        configure_default_tolerance(settings.snapshot_tolerance)
     if settings.cache_import is not None and not _is_worker(config):
         from .store_io import import_store
 
@@ -44,10 +38,22 @@ def configure(config: pytest.Config, rag: RagSession) -> None:
         notes.append(f"imported {summary} from {settings.cache_import}")
 
 
-def unconfigure() -> None:
-    snapshot = sys.modules.get("pytest_rag.regression.snapshot")
-    if snapshot is not None:
-        snapshot.configure_default_tolerance(None)
+def snapshot_default_args(early_config: pytest.Config, args: list[str]) -> None:
+    """Make pytest-rag's tolerant extension the default of syrupy's ``snapshot`` fixture, through
+    syrupy's own ``--snapshot-default-extension`` option, unless the run chose a default itself or
+    ``rag_snapshot_default = false``. The extension's class name carries the run's tolerance."""
+    if not early_config.getini("rag_snapshot_default") or not early_config.pluginmanager.has_plugin("syrupy"):
+        return
+    if any(arg.split("=", 1)[0] == "--snapshot-default-extension" for arg in args):
+        return
+    tolerance = getattr(early_config.known_args_namespace, "rag_snapshot_tolerance", None)
+    tolerance = tolerance or early_config.getini("rag_snapshot_tolerance") or None
+    from .snapshot import extension_path
+
+    try:
+        args.append(f"--snapshot-default-extension={extension_path(tolerance)}")
+    except ConfigError:
+        return  # a malformed tolerance is reported by the settings, with the option's name
 
 
 def finish(session: pytest.Session, rag: RagSession) -> None:

@@ -252,43 +252,61 @@ def explain(differences: Sequence[Difference]) -> list[str]:
 
 # -- the syrupy extension --------------------------------------------------------------------------------
 
-_configured_tolerance = Tolerance()
+_TOLERANT_CLASSES: dict[Tolerance, type[RagSnapshotExtension]] = {}
+_BY_TOLERANCE = "RagSnapshotExtensionWithin"
 
 
-def configure_default_tolerance(value: str | float | Tolerance | None) -> None:
-    """Set the tolerance of the default extension (from ``--rag-snapshot-tolerance``); None resets."""
-    global _configured_tolerance
-    _configured_tolerance = Tolerance() if value is None else parse_tolerance(value)
+def _class_name(tolerance: Tolerance) -> str:
+    """A class name that spells the tolerance (a dot cannot stand in an import path's last part)."""
+    if tolerance.repeats:
+        return f"{_BY_TOLERANCE}Repeats"
+    return f"{_BY_TOLERANCE}{round(tolerance.absolute * 1_000_000)}ppm"
 
 
-_TOLERANT_CLASSES: dict[tuple[type[Any], Tolerance], type[Any]] = {}
+def extension_for(tolerance: str | float | Tolerance | None) -> type[RagSnapshotExtension]:
+    """The extension class that compares with ``tolerance`` (exact when None)."""
+    if tolerance is None:
+        return RagSnapshotExtension
+    parsed = parse_tolerance(tolerance)
+    if parsed not in _TOLERANT_CLASSES:
+        _TOLERANT_CLASSES[parsed] = type(_class_name(parsed), (RagSnapshotExtension,), {"tolerance": parsed})
+    return _TOLERANT_CLASSES[parsed]
 
 
-def _extension_for(base: type[Any], tolerance: Tolerance) -> type[Any]:
-    key = (base, tolerance)
-    if key not in _TOLERANT_CLASSES:
-        _TOLERANT_CLASSES[key] = type(f"{base.__name__}Tolerance", (base,), {"tolerance": tolerance})
-    return _TOLERANT_CLASSES[key]
+def extension_path(tolerance: str | None) -> str:
+    """The import path of the extension for ``tolerance``, for syrupy's ``--snapshot-default-extension``.
+
+    The tolerance is part of the class name (resolved by this module's ``__getattr__``), so the run's
+    ``--rag-snapshot-tolerance`` travels with syrupy's own option, to pytest-xdist workers too, and no
+    module state has to carry it.
+    """
+    return f"{__name__}.{extension_for(tolerance).__name__}"
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith(_BY_TOLERANCE):
+        spelled = name[len(_BY_TOLERANCE) :]
+        if spelled == "Repeats":
+            return extension_for("repeats")
+        if spelled.endswith("ppm") and spelled[:-3].isdigit():
+            return extension_for(int(spelled[:-3]) / 1_000_000)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class RagSnapshotExtension(AmberSnapshotExtension):
     """Amber snapshots in which pytest-rag results compare with a score tolerance.
 
-    ``tolerance`` is None on this class, meaning "the run's ``--rag-snapshot-tolerance``"; use
-    :meth:`with_tolerance` for a per-assertion tolerance:
+    This class compares exactly; the run's ``--rag-snapshot-tolerance`` picks a subclass for the
+    ``snapshot`` and ``rag_snapshot`` fixtures, and :meth:`with_tolerance` one per assertion:
     ``assert result == snapshot(extension_class=RagSnapshotExtension.with_tolerance(1))``.
     """
 
-    tolerance: ClassVar[Tolerance | None] = None
+    tolerance: ClassVar[Tolerance] = Tolerance()
 
     @classmethod
     def with_tolerance(cls, tolerance: str | float | Tolerance) -> type[RagSnapshotExtension]:
         """A subclass fixed to ``tolerance`` (one class per tolerance, so syrupy's report groups them)."""
-        return _extension_for(cls, parse_tolerance(tolerance))
-
-    @property
-    def active_tolerance(self) -> Tolerance:
-        return self.tolerance if self.tolerance is not None else _configured_tolerance
+        return extension_for(tolerance)
 
     def serialize(self, data: Any, **kwargs: Any) -> str:
         results = _results_in(data)
@@ -300,11 +318,11 @@ class RagSnapshotExtension(AmberSnapshotExtension):
         new, old = parse_rendered(serialized_data), parse_rendered(snapshot_data)
         if new is None or old is None:
             return bool(serialized_data == snapshot_data)
-        return not compare(old, new, self.active_tolerance)
+        return not compare(old, new, self.tolerance)
 
     def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
         new, old = parse_rendered(serialized_data), parse_rendered(snapshot_data)
         if new is not None and old is not None:
-            yield from explain(compare(old, new, self.active_tolerance))
+            yield from explain(compare(old, new, self.tolerance))
             yield "line diff (- snapshot, + received):"
         yield from super().diff_lines(serialized_data, snapshot_data)

@@ -12,7 +12,6 @@ suspended, as pytest's own live logging does.
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -35,9 +34,10 @@ class ProgressLine(Protocol):
 class TerminalLine:
     """A rewritable line on pytest's terminal reporter, drawn with output capturing suspended."""
 
-    def __init__(self, reporter: Any, capture: Any) -> None:
+    def __init__(self, reporter: Any, capture: Any, nodeid: str) -> None:
         self._reporter = reporter
         self._capture = capture
+        self._nodeid = nodeid
         self._started = False
 
     @contextlib.contextmanager
@@ -48,42 +48,25 @@ class TerminalLine:
         with self._capture.global_and_fixture_disabled():
             yield
 
-    def _start(self) -> None:
-        # pytest's line for the current test file ("tests/test_x.py ..") stays as it is: the progress
-        # gets a line of its own below it.
-        writer = getattr(self._reporter, "_tw", None)
-        if getattr(writer, "width_of_current_line", 1):
-            self._reporter.write("\n")
-        self._started = True
-
     def show(self, text: str) -> None:
         with self._uncaptured():
             if not self._started:
-                self._start()
+                # pytest's line for the current test ("tests/test_x.py .." or the verbose test name)
+                # stays as it is: the progress gets a line of its own below it.
+                self._reporter.ensure_newline()
+                self._started = True
             self._reporter.rewrite(text, erase=True)
             self._reporter.flush()
 
     def finish(self, text: str) -> None:
+        """Leave the final counts, then give pytest a fresh line: at default verbosity pytest writes
+        the test's letter where the line stands, so the line starts with the file's name as pytest's
+        own lines do; verbose pytest repeats the test's name by itself."""
         self.show(text)
-        current = getattr(self._reporter, "currentfspath", None)
-        with self._uncaptured():
-            if isinstance(current, os.PathLike):
-                # Default verbosity: pytest writes this test's letter next, on the current line;
-                # give it a fresh line that starts with the file's name as pytest's own lines do.
-                start = getattr(self._reporter, "startpath", None)
-                try:
-                    name = (
-                        os.path.relpath(os.fspath(current), start)
-                        if start is not None
-                        else os.fspath(current)
-                    )
-                except ValueError:
-                    name = os.fspath(current)
-                self._reporter.write(f"\n{name} ")
-            elif hasattr(self._reporter, "currentfspath"):
-                # Verbose: pytest starts a new line with the test's name before its result.
-                self._reporter.currentfspath = None
-            self._reporter.flush()
+        if self._reporter.verbosity <= 0:
+            with self._uncaptured():
+                self._reporter.write_fspath_result(self._nodeid, "")
+                self._reporter.flush()
 
 
 class BatchProgress:
@@ -157,12 +140,13 @@ class BatchProgress:
                 self.line.finish(self.text())
 
 
-def batch_progress(config: Any, total: int) -> BatchProgress:
-    """Progress for a batch of ``total`` jobs, drawn only where a person watches a terminal."""
-    return BatchProgress(_terminal_line(config) if total > 1 else None, total)
+def batch_progress(config: Any, total: int, nodeid: str) -> BatchProgress:
+    """Progress for a batch of ``total`` jobs of test ``nodeid``, drawn only where a person watches
+    a terminal."""
+    return BatchProgress(_terminal_line(config, nodeid) if total > 1 else None, total)
 
 
-def _terminal_line(config: Any) -> TerminalLine | None:
+def _terminal_line(config: Any, nodeid: str) -> TerminalLine | None:
     if hasattr(config, "workerinput"):
         return None
     try:
@@ -177,4 +161,4 @@ def _terminal_line(config: Any) -> TerminalLine | None:
     isatty = getattr(reporter, "isatty", False)  # a callable bool in pytest
     if not (isatty() if callable(isatty) else isatty):
         return None
-    return TerminalLine(reporter, manager.get_plugin("capturemanager"))
+    return TerminalLine(reporter, manager.get_plugin("capturemanager"), nodeid)
