@@ -179,12 +179,6 @@ class FakeLLMServer:
         with self._lock:
             return len(self._queue) + sum(len(q) for q in self._path_queues.values())
 
-    def clear_script(self) -> None:
-        """Drop every scripted reply not yet consumed."""
-        with self._lock:
-            self._queue.clear()
-            self._path_queues.clear()
-
     # -- recording ---------------------------------------------------------------------------
 
     @property

@@ -27,9 +27,6 @@ from ..judges.request import JudgeRequest
 from .pricing import PriceTable
 from .ratelimit import estimate_output_tokens, estimate_prompt_tokens
 
-#: Keys of a not-judged check's ``evidence`` that carry the dry-run estimate to the summary.
-ESTIMATE_KEYS = ("would_call", "est_tokens_in", "est_tokens_out", "est_cost_usd", "price_unknown")
-
 
 @dataclass
 class Estimate:

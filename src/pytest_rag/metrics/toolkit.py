@@ -89,18 +89,6 @@ def read_text(options: Mapping[str, Any], name: str, *, metric: str) -> str | No
     return value
 
 
-def expect_count(metric: str, judge: str, got: int, wanted: int, what: str) -> None:
-    """A judge that returns a different number of verdicts than items asked about has not answered
-    the question: that is a judge error, never a guess about which verdict belongs to which item."""
-    if got != wanted:
-        raise JudgeError(
-            f"the judge returned {got} verdict(s) for {wanted} {what}; every {what.rstrip('s')} needs "
-            "exactly one, in order",
-            judge=judge,
-            metric=metric,
-        )
-
-
 FINAL_ERRORS: tuple[type[JudgeError], ...] = (CacheMissError, BudgetExceededError, NotJudgedError)
 """Judge errors that stop the run's policy (replay miss, budget, dry run), never tolerated per call."""
 
