@@ -1,7 +1,7 @@
 """Evaluating one metric on one sample across every configured judge and repeat.
 
 Each judge answers ``repeats`` times (distinct cache entries through the repeat index); a judge's score
-is the median of its repeats and the ensemble's score is the median of its judges' scores (seed 000).
+is the median of its repeats and the ensemble's score is the median of its judges' scores (as the omk specification aggregates repeats and ensembles).
 The reasons and evidence shown come from the judgment closest to that final score, so a failure
 message explains the number it reports.
 """

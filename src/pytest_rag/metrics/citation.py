@@ -1,4 +1,4 @@
-"""Citation support (seed 003, TREC 2024 RAG): do the cited passages back the answer parts citing them?
+"""Citation support (TREC 2024 RAG track, as Open RAG Eval scores it): do the cited passages back the answer parts citing them?
 
 Input: the answer split into parts, each with the ids of the passages it cites, passed as the option
 ``citations=[{"text": ..., "citations": [id, ...]}, ...]`` (or ``(text, [ids])`` pairs). A cited id

@@ -1,4 +1,4 @@
-"""Claim-based modes (seed 001): faithfulness by claims and context recall by fact attribution.
+"""Claim-based modes (RAGAS-style, as llm4s specifies them): faithfulness by claims and context recall by fact attribution.
 
 Both split a text into atomic statements with one judge call and then check the statements with
 more calls, so a low score names the statements that cost it:

@@ -1,4 +1,4 @@
-"""Consistency across runs (seed 003): several answers to one question, compared pairwise.
+"""Consistency across runs (Open RAG Eval): several answers to one question, compared pairwise.
 
 Pass the answers of repeated runs as ``answers=[...]`` (at least two) and, optionally, the scores
 each run got on other metrics as ``scores={"faithfulness": [4, 5, 3], ...}`` (numbers or

@@ -1,4 +1,4 @@
-"""Hallucination (seed 003): a 0-1 factual-consistency score of the answer against the contexts.
+"""Hallucination (Open RAG Eval): a 0-1 factual-consistency score of the answer against the contexts.
 
 Open RAG Eval computes it with Vectara's HHEM classifier. Here the two kinds of judge reach the same
 kind of number by different means, and results from one are not comparable with the other:

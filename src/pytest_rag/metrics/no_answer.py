@@ -1,4 +1,4 @@
-"""No-answer detection (seed 003): did the system attempt to answer, or decline?
+"""No-answer detection (Open RAG Eval): did the system attempt to answer, or decline?
 
 Score 1 when the answer attempts the question (right or wrong), 0 when it says it cannot answer,
 lacks the information, or is empty. An empty answer is a non-answer without asking any judge. The

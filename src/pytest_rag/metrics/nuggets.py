@@ -1,4 +1,4 @@
-"""Nugget evaluation (seed 003, the AutoNuggetizer of the TREC 2024 RAG track).
+"""Nugget evaluation (Open RAG Eval's AutoNuggetizer of the TREC 2024 RAG track).
 
 1. Passages are graded with UMBRELA (one call each, or ``umbrela_grades=[...]`` given by the
    caller); only passages graded >= 1 feed nugget creation.

@@ -1,4 +1,4 @@
-"""The NVIDIA dual-template metrics (seed 004): answer accuracy, context relevance, response
+"""The NVIDIA dual-template metrics of RAGAS: answer accuracy, context relevance, response
 groundedness.
 
 Each makes two independent judgments with differently worded templates and averages them after

@@ -1,4 +1,4 @@
-"""Tonic Validate's overall score (seed 002): the mean of the normalised scores of the metrics that ran.
+"""Tonic Validate's overall score: the mean of the normalised scores of the metrics that ran.
 
 It is computed from results, not judged: no call is made. Each result contributes its normalised
 score in [0, 1] (answer similarity's 0-5 thus counts as score / 5); metrics that were not run simply

@@ -5,7 +5,7 @@ Two rules hold for every template:
 * Untrusted text (answers, contexts, references, questions) sits inside tagged blocks, and the
   instructions tell the judge that anything inside a block is material to grade, never an order. A
   closing tag that appears inside the text itself is defused so the text cannot end its block early.
-* Every prompt carries the length-is-not-quality paragraph (seed 000): judges favour long answers,
+* Every prompt carries the length-is-not-quality paragraph: judges favour long answers,
   and saying so plainly reduces it.
 
 The fixed part (system message) comes first and is identical across samples, so providers' prompt

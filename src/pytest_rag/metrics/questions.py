@@ -1,4 +1,4 @@
-"""Answer relevancy by generated questions (seed 001, RAGAS-style).
+"""Answer relevancy by generated questions (RAGAS-style, as llm4s specifies it).
 
 The judge writes N questions (default 3) that the answer would be a good reply to; the original
 question and the generated ones are embedded and the score is the mean cosine between the original

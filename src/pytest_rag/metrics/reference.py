@@ -1,10 +1,10 @@
 """Metrics that compare the answer with a reference (gold) answer.
 
-* ``answer_similarity`` (seed 002, Tonic): one judgment, 0-5, of how well the answer matches the
+* ``answer_similarity`` (Tonic Validate): one judgment, 0-5, of how well the answer matches the
   reference in meaning.
-* ``semantic_similarity`` (seed 003): cosine of the two texts' embeddings, no judge call; the
+* ``semantic_similarity`` (Open RAG Eval): cosine of the two texts' embeddings, no judge call; the
   embedder is the judge's (see :mod:`pytest_rag.engine.embeddings`). Negative cosines count as 0.
-* ``factual_correctness`` (seed 003): claims of both texts (two extraction calls), each side's claims
+* ``factual_correctness`` (Open RAG Eval): claims of both texts (two extraction calls), each side's claims
   checked for entailment by the other text (up to two verification calls); precision = entailed
   answer claims / answer claims, recall = entailed reference claims / reference claims, F1 their
   harmonic mean (edge cases as in :mod:`pytest_rag.scoring.fscore`). Both claim lists are kept.

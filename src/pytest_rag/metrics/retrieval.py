@@ -1,4 +1,4 @@
-"""Context precision (seed 001): are the useful passages ranked at the top?
+"""Context precision (RAGAS-style, as llm4s specifies it): are the useful passages ranked at the top?
 
 The judge decides for every retrieved passage whether it is useful for answering the question (and,
 when a reference answer is given, for arriving at that reference). By default all passages are graded

@@ -1,4 +1,4 @@
-"""A rubric metric (seed 004's rubric score): one judgment against levels the user writes.
+"""A rubric metric (RAGAS's rubric score): one judgment against levels the user writes.
 
 ``rubric={1: "wrong or off topic", 3: "right but incomplete", 5: "right and complete"}`` (integer
 levels, at least two, as a mapping of level to description) defines the scale: the lowest and

@@ -1,4 +1,4 @@
-"""The three single-judgment metrics of seed 000: faithfulness, answer relevancy, context recall.
+"""The three single-judgment metrics (the omk RAG metrics specification): faithfulness, answer relevancy, context recall.
 
 One judge call each, a 1-5 score with fixed anchors, the length-is-not-quality paragraph, and the
 judge's reasons plus the statements or facts that cost points, so a failure can be read.

@@ -1,4 +1,4 @@
-"""Tonic Validate's context-use metrics (seed 002): retrieval precision, augmentation precision and
+"""Tonic Validate's context-use metrics: retrieval precision, augmentation precision and
 accuracy, answer consistency and its binary form.
 
 * ``retrieval_precision``: share of retrieved passages relevant to the question (one call each).

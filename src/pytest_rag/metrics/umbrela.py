@@ -1,4 +1,4 @@
-"""UMBRELA passage grading (seed 003, TREC 2024 RAG): 0-3 relevance per retrieved passage.
+"""UMBRELA passage grading (TREC 2024 RAG track, Open RAG Eval): 0-3 relevance per retrieved passage.
 
 Grades: 0 unrelated; 1 related but does not answer; 2 holds some answer, possibly unclear or buried;
 3 dedicated to the question and holds the exact answer. One judge call per passage. The score is
