@@ -6,15 +6,14 @@ from __future__ import annotations
 import pytest
 
 from pytest_rag.metrics.claims import AttributionEvidence, ClaimsEvidence, ClaimVerdict
-from pytest_rag.metrics.hallucination import HallucinationEvidence
 from pytest_rag.metrics.reference import CheckedClaim, FactualCorrectnessEvidence
 from pytest_rag.metrics.retrieval import PassageEvidence, PassageJudgment
-from pytest_rag.metrics.single import GroundingEvidence, RecallEvidence
+from pytest_rag.metrics.single import RecallEvidence
 from pytest_rag.metrics.tonic import (
     AnswerConsistencyEvidence,
     AugmentationEvidence,
-    BinaryConsistencyEvidence,
 )
+from pytest_rag.metrics.toolkit import UnsupportedStatements
 from pytest_rag.metrics.umbrela import PassageGrade, UmbrelaEvidence
 from pytest_rag.results import Evidence, Highlights
 
@@ -24,9 +23,9 @@ OFF = "Delivery is free on Sundays."
 @pytest.mark.parametrize(
     "evidence",
     [
-        GroundingEvidence(unsupported_statements=[OFF]),
-        HallucinationEvidence(unsupported_statements=[OFF]),
-        BinaryConsistencyEvidence(unsupported_statements=[OFF]),
+        UnsupportedStatements(
+            unsupported_statements=[OFF]
+        ),  # faithfulness, hallucination, binary consistency
         ClaimsEvidence(
             claims=[
                 ClaimVerdict(claim="Delivery takes 2 days.", supported=True),

@@ -64,7 +64,9 @@ def scored(
     **options: Any,
 ) -> tuple[Scored, ScriptedAsker]:
     asker = ScriptedAsker(reply)
-    return asyncio.run(metric(name, mode)().score(asker, sample, options)), asker
+    scorer = metric(name, mode)()
+    scorer.check_options(options)  # as the engine does before scoring
+    return asyncio.run(scorer.score(asker, sample, options)), asker
 
 
 SAMPLE = Sample(

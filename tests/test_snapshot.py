@@ -23,7 +23,7 @@ from regression_support import judge_env, marker_server, run_args
 
 
 def _result(score: float, repeats: list[float] | None = None, judge: str = "openai:m") -> MetricResult:
-    from pytest_rag.metrics.single import GroundingEvidence
+    from pytest_rag.metrics.toolkit import UnsupportedStatements
 
     return MetricResult(
         metric="faithfulness",
@@ -36,7 +36,7 @@ def _result(score: float, repeats: list[float] | None = None, judge: str = "open
         threshold=3,
         passed=score >= 3,
         reasons=f"judged {score}",
-        evidence=GroundingEvidence(unsupported_statements=[] if score == 5 else ["Refunds take a day."]),
+        evidence=UnsupportedStatements(unsupported_statements=[] if score == 5 else ["Refunds take a day."]),
         judges=[JudgeScore(judge=judge, score=score, repeats=repeats or [score])],
     )
 

@@ -58,10 +58,21 @@ class Metric(ABC):
     default_threshold: ClassVar[float | None] = None
     required: ClassVar[tuple[str, ...]] = ()
     question: ClassVar[str] = ""
+    options: ClassVar[tuple[str, ...]] = ()
+    """The options the metric reads (``k_values=``, ``citations=`` ...); any other is an input error."""
 
     @abstractmethod
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         """Judge ``sample`` through ``ask`` and return the raw score on :attr:`scale`."""
+
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        """Reject option names the metric does not read, so a typo is an error rather than ignored."""
+        from ..errors import InputError
+
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            allowed = ", ".join(self.options) if self.options else "none"
+            raise InputError(f"{self.name} got unknown option(s) {unknown}; the options it reads: {allowed}")
 
     def check_inputs(self, sample: Sample) -> None:
         """Raise :class:`~pytest_rag.errors.InputError` when a required input is missing."""

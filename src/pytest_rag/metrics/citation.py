@@ -12,7 +12,7 @@ The score is F1.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -23,7 +23,7 @@ from ..scoring import citation_scores, citation_support_score
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block
 from .retrieval import passage_block
-from .toolkit import REASONING, check_options, judge_request
+from .toolkit import REASONING, judge_request
 
 Support = Literal["full_support", "partial_support", "no_support"]
 
@@ -108,14 +108,14 @@ def read_citations(options: Mapping[str, Any], chunks: Sequence[Chunk]) -> list[
 
 
 class Citation(Metric):
-    name: ClassVar[str] = "citation"
-    scale: ClassVar[Scale] = Scale(0, 1)
-    default_threshold: ClassVar[float | None] = 0.5
-    required: ClassVar[tuple[str, ...]] = ("contexts",)
-    question: ClassVar[str] = "Do the cited passages support the parts of the answer that cite them?"
+    name = "citation"
+    scale = Scale(0, 1)
+    default_threshold = 0.5
+    required = ("contexts",)
+    question = "Do the cited passages support the parts of the answer that cite them?"
+    options = ("citations",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ("citations",))
         parts = read_citations(options, sample.contexts)
         pairs = list(dict.fromkeys((text, pos) for text, positions in parts for pos in positions))
         requests = [

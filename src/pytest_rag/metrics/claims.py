@@ -14,7 +14,7 @@ more calls, so a low score names the statements that cost it:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -23,7 +23,7 @@ from ..inputs import Sample
 from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block, context_blocks, numbered_list
-from .toolkit import REASONING, batch_count, batches, check_options, judge_request, read_int
+from .toolkit import REASONING, batch_count, batches, judge_request, read_int
 
 RATIO = Scale(0, 1)
 DEFAULT_BATCH = 5
@@ -161,15 +161,15 @@ async def extract_statements(ask: Asker, metric: str, template: Template, tag: s
 
 
 class FaithfulnessClaims(Metric):
-    name: ClassVar[str] = "faithfulness"
-    mode: ClassVar[str] = "claims"
-    scale: ClassVar[Scale] = RATIO
-    default_threshold: ClassVar[float | None] = 0.8
-    required: ClassVar[tuple[str, ...]] = ("answer", "contexts")
-    question: ClassVar[str] = "What share of the answer's claims does the retrieved context support?"
+    name = "faithfulness"
+    mode = "claims"
+    scale = RATIO
+    default_threshold = 0.8
+    required = ("answer", "contexts")
+    question = "What share of the answer's claims does the retrieved context support?"
+    options = ("batch_size",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ("batch_size",))
         size = read_int(options, "batch_size", DEFAULT_BATCH, metric=self.name)
         claims = await extract_statements(ask, self.name, EXTRACT_CLAIMS, "answer", sample.answer)
         if not claims:
@@ -216,15 +216,14 @@ class FaithfulnessClaims(Metric):
 
 
 class ContextRecallAttribution(Metric):
-    name: ClassVar[str] = "context_recall"
-    mode: ClassVar[str] = "attribution"
-    scale: ClassVar[Scale] = RATIO
-    default_threshold: ClassVar[float | None] = 0.8
-    required: ClassVar[tuple[str, ...]] = ("reference", "contexts")
-    question: ClassVar[str] = "What share of the reference's facts can be found in the retrieved contexts?"
+    name = "context_recall"
+    mode = "attribution"
+    scale = RATIO
+    default_threshold = 0.8
+    required = ("reference", "contexts")
+    question = "What share of the reference's facts can be found in the retrieved contexts?"
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ())
         reference = sample.reference or ""
         facts = await extract_statements(ask, self.name, EXTRACT_FACTS, "reference", reference)
         if not facts:

@@ -28,7 +28,7 @@ from ..scoring import dispersion
 from ..scoring.similarity import cosine
 from ..scoring.text import rouge_l, rouge_n
 from .base import Asker, Metric, Scale, Scored
-from .toolkit import check_options, read_text
+from .toolkit import read_text
 
 
 class Overlap(BaseModel):
@@ -112,16 +112,15 @@ def spreads(scores: Mapping[str, Sequence[float]]) -> dict[str, MetricSpread]:
 
 
 class Consistency(Metric):
-    name: ClassVar[str] = "consistency"
-    scale: ClassVar[Scale] = Scale(0, 1)
-    default_threshold: ClassVar[float | None] = None
-    required: ClassVar[tuple[str, ...]] = ()
-    question: ClassVar[str] = "Do repeated runs of the same question give the same answer?"
+    name = "consistency"
+    scale = Scale(0, 1)
+    default_threshold = None
+    required = ()
+    question = "Do repeated runs of the same question give the same answer?"
+    options: ClassVar[tuple[str, ...]] = ("answers", "scores", "embedding_model")
     uses_embeddings: ClassVar[bool] = True
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        known = ("answers", "scores", "embedding_model") if self.uses_embeddings else ("answers", "scores")
-        check_options(self.name, options, known)
         answers = read_answers(options)
         pairs = pairwise_overlap(answers)
         if self.uses_embeddings:
@@ -155,5 +154,6 @@ class Consistency(Metric):
 
 
 class LexicalConsistency(Consistency):
-    mode: ClassVar[str] = "lexical"
-    uses_embeddings: ClassVar[bool] = False
+    mode = "lexical"
+    options = ("answers", "scores")
+    uses_embeddings = False

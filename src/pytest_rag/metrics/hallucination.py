@@ -13,16 +13,14 @@ Higher is better (more consistent, less hallucination), as in HHEM.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ..inputs import Sample
-from ..results import Evidence, Highlights
-from .base import Asker, Metric, Scale, Scored
+from .base import Scale, Scored
 from .prompts import Template, block, context_blocks
-from .toolkit import REASONING, check_options, judge_request
+from .toolkit import REASONING, SingleJudgment, UnsupportedStatements
 
 
 class ConsistencyScore(BaseModel):
@@ -31,13 +29,6 @@ class ConsistencyScore(BaseModel):
         description="statements of the answer that the contexts do not support; empty if none"
     )
     score: float = Field(ge=0, le=1, description="factual consistency from 0 to 1")
-
-
-class HallucinationEvidence(Evidence):
-    unsupported_statements: list[str] = Field(default_factory=list)
-
-    def highlights(self) -> Highlights:
-        return Highlights(statements=list(self.unsupported_statements))
 
 
 CONSISTENCY = Template(
@@ -65,25 +56,19 @@ CONSISTENCY = Template(
 )
 
 
-class Hallucination(Metric):
-    name: ClassVar[str] = "hallucination"
-    scale: ClassVar[Scale] = Scale(0, 1)
-    default_threshold: ClassVar[float | None] = 0.5
-    required: ClassVar[tuple[str, ...]] = ("answer", "contexts")
-    question: ClassVar[str] = "How factually consistent is the answer with the retrieved passages (0-1)?"
+class Hallucination(SingleJudgment):
+    name = "hallucination"
+    scale = Scale(0, 1)
+    default_threshold = 0.5
+    required = ("answer", "contexts")
+    question = "How factually consistent is the answer with the retrieved passages (0-1)?"
+    template = CONSISTENCY
+    verdict = ConsistencyScore
 
-    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ())
-        request = judge_request(
-            self.name,
-            CONSISTENCY,
-            "\n\n".join([context_blocks(sample.contexts, tag="passage"), block("answer", sample.answer)]),
-            ConsistencyScore,
-            {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]},
-        )
-        verdict = await ask(request, ConsistencyScore)
-        return Scored(
-            score=float(verdict.score),
-            reasons=verdict.reasoning,
-            evidence=HallucinationEvidence(unsupported_statements=verdict.unsupported_statements),
-        )
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
+        user = "\n\n".join([context_blocks(sample.contexts, tag="passage"), block("answer", sample.answer)])
+        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+
+    def scored(self, verdict: ConsistencyScore) -> Scored:
+        evidence = UnsupportedStatements(unsupported_statements=verdict.unsupported_statements)
+        return Scored(score=float(verdict.score), reasons=verdict.reasoning, evidence=evidence)

@@ -8,15 +8,15 @@ share of 1s over a run is the "questions answered" percentage of Open RAG Eval's
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ..inputs import Sample
 from ..results import Evidence
-from .base import Asker, Metric, Scale, Scored
+from .base import Asker, Scale, Scored
 from .prompts import Template, block
-from .toolkit import REASONING, check_options, judge_request
+from .toolkit import REASONING, SingleJudgment
 
 
 class AttemptVerdict(BaseModel):
@@ -41,31 +41,28 @@ ATTEMPT = Template(
 )
 
 
-class NoAnswer(Metric):
-    name: ClassVar[str] = "no_answer"
-    scale: ClassVar[Scale] = Scale(0, 1)
-    default_threshold: ClassVar[float | None] = 1
-    required: ClassVar[tuple[str, ...]] = ("question",)
-    question: ClassVar[str] = "Did the system attempt an answer (1) or decline (0)?"
+class NoAnswer(SingleJudgment):
+    name = "no_answer"
+    scale = Scale(0, 1)
+    default_threshold = 1
+    required = ("question",)
+    question = "Did the system attempt an answer (1) or decline (0)?"
+    template = ATTEMPT
+    verdict = AttemptVerdict
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ())
-        if not sample.answer.strip():
+        if not sample.answer.strip():  # no judge needed to see that nothing was attempted
             return Scored(
                 score=0.0,
                 reasons="The answer is empty: no attempt.",
                 evidence=NoAnswerEvidence(attempted=False),
             )
-        request = judge_request(
-            self.name,
-            ATTEMPT,
-            "\n\n".join([block("question", sample.question), block("answer", sample.answer)]),
-            AttemptVerdict,
-            {"question": sample.question, "answer": sample.answer},
-        )
-        verdict = await ask(request, AttemptVerdict)
-        return Scored(
-            score=1.0 if verdict.attempted else 0.0,
-            reasons=verdict.reasoning,
-            evidence=NoAnswerEvidence(attempted=verdict.attempted),
-        )
+        return await super().score(ask, sample, options)
+
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
+        user = "\n\n".join([block("question", sample.question), block("answer", sample.answer)])
+        return user, {"question": sample.question, "answer": sample.answer}
+
+    def scored(self, verdict: AttemptVerdict) -> Scored:
+        evidence = NoAnswerEvidence(attempted=verdict.attempted)
+        return Scored(score=1.0 if verdict.attempted else 0.0, reasons=verdict.reasoning, evidence=evidence)

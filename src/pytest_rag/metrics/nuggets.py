@@ -18,7 +18,7 @@ refuses this metric.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -30,7 +30,7 @@ from .base import Asker, Metric, Scale, Scored
 from .claims import verdicts_in_order
 from .prompts import Template, block, numbered_list
 from .retrieval import passage_block
-from .toolkit import batches, check_options, judge_request, read_choice
+from .toolkit import batches, judge_request, read_choice
 from .umbrela import grade_passages
 
 MAX_NUGGETS = 30
@@ -134,14 +134,14 @@ def _read_grades(options: Mapping[str, Any], k: int) -> list[int] | None:
 
 
 class Nuggets(Metric):
-    name: ClassVar[str] = "nuggets"
-    scale: ClassVar[Scale] = Scale(0, 1)
-    default_threshold: ClassVar[float | None] = 0.5
-    required: ClassVar[tuple[str, ...]] = ("question", "answer", "contexts")
-    question: ClassVar[str] = "How many of the essential information nuggets does the answer contain?"
+    name = "nuggets"
+    scale = Scale(0, 1)
+    default_threshold = 0.5
+    required = ("question", "answer", "contexts")
+    question = "How many of the essential information nuggets does the answer contain?"
+    options = ("umbrela_grades", "score")
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ("umbrela_grades", "score"))
         headline = read_choice(options, "score", "vital", HEADLINES, metric=self.name)
         grades = _read_grades(options, len(sample.contexts))
         if grades is None:

@@ -28,7 +28,7 @@ from ..inputs import Sample
 from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block, context_blocks
-from .toolkit import Failed, ask_or_error, check_options, judge_request
+from .toolkit import Failed, ask_or_error, judge_request
 
 SHORT_REASON = "one or two sentences"
 
@@ -160,7 +160,6 @@ class DualTemplateMetric(Metric):
         """The user message and task inputs for template ``which`` (0 or 1)."""
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ())
         requests = []
         for which, template in enumerate(self.templates):
             user, inputs = self.render(sample, which)
@@ -193,13 +192,13 @@ class DualTemplateMetric(Metric):
 
 
 class AnswerAccuracy(DualTemplateMetric):
-    name: ClassVar[str] = "answer_accuracy"
-    scale: ClassVar[Scale] = Scale(0, 4)
-    default_threshold: ClassVar[float | None] = 2
-    required: ClassVar[tuple[str, ...]] = ("question", "answer", "reference")
-    question: ClassVar[str] = "Does the answer agree with the reference answer?"
-    templates: ClassVar[tuple[Template, Template]] = (ACCURACY_1, ACCURACY_2)
-    verdict: ClassVar[type[AccuracyRating] | type[ThreeLevelRating]] = AccuracyRating
+    name = "answer_accuracy"
+    scale = Scale(0, 4)
+    default_threshold = 2
+    required = ("question", "answer", "reference")
+    question = "Does the answer agree with the reference answer?"
+    templates = (ACCURACY_1, ACCURACY_2)
+    verdict = AccuracyRating
 
     def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:
         reference = sample.reference or ""
@@ -212,13 +211,13 @@ class AnswerAccuracy(DualTemplateMetric):
 
 
 class ContextRelevance(DualTemplateMetric):
-    name: ClassVar[str] = "context_relevance"
-    scale: ClassVar[Scale] = Scale(0, 2)
-    default_threshold: ClassVar[float | None] = 1
-    required: ClassVar[tuple[str, ...]] = ("question", "contexts")
-    question: ClassVar[str] = "Are the retrieved contexts relevant to the question?"
-    templates: ClassVar[tuple[Template, Template]] = (RELEVANCE_1, RELEVANCE_2)
-    verdict: ClassVar[type[AccuracyRating] | type[ThreeLevelRating]] = ThreeLevelRating
+    name = "context_relevance"
+    scale = Scale(0, 2)
+    default_threshold = 1
+    required = ("question", "contexts")
+    question = "Are the retrieved contexts relevant to the question?"
+    templates = (RELEVANCE_1, RELEVANCE_2)
+    verdict = ThreeLevelRating
 
     def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:
         user = "\n\n".join([block("question", sample.question), context_blocks(sample.contexts)])
@@ -226,13 +225,13 @@ class ContextRelevance(DualTemplateMetric):
 
 
 class ResponseGroundedness(DualTemplateMetric):
-    name: ClassVar[str] = "response_groundedness"
-    scale: ClassVar[Scale] = Scale(0, 2)
-    default_threshold: ClassVar[float | None] = 1
-    required: ClassVar[tuple[str, ...]] = ("answer", "contexts")
-    question: ClassVar[str] = "Is the answer grounded in the retrieved contexts?"
-    templates: ClassVar[tuple[Template, Template]] = (GROUNDED_1, GROUNDED_2)
-    verdict: ClassVar[type[AccuracyRating] | type[ThreeLevelRating]] = ThreeLevelRating
+    name = "response_groundedness"
+    scale = Scale(0, 2)
+    default_threshold = 1
+    required = ("answer", "contexts")
+    question = "Is the answer grounded in the retrieved contexts?"
+    templates = (GROUNDED_1, GROUNDED_2)
+    verdict = ThreeLevelRating
 
     def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:
         user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])

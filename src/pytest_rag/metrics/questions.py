@@ -12,7 +12,7 @@ available. Cosines below 0 (rare with text embeddings) count as 0 so the score s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -22,7 +22,7 @@ from ..results import Evidence
 from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block
-from .toolkit import check_options, judge_request, read_int, read_text
+from .toolkit import judge_request, read_int, read_text
 
 DEFAULT_QUESTIONS = 3
 MAX_QUESTIONS = 10
@@ -56,15 +56,15 @@ GENERATE_QUESTIONS = Template(
 
 
 class AnswerRelevancyQuestions(Metric):
-    name: ClassVar[str] = "answer_relevancy"
-    mode: ClassVar[str] = "questions"
-    scale: ClassVar[Scale] = Scale(0, 1)
-    default_threshold: ClassVar[float | None] = 0.7
-    required: ClassVar[tuple[str, ...]] = ("question", "answer")
-    question: ClassVar[str] = "Are questions written from the answer close in meaning to the question asked?"
+    name = "answer_relevancy"
+    mode = "questions"
+    scale = Scale(0, 1)
+    default_threshold = 0.7
+    required = ("question", "answer")
+    question = "Are questions written from the answer close in meaning to the question asked?"
+    options = ("n_questions", "embedding_model")
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ("n_questions", "embedding_model"))
         n = read_int(options, "n_questions", DEFAULT_QUESTIONS, metric=self.name)
         if n > MAX_QUESTIONS:
             raise InputError(f"{self.name}: n_questions must be at most {MAX_QUESTIONS}, got {n}")

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -25,7 +25,7 @@ from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
 from .claims import ClaimList, verdicts_in_order
 from .prompts import Template, block, numbered_list
-from .toolkit import REASONING, check_options, judge_request, read_choice, read_text
+from .toolkit import REASONING, SingleJudgment, judge_request, read_choice, read_text
 
 Entailment = Literal["entailment", "neutral", "contradiction"]
 
@@ -125,41 +125,35 @@ VERIFY = Template(
 )
 
 
-class AnswerSimilarity(Metric):
-    name: ClassVar[str] = "answer_similarity"
-    scale: ClassVar[Scale] = Scale(0, 5)
-    default_threshold: ClassVar[float | None] = 3
-    required: ClassVar[tuple[str, ...]] = ("answer", "reference")
-    question: ClassVar[str] = "Does the answer mean the same as the reference answer?"
+class AnswerSimilarity(SingleJudgment):
+    name = "answer_similarity"
+    scale = Scale(0, 5)
+    default_threshold = 3
+    required = ("answer", "reference")
+    question = "Does the answer mean the same as the reference answer?"
+    template = ANSWER_SIMILARITY
+    verdict = SimilarityVerdict
 
-    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ())
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         parts = [block("question", sample.question)] if sample.question.strip() else []
         parts += [block("reference", sample.reference or ""), block("answer", sample.answer)]
-        request = judge_request(
-            self.name,
-            ANSWER_SIMILARITY,
-            "\n\n".join(parts),
-            SimilarityVerdict,
-            {"question": sample.question, "answer": sample.answer, "reference": sample.reference},
-        )
-        verdict = await ask(request, SimilarityVerdict)
-        return Scored(
-            score=verdict.score,
-            reasons=verdict.reasoning,
-            evidence=SimilarityEvidence(differences=verdict.differences),
-        )
+        inputs = {"question": sample.question, "answer": sample.answer, "reference": sample.reference}
+        return "\n\n".join(parts), inputs
+
+    def scored(self, verdict: SimilarityVerdict) -> Scored:
+        evidence = SimilarityEvidence(differences=verdict.differences)
+        return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
 
 
 class SemanticSimilarity(Metric):
-    name: ClassVar[str] = "semantic_similarity"
-    scale: ClassVar[Scale] = Scale(0, 1)
-    default_threshold: ClassVar[float | None] = None
-    required: ClassVar[tuple[str, ...]] = ("answer", "reference")
-    question: ClassVar[str] = "How close in meaning are the answer and the reference, by embeddings?"
+    name = "semantic_similarity"
+    scale = Scale(0, 1)
+    default_threshold = None
+    required = ("answer", "reference")
+    question = "How close in meaning are the answer and the reference, by embeddings?"
+    options = ("embedding_model",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ("embedding_model",))
         model = read_text(options, "embedding_model", metric=self.name)
         vectors = await ask.embed([sample.answer, sample.reference or ""], model)
         value = cosine(vectors[0], vectors[1])
@@ -193,14 +187,14 @@ async def verify_claims(
 
 
 class FactualCorrectness(Metric):
-    name: ClassVar[str] = "factual_correctness"
-    scale: ClassVar[Scale] = Scale(0, 1)
-    default_threshold: ClassVar[float | None] = 0.5
-    required: ClassVar[tuple[str, ...]] = ("reference",)
-    question: ClassVar[str] = "Do the answer's claims and the reference's claims entail each other?"
+    name = "factual_correctness"
+    scale = Scale(0, 1)
+    default_threshold = 0.5
+    required = ("reference",)
+    question = "Do the answer's claims and the reference's claims entail each other?"
+    options = ("score",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ("score",))
         headline = read_choice(options, "score", "f1", ("f1", "precision", "recall"), metric=self.name)
         reference = sample.reference or ""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
@@ -21,7 +21,7 @@ from ..results import Evidence, Highlights, passage_labels
 from ..scoring import average_precision
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block
-from .toolkit import REASONING, check_options, judge_request
+from .toolkit import REASONING, judge_request
 
 
 class UsefulnessVerdict(BaseModel):
@@ -107,14 +107,14 @@ def passage_evidence(
 
 
 class ContextPrecision(Metric):
-    name: ClassVar[str] = "context_precision"
-    scale: ClassVar[Scale] = Scale(0, 1)
-    default_threshold: ClassVar[float | None] = 0.5
-    required: ClassVar[tuple[str, ...]] = ("question", "contexts")
-    question: ClassVar[str] = "Are the passages that help answer the question ranked first?"
+    name = "context_precision"
+    scale = Scale(0, 1)
+    default_threshold = 0.5
+    required = ("question", "contexts")
+    question = "Are the passages that help answer the question ranked first?"
+    options = ("per_passage",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ("per_passage",))
         reference = sample.reference if sample.reference and sample.reference.strip() else None
         head = [block("question", sample.question)]
         if reference is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -21,7 +21,7 @@ from ..inputs import Sample
 from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block, context_blocks
-from .toolkit import REASONING, check_options, judge_request, read_text
+from .toolkit import REASONING, judge_request, read_text
 
 TEMPLATE_ID = "rubric.score"
 TEMPLATE_VERSION = "1"
@@ -65,14 +65,14 @@ def verdict_model(levels: tuple[int, ...]) -> type[BaseModel]:
 
 
 class Rubric(Metric):
-    name: ClassVar[str] = "rubric"
-    scale: ClassVar[Scale] = Scale(0, 1)  # replaced per instance by the rubric's own levels
-    default_threshold: ClassVar[float | None] = None
-    required: ClassVar[tuple[str, ...]] = ("answer",)
-    question: ClassVar[str] = "Which of the user's rubric levels does the answer reach?"
+    name = "rubric"
+    scale = Scale(0, 1)  # replaced per instance by the rubric's own levels
+    default_threshold = None
+    required = ("answer",)
+    question = "Which of the user's rubric levels does the answer reach?"
+    options = ("rubric", "criteria")
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ("rubric", "criteria"))
         levels = read_rubric(options)
         criteria = read_text(options, "criteria", metric=self.name)
         # The scale is only known from the options; results read it from the instance.

@@ -6,16 +6,15 @@ judge's reasons plus the statements or facts that cost points, so a failure can 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ..inputs import Sample
-from ..results import Evidence, Highlights
-from .base import Asker, Metric, Scale, Scored
+from ..results import Evidence
+from .base import Scale, Scored
 from .prompts import Template, block, context_blocks
-from .toolkit import judge_request
+from .toolkit import SingleJudgment, UnsupportedStatements
 
 ONE_TO_FIVE = Scale(1, 5)
 REASONING = "two to four sentences explaining the score, citing the decisive statements"
@@ -44,13 +43,6 @@ class RecallVerdict(BaseModel):
         description="key facts of the reference the answer does not cover; empty if none"
     )
     score: int = Field(ge=1, le=5, description="the score on the 1-5 scale")
-
-
-class GroundingEvidence(Evidence):
-    unsupported_statements: list[str] = Field(default_factory=list)
-
-    def highlights(self) -> Highlights:
-        return Highlights(statements=list(self.unsupported_statements))
 
 
 class RelevancyEvidence(Evidence):
@@ -132,54 +124,52 @@ RECALL_TEMPLATE = Template(
 )
 
 
-class Faithfulness(Metric):
-    name: ClassVar[str] = "faithfulness"
-    scale: ClassVar[Scale] = ONE_TO_FIVE
-    default_threshold: ClassVar[float | None] = 4
-    required: ClassVar[tuple[str, ...]] = ("answer", "contexts")
-    question: ClassVar[str] = "Is the answer supported by the retrieved context?"
+class Faithfulness(SingleJudgment):
+    name = "faithfulness"
+    scale = ONE_TO_FIVE
+    default_threshold = 4
+    required = ("answer", "contexts")
+    question = "Is the answer supported by the retrieved context?"
+    template = FAITHFULNESS_TEMPLATE
+    verdict = FaithfulnessVerdict
 
-    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        template = FAITHFULNESS_TEMPLATE
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
-        inputs = {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
-        request = judge_request(self.name, template, user, FaithfulnessVerdict, inputs)
-        verdict = await ask(request, FaithfulnessVerdict)
-        return Scored(
-            score=verdict.score,
-            reasons=verdict.reasoning,
-            evidence=GroundingEvidence(unsupported_statements=verdict.unsupported_statements),
-        )
+        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+
+    def scored(self, verdict: FaithfulnessVerdict) -> Scored:
+        evidence = UnsupportedStatements(unsupported_statements=verdict.unsupported_statements)
+        return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
 
 
-class AnswerRelevancy(Metric):
-    name: ClassVar[str] = "answer_relevancy"
-    scale: ClassVar[Scale] = ONE_TO_FIVE
-    default_threshold: ClassVar[float | None] = 3
-    required: ClassVar[tuple[str, ...]] = ("question", "answer")
-    question: ClassVar[str] = "Does the answer address the question?"
+class AnswerRelevancy(SingleJudgment):
+    name = "answer_relevancy"
+    scale = ONE_TO_FIVE
+    default_threshold = 3
+    required = ("question", "answer")
+    question = "Does the answer address the question?"
+    template = RELEVANCY_TEMPLATE
+    verdict = RelevancyVerdict
 
-    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        template = RELEVANCY_TEMPLATE
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         user = "\n\n".join([block("question", sample.question), block("answer", sample.answer)])
-        inputs = {"question": sample.question, "answer": sample.answer}
-        request = judge_request(self.name, template, user, RelevancyVerdict, inputs)
-        verdict = await ask(request, RelevancyVerdict)
-        return Scored(
-            score=verdict.score,
-            reasons=verdict.reasoning,
-            evidence=RelevancyEvidence(off_topic_or_missing=verdict.off_topic_or_missing),
-        )
+        return user, {"question": sample.question, "answer": sample.answer}
+
+    def scored(self, verdict: RelevancyVerdict) -> Scored:
+        evidence = RelevancyEvidence(off_topic_or_missing=verdict.off_topic_or_missing)
+        return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
 
 
-class ContextRecall(Metric):
+class ContextRecall(SingleJudgment):
     """Key facts of the reference covered by the answer; the reference falls back to the context."""
 
-    name: ClassVar[str] = "context_recall"
-    scale: ClassVar[Scale] = ONE_TO_FIVE
-    default_threshold: ClassVar[float | None] = 3
-    required: ClassVar[tuple[str, ...]] = ("answer",)
-    question: ClassVar[str] = "Does the answer cover the key facts of the reference?"
+    name = "context_recall"
+    scale = ONE_TO_FIVE
+    default_threshold = 3
+    required = ("answer",)
+    question = "Does the answer cover the key facts of the reference?"
+    template = RECALL_TEMPLATE
+    verdict = RecallVerdict
 
     def check_inputs(self, sample: Sample) -> None:
         super().check_inputs(sample)
@@ -190,16 +180,12 @@ class ContextRecall(Metric):
                 "context_recall needs a reference (or, failing that, a context); pass reference=..."
             )
 
-    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        template = RECALL_TEMPLATE
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         reference = sample.reference if sample.reference and sample.reference.strip() else None
         reference_text = reference if reference is not None else "\n\n".join(c.text for c in sample.contexts)
         user = "\n\n".join([block("reference", reference_text), block("answer", sample.answer)])
-        inputs = {"answer": sample.answer, "reference": reference_text}
-        request = judge_request(self.name, template, user, RecallVerdict, inputs)
-        verdict = await ask(request, RecallVerdict)
-        return Scored(
-            score=verdict.score,
-            reasons=verdict.reasoning,
-            evidence=RecallEvidence(missing_facts=verdict.missing_facts),
-        )
+        return user, {"answer": sample.answer, "reference": reference_text}
+
+    def scored(self, verdict: RecallVerdict) -> Scored:
+        evidence = RecallEvidence(missing_facts=verdict.missing_facts)
+        return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)

@@ -16,7 +16,7 @@ accuracy, answer consistency and its binary form.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -27,7 +27,7 @@ from .base import Asker, Metric, Scale, Scored
 from .claims import ClaimList
 from .prompts import Template, block, context_blocks
 from .retrieval import passage_block, passage_evidence
-from .toolkit import REASONING, check_options, judge_request
+from .toolkit import REASONING, SingleJudgment, UnsupportedStatements, judge_request
 
 FRACTION = Scale(0, 1)
 
@@ -74,13 +74,6 @@ class PointAttribution(BaseModel):
 
 class AnswerConsistencyEvidence(Evidence):
     points: list[PointAttribution] = Field(default_factory=list)
-    unsupported_statements: list[str] = Field(default_factory=list)
-
-    def highlights(self) -> Highlights:
-        return Highlights(statements=list(self.unsupported_statements))
-
-
-class BinaryConsistencyEvidence(Evidence):
     unsupported_statements: list[str] = Field(default_factory=list)
 
     def highlights(self) -> Highlights:
@@ -183,14 +176,13 @@ async def judge_usage(
 
 
 class RetrievalPrecision(Metric):
-    name: ClassVar[str] = "retrieval_precision"
-    scale: ClassVar[Scale] = FRACTION
-    default_threshold: ClassVar[float | None] = 0.5
-    required: ClassVar[tuple[str, ...]] = ("question", "contexts")
-    question: ClassVar[str] = "What share of the retrieved passages is relevant to the question?"
+    name = "retrieval_precision"
+    scale = FRACTION
+    default_threshold = 0.5
+    required = ("question", "contexts")
+    question = "What share of the retrieved passages is relevant to the question?"
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ())
         verdicts = await judge_relevance(ask, self.name, sample.question, sample.contexts)
         flags = [v.relevant for v in verdicts]
         hits = sum(flags)
@@ -203,14 +195,13 @@ class RetrievalPrecision(Metric):
 
 
 class AugmentationAccuracy(Metric):
-    name: ClassVar[str] = "augmentation_accuracy"
-    scale: ClassVar[Scale] = FRACTION
-    default_threshold: ClassVar[float | None] = 0.5
-    required: ClassVar[tuple[str, ...]] = ("answer", "contexts")
-    question: ClassVar[str] = "What share of the retrieved passages does the answer draw on?"
+    name = "augmentation_accuracy"
+    scale = FRACTION
+    default_threshold = 0.5
+    required = ("answer", "contexts")
+    question = "What share of the retrieved passages does the answer draw on?"
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ())
         ranked = list(enumerate(sample.contexts, start=1))
         verdicts = await judge_usage(ask, self.name, sample.answer, ranked)
         flags = [v.used for v in verdicts]
@@ -228,14 +219,13 @@ class AugmentationAccuracy(Metric):
 
 
 class AugmentationPrecision(Metric):
-    name: ClassVar[str] = "augmentation_precision"
-    scale: ClassVar[Scale] = FRACTION
-    default_threshold: ClassVar[float | None] = 0.5
-    required: ClassVar[tuple[str, ...]] = ("question", "answer", "contexts")
-    question: ClassVar[str] = "What share of the relevant retrieved passages does the answer draw on?"
+    name = "augmentation_precision"
+    scale = FRACTION
+    default_threshold = 0.5
+    required = ("question", "answer", "contexts")
+    question = "What share of the relevant retrieved passages does the answer draw on?"
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ())
         relevance = await judge_relevance(ask, self.name, sample.question, sample.contexts)
         relevant = [
             (i, c)
@@ -275,14 +265,13 @@ class AugmentationPrecision(Metric):
 
 
 class AnswerConsistency(Metric):
-    name: ClassVar[str] = "answer_consistency"
-    scale: ClassVar[Scale] = FRACTION
-    default_threshold: ClassVar[float | None] = 0.8
-    required: ClassVar[tuple[str, ...]] = ("answer", "contexts")
-    question: ClassVar[str] = "What share of the answer's main points can be attributed to the contexts?"
+    name = "answer_consistency"
+    scale = FRACTION
+    default_threshold = 0.8
+    required = ("answer", "contexts")
+    question = "What share of the answer's main points can be attributed to the contexts?"
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ())
         request = judge_request(
             self.name,
             MAIN_POINTS,
@@ -326,25 +315,22 @@ class AnswerConsistency(Metric):
         )
 
 
-class AnswerConsistencyBinary(Metric):
-    name: ClassVar[str] = "answer_consistency_binary"
-    scale: ClassVar[Scale] = FRACTION
-    default_threshold: ClassVar[float | None] = 1
-    required: ClassVar[tuple[str, ...]] = ("answer", "contexts")
-    question: ClassVar[str] = "Is everything in the answer derived from the retrieved contexts?"
+class AnswerConsistencyBinary(SingleJudgment):
+    name = "answer_consistency_binary"
+    scale = FRACTION
+    default_threshold = 1
+    required = ("answer", "contexts")
+    question = "Is everything in the answer derived from the retrieved contexts?"
+    template = BINARY_CONSISTENCY
+    verdict = BinaryConsistencyVerdict
 
-    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ())
-        request = judge_request(
-            self.name,
-            BINARY_CONSISTENCY,
-            "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)]),
-            BinaryConsistencyVerdict,
-            {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]},
-        )
-        verdict = await ask(request, BinaryConsistencyVerdict)
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
+        user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
+        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+
+    def scored(self, verdict: BinaryConsistencyVerdict) -> Scored:
         return Scored(
             score=0.0 if verdict.has_unsupported_information else 1.0,
             reasons=verdict.reasoning,
-            evidence=BinaryConsistencyEvidence(unsupported_statements=verdict.unsupported_information),
+            evidence=UnsupportedStatements(unsupported_statements=verdict.unsupported_information),
         )

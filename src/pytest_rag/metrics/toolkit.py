@@ -1,5 +1,6 @@
 """Small pieces every catalog metric shares: building a request from a template, reading options,
-checking that a judge answered every item it was given, and asking without giving up on one failure.
+asking without giving up on one failure, the single-judgment metric and the unsupported-statements
+evidence of the grounding metrics.
 
 By convention a request's task kind equals its template id, so the offline judge's handler table
 (:mod:`pytest_rag.offline.tasks`) and the prompt templates name the same questions the same way.
@@ -8,15 +9,18 @@ By convention a request's task kind equals its template id, so the offline judge
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from ..errors import BudgetExceededError, CacheMissError, InputError, JudgeError, NotJudgedError
+from ..inputs import Sample
 from ..judges.request import JudgeRequest, JudgeTask, Sampling
-from .base import Asker
+from ..results import Evidence, Highlights
+from .base import Asker, Metric, Scored
 from .prompts import Template
 
 V = TypeVar("V", bound=BaseModel)
@@ -54,14 +58,6 @@ def batches(items: Sequence[T], size: int) -> Iterator[tuple[int, Sequence[T]]]:
 
 def batch_count(n: int, size: int) -> int:
     return math.ceil(n / size) if n else 0
-
-
-def check_options(metric: str, options: Mapping[str, Any], known: Sequence[str]) -> None:
-    """Reject option names the metric does not read, so a typo is an error rather than ignored."""
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        allowed = ", ".join(known) if known else "none"
-        raise InputError(f"{metric} got unknown option(s) {unknown}; the options it reads: {allowed}")
 
 
 def read_int(options: Mapping[str, Any], name: str, default: int, *, metric: str, minimum: int = 1) -> int:
@@ -110,3 +106,36 @@ async def ask_or_error(ask: Asker, request: JudgeRequest, model: type[V]) -> V |
         raise
     except JudgeError as exc:
         return Failed(exc)
+
+
+class UnsupportedStatements(Evidence):
+    """Evidence of the grounding metrics: the answer's statements the judge found unsupported."""
+
+    unsupported_statements: list[str] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        return Highlights(statements=list(self.unsupported_statements))
+
+
+class SingleJudgment(Metric):
+    """A metric that is one judge call with one template, whose verdict carries the score.
+
+    A subclass names its ``template`` and ``verdict`` model, renders the sample into the user
+    message and the task inputs the offline judge reads, and turns the verdict into its outcome.
+    """
+
+    template: ClassVar[Template]
+    verdict: ClassVar[type[BaseModel]]
+
+    @abstractmethod
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
+        """The user message (the sample in data blocks) and the request's task inputs."""
+
+    @abstractmethod
+    def scored(self, verdict: Any) -> Scored:
+        """The metric's outcome from the validated verdict."""
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        user, inputs = self.render(sample)
+        request = judge_request(self.name, self.template, user, self.verdict, inputs)
+        return self.scored(await ask(request, self.verdict))

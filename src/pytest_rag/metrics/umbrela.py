@@ -10,7 +10,7 @@ the first relevant passage (:mod:`pytest_rag.scoring.ranking` documents the conv
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -27,7 +27,7 @@ from ..scoring import (
 from .base import Asker, Metric, Scale, Scored
 from .prompts import Template, block
 from .retrieval import passage_block
-from .toolkit import REASONING, check_options, judge_request
+from .toolkit import REASONING, judge_request
 
 DEFAULT_K_VALUES = (1, 3, 5)
 
@@ -119,16 +119,14 @@ def ranking_details(grades: Sequence[int], k_values: Sequence[int]) -> dict[str,
 
 
 class Umbrela(Metric):
-    name: ClassVar[str] = "umbrela"
-    scale: ClassVar[Scale] = Scale(0, 3)
-    default_threshold: ClassVar[float | None] = None
-    required: ClassVar[tuple[str, ...]] = ("question", "contexts")
-    question: ClassVar[str] = (
-        "How relevant is each retrieved passage, and are the relevant ones ranked first?"
-    )
+    name = "umbrela"
+    scale = Scale(0, 3)
+    default_threshold = None
+    required = ("question", "contexts")
+    question = "How relevant is each retrieved passage, and are the relevant ones ranked first?"
+    options = ("k_values",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        check_options(self.name, options, ("k_values",))
         k_values = read_k_values(self.name, options)
         graded = await grade_passages(ask, self.name, sample.question, sample.contexts)
         grades = [g.grade for g in graded]
