@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rag.metrics.claims import AttributionEvidence, ClaimsEvidence, ClaimVerdict
-from pytest_rag.metrics.reference import CheckedClaim, FactualCorrectnessEvidence
-from pytest_rag.metrics.retrieval import PassageEvidence, PassageJudgment
-from pytest_rag.metrics.single import RecallEvidence
-from pytest_rag.metrics.tonic import (
+from pytest_rag.metrics.evidence import (
     AnswerConsistencyEvidence,
+    AttributionEvidence,
     AugmentationEvidence,
+    CheckedClaim,
+    ClaimsEvidence,
+    ClaimVerdict,
+    FactualCorrectnessEvidence,
+    PassageEvidence,
+    PassageGrade,
+    PassageJudgment,
+    RecallEvidence,
+    UmbrelaEvidence,
+    UnsupportedStatements,
 )
-from pytest_rag.metrics.toolkit import UnsupportedStatements
-from pytest_rag.metrics.umbrela import PassageGrade, UmbrelaEvidence
 from pytest_rag.results import Evidence, Highlights
 
 OFF = "Delivery is free on Sundays."

@@ -27,7 +27,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, overload
 
-from .inputs import ContextLike
+from .inputs import ContextLike, Sample, require_text
 from .results import MetricResult
 
 P = ParamSpec("P")
@@ -54,6 +54,16 @@ class Check:
     mode: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     metric: str | None = None
+
+    def sample(self) -> Sample:
+        """The texts as a :class:`~pytest_rag.inputs.Sample`; a text that is not a string (or an empty
+        question) is an input error naming the argument."""
+        return Sample.of(
+            question=require_text(self.question, "question") if self.question is not None else "",
+            answer=require_text(self.answer, "answer", allow_empty=True) if self.answer is not None else "",
+            contexts=self.context,
+            reference=self.reference,
+        )
 
 
 class CheckRunner(Protocol):

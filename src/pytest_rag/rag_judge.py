@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import InputError, RagError
 from .failures import RagAssertionError, describe
 from .forms import Check, given, score_form
-from .inputs import ContextLike, Sample, coerce_sample, normalize_contexts, require_text
+from .inputs import ContextLike, Sample, coerce_sample
 from .results import MetricResult
 from .table import ResultsTable, Row
 
@@ -34,15 +34,6 @@ def require_pass(result: MetricResult) -> MetricResult:
     if not result.passed:
         raise RagAssertionError(result)
     return result
-
-
-def _sample(check: Check) -> Sample:
-    return Sample(
-        question=require_text(check.question, "question") if check.question is not None else "",
-        answer=require_text(check.answer, "answer", allow_empty=True) if check.answer is not None else "",
-        contexts=normalize_contexts(check.context),
-        reference=check.reference,
-    )
 
 
 class RagJudge:
@@ -63,7 +54,7 @@ class RagJudge:
         judge is paid or any check recorded."""
         __tracebackhide__ = True
         assert check.metric is not None  # filled in by the form
-        sample = _sample(check)
+        sample = check.sample()
         if enforce and self._session.threshold_of(check.metric, check.mode, check.threshold) is None:
             raise InputError(f"{check.metric} has no default threshold; pass threshold=... to assert on it")
         return sample

@@ -57,7 +57,6 @@ class Metric(ABC):
     scale: ClassVar[Scale]
     default_threshold: ClassVar[float | None] = None
     required: ClassVar[tuple[str, ...]] = ()
-    question: ClassVar[str] = ""
     options: ClassVar[tuple[str, ...]] = ()
     """The options the metric reads (``k_values=``, ``citations=`` ...); any other is an input error."""
 

@@ -12,57 +12,18 @@ The score is F1.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from ..errors import InputError
 from ..inputs import Chunk, Sample
-from ..results import Evidence
 from ..scoring import citation_scores, citation_support_score
 from .base import Asker, Metric, Scale, Scored
-from .prompts import Template, block
+from .evidence import CitationEvidence, CitedPart, CitedPassage
+from .prompts import block
 from .retrieval import passage_block
-from .toolkit import REASONING, judge_request
-
-Support = Literal["full_support", "partial_support", "no_support"]
-
-
-class CitationVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
-    support: Support = Field(description="full_support, partial_support or no_support")
-
-
-class CitedPassage(BaseModel):
-    passage: str
-    index: int
-    support: Support
-    score: float
-    reason: str = ""
-
-
-class CitedPart(BaseModel):
-    text: str
-    citations: list[CitedPassage] = Field(default_factory=list)
-    score: float = 0.0
-
-
-class CitationEvidence(Evidence):
-    parts: list[CitedPart] = Field(default_factory=list)
-
-
-SUPPORT = Template(
-    id="citation.support",
-    version="1",
-    task=(
-        "Task: decide how well the cited passage supports the statement that cites it. "
-        "'full_support': everything the statement says is in the passage. 'partial_support': some of "
-        "it is, some is missing. 'no_support': the passage backs no part of the statement. Use only "
-        "the passage, not your own knowledge."
-    ),
-    scale="",
-    fields={"reasoning": REASONING, "support": "full_support, partial_support or no_support"},
-)
+from .templates import CITATION_SUPPORT
+from .toolkit import judge_request
+from .verdicts import CitationVerdict
 
 
 def _resolve(ref: Any, chunks: Sequence[Chunk]) -> int:
@@ -108,11 +69,12 @@ def read_citations(options: Mapping[str, Any], chunks: Sequence[Chunk]) -> list[
 
 
 class Citation(Metric):
+    """Do the cited passages support the parts of the answer that cite them?"""
+
     name = "citation"
     scale = Scale(0, 1)
     default_threshold = 0.5
     required = ("contexts",)
-    question = "Do the cited passages support the parts of the answer that cite them?"
     options = ("citations",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
@@ -121,7 +83,7 @@ class Citation(Metric):
         requests = [
             judge_request(
                 self.name,
-                SUPPORT,
+                CITATION_SUPPORT,
                 "\n\n".join([passage_block(sample.contexts[pos], pos + 1), block("statement", text)]),
                 CitationVerdict,
                 {"statement": text, "passage": sample.contexts[pos].text},

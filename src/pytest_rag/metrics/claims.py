@@ -16,128 +16,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from ..errors import InputError, JudgeError
 from ..inputs import Sample
-from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
+from .evidence import AttributionEvidence, ClaimsEvidence, ClaimVerdict, FactAttribution
 from .prompts import Template, block, context_blocks, numbered_list
-from .toolkit import REASONING, batch_count, batches, judge_request, read_int
+from .templates import ATTRIBUTE_FACTS, EXTRACT_CLAIMS, EXTRACT_FACTS, VERIFY_CLAIMS
+from .toolkit import batch_count, batches, judge_request, read_int
+from .verdicts import ClaimChecks, ClaimList, FactAttributions
 
 RATIO = Scale(0, 1)
 DEFAULT_BATCH = 5
-
-
-class ClaimList(BaseModel):
-    claims: list[str] = Field(description="the atomic factual claims, each a standalone sentence")
-
-
-class ClaimCheck(BaseModel):
-    index: int = Field(description="number of the claim this verdict is about (1-based)")
-    reasoning: str = Field(description=REASONING)
-    supported: bool = Field(description="true when the context states or clearly implies the claim")
-
-
-class ClaimChecks(BaseModel):
-    verdicts: list[ClaimCheck] = Field(description="one verdict per claim, in the order given")
-
-
-class FactAttributionVerdict(BaseModel):
-    index: int = Field(description="number of the fact this verdict is about (1-based)")
-    reasoning: str = Field(description=REASONING)
-    covered: bool = Field(description="true when some context states the fact")
-    source_context: int | None = Field(
-        description="number of the context that states the fact (1-based), or null when none does"
-    )
-
-
-class FactAttributions(BaseModel):
-    verdicts: list[FactAttributionVerdict] = Field(description="one verdict per fact, in the order given")
-
-
-class ClaimVerdict(BaseModel):
-    claim: str
-    supported: bool
-    reason: str = ""
-
-
-class ClaimsEvidence(Evidence):
-    claims: list[ClaimVerdict] = Field(default_factory=list)
-    unsupported_statements: list[str] = Field(default_factory=list)
-
-    def highlights(self) -> Highlights:
-        return Highlights(statements=list(self.unsupported_statements))
-
-
-class FactAttribution(BaseModel):
-    fact: str
-    covered: bool
-    source_context: int | None = None
-    reason: str = ""
-
-
-class AttributionEvidence(Evidence):
-    facts: list[FactAttribution] = Field(default_factory=list)
-    missing_facts: list[str] = Field(default_factory=list)
-
-
-EXTRACT_CLAIMS = Template(
-    id="faithfulness.claims.extract",
-    version="1",
-    task=(
-        "Task: break the answer into its atomic factual claims. A claim is one short standalone "
-        "sentence stating a single fact, with pronouns replaced by what they refer to. Leave out "
-        "greetings, opinions, questions and statements about the answer itself. Do not add, merge or "
-        "correct anything; only restate what the answer asserts. An answer with no factual content "
-        "gives an empty list."
-    ),
-    scale="",
-    fields={"claims": "list of claim strings"},
-)
-
-VERIFY_CLAIMS = Template(
-    id="faithfulness.claims.verify",
-    version="1",
-    task=(
-        "Task: for each numbered claim, decide whether the retrieved context supports it: the "
-        "context states it or it follows directly from what the context states. Use only the "
-        "context, not your own knowledge; a true claim the context does not back is not supported, "
-        "and a claim that contradicts the context is not supported."
-    ),
-    scale="",
-    fields={
-        "verdicts": 'list with one object per claim, in order: {"index": claim number, "reasoning": '
-        'one to three sentences, "supported": true or false}'
-    },
-)
-
-EXTRACT_FACTS = Template(
-    id="context_recall.attribution.extract",
-    version="1",
-    task=(
-        "Task: list the distinct key facts stated in the reference answer, each as one short "
-        "standalone sentence. Keep every fact a complete answer would need; do not add facts that "
-        "the reference does not state."
-    ),
-    scale="",
-    fields={"claims": "list of fact strings"},
-)
-
-ATTRIBUTE_FACTS = Template(
-    id="context_recall.attribution.attribute",
-    version="1",
-    task=(
-        "Task: for each numbered fact, decide whether any of the numbered retrieved contexts states "
-        "it, and if so which one. Give the number of the context that states it most completely; "
-        "give null when no context does. Use only the contexts, not your own knowledge."
-    ),
-    scale="",
-    fields={
-        "verdicts": 'list with one object per fact, in order: {"index": fact number, "reasoning": one '
-        'to three sentences, "covered": true or false, "source_context": context number or null}'
-    },
-)
 
 
 def verdicts_in_order(metric: str, judge: str, verdicts: Sequence[Any], n: int, what: str) -> list[Any]:
@@ -161,12 +50,13 @@ async def extract_statements(ask: Asker, metric: str, template: Template, tag: s
 
 
 class FaithfulnessClaims(Metric):
+    """What share of the answer's claims does the retrieved context support?"""
+
     name = "faithfulness"
     mode = "claims"
     scale = RATIO
     default_threshold = 0.8
     required = ("answer", "contexts")
-    question = "What share of the answer's claims does the retrieved context support?"
     options = ("batch_size",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
@@ -216,12 +106,13 @@ class FaithfulnessClaims(Metric):
 
 
 class ContextRecallAttribution(Metric):
+    """What share of the reference's facts can be found in the retrieved contexts?"""
+
     name = "context_recall"
     mode = "attribution"
     scale = RATIO
     default_threshold = 0.8
     required = ("reference", "contexts")
-    question = "What share of the reference's facts can be found in the retrieved contexts?"
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         reference = sample.reference or ""

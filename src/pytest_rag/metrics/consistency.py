@@ -19,44 +19,14 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
-
 from ..errors import InputError
 from ..inputs import Sample
-from ..results import Evidence
 from ..scoring import dispersion
 from ..scoring.similarity import cosine
 from ..scoring.text import rouge_l, rouge_n
 from .base import Asker, Metric, Scale, Scored
+from .evidence import AnswerPair, ConsistencyEvidence, MetricSpread, Overlap
 from .toolkit import read_text
-
-
-class Overlap(BaseModel):
-    precision: float
-    recall: float
-    f1: float
-
-
-class AnswerPair(BaseModel):
-    first: int
-    second: int
-    rouge1: Overlap
-    rouge2: Overlap
-    rougeL: Overlap
-    cosine: float | None = None
-
-
-class MetricSpread(BaseModel):
-    n: int
-    mean: float
-    variance: float
-    std: float
-    coefficient_of_variation: float | None = None
-
-
-class ConsistencyEvidence(Evidence):
-    pairs: list[AnswerPair] = Field(default_factory=list)
-    metrics: dict[str, MetricSpread] = Field(default_factory=dict)
 
 
 def read_answers(options: Mapping[str, Any]) -> list[str]:
@@ -112,11 +82,12 @@ def spreads(scores: Mapping[str, Sequence[float]]) -> dict[str, MetricSpread]:
 
 
 class Consistency(Metric):
+    """Do repeated runs of the same question give the same answer?"""
+
     name = "consistency"
     scale = Scale(0, 1)
     default_threshold = None
     required = ()
-    question = "Do repeated runs of the same question give the same answer?"
     options: ClassVar[tuple[str, ...]] = ("answers", "scores", "embedding_model")
     uses_embeddings: ClassVar[bool] = True
 

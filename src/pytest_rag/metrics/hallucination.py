@@ -15,54 +15,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from ..inputs import Sample
 from .base import Scale, Scored
-from .prompts import Template, block, context_blocks
-from .toolkit import REASONING, SingleJudgment, UnsupportedStatements
-
-
-class ConsistencyScore(BaseModel):
-    reasoning: str = Field(description=REASONING)
-    unsupported_statements: list[str] = Field(
-        description="statements of the answer that the contexts do not support; empty if none"
-    )
-    score: float = Field(ge=0, le=1, description="factual consistency from 0 to 1")
-
-
-CONSISTENCY = Template(
-    id="hallucination.consistency",
-    version="1",
-    task=(
-        "Task: estimate how factually consistent the answer is with the source passages, as a "
-        "number from 0 to 1: the probability that a careful reader holding only the passages would "
-        "accept everything the answer states. Statements the passages do not back count against the "
-        "answer even if they are true."
-    ),
-    scale=(
-        "Anchors:\n"
-        "1.0 - everything is stated in or follows from the passages.\n"
-        "0.75 - one minor detail is not backed.\n"
-        "0.5 - a substantial part is not backed.\n"
-        "0.25 - most of the answer is not backed.\n"
-        "0.0 - the answer contradicts the passages or is invented."
-    ),
-    fields={
-        "reasoning": REASONING,
-        "unsupported_statements": "list of the answer's unsupported statements",
-        "score": "number from 0 to 1",
-    },
-)
+from .evidence import UnsupportedStatements
+from .prompts import block, context_blocks
+from .templates import HALLUCINATION_CONSISTENCY
+from .toolkit import SingleJudgment
+from .verdicts import ConsistencyScore
 
 
 class Hallucination(SingleJudgment):
+    """How factually consistent is the answer with the retrieved passages (0-1)?"""
+
     name = "hallucination"
     scale = Scale(0, 1)
     default_threshold = 0.5
     required = ("answer", "contexts")
-    question = "How factually consistent is the answer with the retrieved passages (0-1)?"
-    template = CONSISTENCY
+    template = HALLUCINATION_CONSISTENCY
     verdict = ConsistencyScore
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:

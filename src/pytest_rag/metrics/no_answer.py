@@ -10,44 +10,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from ..inputs import Sample
-from ..results import Evidence
 from .base import Asker, Scale, Scored
-from .prompts import Template, block
-from .toolkit import REASONING, SingleJudgment
-
-
-class AttemptVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
-    attempted: bool = Field(description="true when the answer attempts to answer the question")
-
-
-class NoAnswerEvidence(Evidence):
-    attempted: bool
-
-
-ATTEMPT = Template(
-    id="no_answer.attempted",
-    version="1",
-    task=(
-        "Task: decide whether the answer attempts to answer the question. Any attempt counts, even a "
-        "wrong, partial or hedged one. It is not an attempt when the answer declines, says it does not "
-        "know, or says the information is missing or insufficient."
-    ),
-    scale="",
-    fields={"reasoning": REASONING, "attempted": "true or false"},
-)
+from .evidence import NoAnswerEvidence
+from .prompts import block
+from .templates import ANSWER_ATTEMPTED
+from .toolkit import SingleJudgment
+from .verdicts import AttemptVerdict
 
 
 class NoAnswer(SingleJudgment):
+    """Did the system attempt an answer (1) or decline (0)?"""
+
     name = "no_answer"
     scale = Scale(0, 1)
     default_threshold = 1
     required = ("question",)
-    question = "Did the system attempt an answer (1) or decline (0)?"
-    template = ATTEMPT
+    template = ANSWER_ATTEMPTED
     verdict = AttemptVerdict
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:

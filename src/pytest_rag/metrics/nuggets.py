@@ -18,106 +18,26 @@ refuses this metric.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from ..errors import InputError
 from ..inputs import Chunk, Sample
-from ..results import Evidence
 from ..scoring import nugget_scores
 from .base import Asker, Metric, Scale, Scored
 from .claims import verdicts_in_order
+from .evidence import Nugget, NuggetEvidence
 from .prompts import Template, block, numbered_list
 from .retrieval import passage_block
+from .templates import MAX_NUGGETS, NUGGET_ASSIGN, NUGGET_CREATE, NUGGET_IMPORTANCE
 from .toolkit import batches, judge_request, read_choice
 from .umbrela import grade_passages
+from .verdicts import AssignmentLabels, ImportanceLabels, NuggetList
 
-MAX_NUGGETS = 30
 MAX_ROUNDS = 5
 KEEP = 20
 BATCH = 10
 CREATION_GRADE = 1
 HEADLINES = ("vital", "all", "weighted", "strict_vital", "strict_all", "strict_weighted")
-
-
-class NuggetList(BaseModel):
-    nuggets: list[str] = Field(description="the full, updated list of nuggets (1-12 words each)")
-
-
-class ImportanceLabel(BaseModel):
-    index: int = Field(description="number of the nugget (1-based)")
-    importance: Literal["vital", "okay"] = Field(description="vital or okay")
-
-
-class ImportanceLabels(BaseModel):
-    labels: list[ImportanceLabel] = Field(description="one label per nugget, in order")
-
-
-class AssignmentLabel(BaseModel):
-    index: int = Field(description="number of the nugget (1-based)")
-    assignment: Literal["support", "partial_support", "not_support"] = Field(
-        description="support, partial_support or not_support"
-    )
-
-
-class AssignmentLabels(BaseModel):
-    labels: list[AssignmentLabel] = Field(description="one label per nugget, in order")
-
-
-class Nugget(BaseModel):
-    text: str
-    importance: Literal["vital", "okay"]
-    assignment: Literal["support", "partial_support", "not_support"]
-
-
-class NuggetEvidence(Evidence):
-    nuggets: list[Nugget] = Field(default_factory=list)
-    creation_passages: list[int] = Field(default_factory=list)
-    creation_rounds: int = 0
-
-
-CREATE = Template(
-    id="nuggets.create",
-    version="1",
-    task=(
-        "Task: build a list of information nuggets for the question from the passages. A nugget is "
-        "one atomic fact of 1 to 12 words that helps answer the question. You get the current list; "
-        "return the full updated list: keep the useful nuggets, add missing ones found in the "
-        f"passages, merge duplicates. At most {MAX_NUGGETS} nuggets. If nothing needs changing, "
-        "return the list unchanged."
-    ),
-    scale="",
-    fields={"nuggets": "the full updated list of nugget strings"},
-)
-
-IMPORTANCE = Template(
-    id="nuggets.importance",
-    version="1",
-    task=(
-        "Task: label each numbered nugget for the question: 'vital' when a good answer must contain "
-        "it, 'okay' when it is worth having but not essential."
-    ),
-    scale="",
-    fields={
-        "labels": 'list with one object per nugget, in order: {"index": number, "importance": "vital" | "okay"}'
-    },
-)
-
-ASSIGN = Template(
-    id="nuggets.assign",
-    version="1",
-    task=(
-        "Task: for each numbered nugget, decide whether the answer contains it: 'support' when the "
-        "answer fully states it, 'partial_support' when it states it only in part, 'not_support' "
-        "otherwise."
-    ),
-    scale="",
-    fields={
-        "labels": 'list with one object per nugget, in order: {"index": number, "assignment": '
-        '"support" | "partial_support" | "not_support"}'
-    },
-)
 
 
 def _read_grades(options: Mapping[str, Any], k: int) -> list[int] | None:
@@ -134,11 +54,12 @@ def _read_grades(options: Mapping[str, Any], k: int) -> list[int] | None:
 
 
 class Nuggets(Metric):
+    """How many of the essential information nuggets does the answer contain?"""
+
     name = "nuggets"
     scale = Scale(0, 1)
     default_threshold = 0.5
     required = ("question", "answer", "contexts")
-    question = "How many of the essential information nuggets does the answer contain?"
     options = ("umbrela_grades", "score")
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
@@ -159,10 +80,14 @@ class Nuggets(Metric):
         nuggets, rounds = await self._create(ask, sample.question, usable)
         if not nuggets:
             raise InputError("nuggets: the judge found no nugget in the related passages; nothing to score")
-        importance = await self._label(ask, IMPORTANCE, ImportanceLabels, sample.question, None, nuggets)
+        importance = await self._label(
+            ask, NUGGET_IMPORTANCE, ImportanceLabels, sample.question, None, nuggets
+        )
         ranked = sorted(zip(nuggets, importance, strict=True), key=lambda pair: pair[1] != "vital")[:KEEP]
         kept = [text for text, _ in ranked]
-        assignment = await self._label(ask, ASSIGN, AssignmentLabels, sample.question, sample.answer, kept)
+        assignment = await self._label(
+            ask, NUGGET_ASSIGN, AssignmentLabels, sample.question, sample.answer, kept
+        )
         rows = [
             Nugget(text=text, importance=imp, assignment=assigned)  # type: ignore[arg-type]
             for (text, imp), assigned in zip(ranked, assignment, strict=True)
@@ -198,7 +123,7 @@ class Nuggets(Metric):
             user = "\n\n".join([block("question", question), body, listing])
             request = judge_request(
                 self.name,
-                CREATE,
+                NUGGET_CREATE,
                 user,
                 NuggetList,
                 {"question": question, "passages": [c.text for _, c in passages], "nuggets": current},

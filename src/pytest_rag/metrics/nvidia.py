@@ -20,133 +20,15 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any, ClassVar
 
 from ..inputs import Sample
-from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
+from .evidence import DualRatingEvidence, TemplateRating
 from .prompts import Template, block, context_blocks
+from .templates import ACCURACY_1, ACCURACY_2, GROUNDED_1, GROUNDED_2, RELEVANCE_1, RELEVANCE_2
 from .toolkit import Failed, ask_or_error, judge_request
-
-SHORT_REASON = "one or two sentences"
-
-
-class AccuracyRating(BaseModel):
-    reasoning: str = Field(description=SHORT_REASON)
-    score: Literal[0, 2, 4] = Field(description="the rating: 0, 2 or 4")
-
-
-class ThreeLevelRating(BaseModel):
-    reasoning: str = Field(description=SHORT_REASON)
-    score: Literal[0, 1, 2] = Field(description="the rating: 0, 1 or 2")
-
-
-class TemplateRating(BaseModel):
-    template: str
-    rating: int | None = None
-    reason: str = ""
-    error: str | None = None
-
-
-class DualRatingEvidence(Evidence):
-    ratings: list[TemplateRating] = Field(default_factory=list)
-
-
-ACCURACY_1 = Template(
-    id="answer_accuracy.template1",
-    version="1",
-    task=(
-        "Task: compare the response with the reference answer to the question and rate their "
-        "agreement. Judge the facts and conclusions, not the wording."
-    ),
-    scale=(
-        "Ratings:\n"
-        "4 - the response agrees exactly with the reference.\n"
-        "2 - the response agrees with the reference only in part.\n"
-        "0 - the response is wrong, or does not answer the same question as the reference."
-    ),
-    fields={"reasoning": SHORT_REASON, "score": "0, 2 or 4"},
-)
-
-ACCURACY_2 = Template(
-    id="answer_accuracy.template2",
-    version="1",
-    task=(
-        "Task: you are given a question, a candidate reply (in the response block) and a trusted "
-        "answer (in the reference block). Say how closely the candidate matches the trusted answer "
-        "in substance."
-    ),
-    scale=(
-        "Ratings:\n"
-        "0 - they disagree, or the candidate addresses a different question.\n"
-        "2 - they share part of their substance.\n"
-        "4 - they state the same thing."
-    ),
-    fields={"reasoning": SHORT_REASON, "score": "0, 2 or 4"},
-)
-
-RELEVANCE_1 = Template(
-    id="context_relevance.template1",
-    version="1",
-    task="Task: rate how relevant the retrieved contexts, taken together, are to the question.",
-    scale=(
-        "Ratings:\n"
-        "2 - the contexts are fully relevant: they hold what is needed to answer the question.\n"
-        "1 - the contexts are partly relevant.\n"
-        "0 - the contexts are not relevant to the question at all."
-    ),
-    fields={"reasoning": SHORT_REASON, "score": "0, 1 or 2"},
-)
-
-RELEVANCE_2 = Template(
-    id="context_relevance.template2",
-    version="1",
-    task=(
-        "Task: a user asked the question below and a search system returned the passages shown. "
-        "Would those passages let someone answer the user's question?"
-    ),
-    scale=(
-        "Ratings:\n"
-        "0 - no: the passages do not bear on the question.\n"
-        "1 - in part: some useful information, but incomplete or mixed with unrelated material.\n"
-        "2 - yes: the passages cover the question."
-    ),
-    fields={"reasoning": SHORT_REASON, "score": "0, 1 or 2"},
-)
-
-GROUNDED_1 = Template(
-    id="response_groundedness.template1",
-    version="1",
-    task=(
-        "Task: rate how well the answer is grounded in the retrieved contexts: whether each of its "
-        "statements can be found in, or inferred from, the contexts."
-    ),
-    scale=(
-        "Ratings:\n"
-        "2 - fully grounded: every statement is found in or inferred from the contexts.\n"
-        "1 - partly grounded.\n"
-        "0 - not grounded in the contexts at all."
-    ),
-    fields={"reasoning": SHORT_REASON, "score": "0, 1 or 2"},
-)
-
-GROUNDED_2 = Template(
-    id="response_groundedness.template2",
-    version="1",
-    task=(
-        "Task: check the answer against the source passages. Could a reader who has only these "
-        "passages confirm what the answer says? Use only the passages, not your own knowledge."
-    ),
-    scale=(
-        "Ratings:\n"
-        "0 - no statement of the answer can be confirmed from the passages.\n"
-        "1 - some statements can be confirmed, others cannot.\n"
-        "2 - every statement can be confirmed."
-    ),
-    fields={"reasoning": SHORT_REASON, "score": "0, 1 or 2"},
-)
+from .verdicts import AccuracyRating, ThreeLevelRating
 
 
 class DualTemplateMetric(Metric):
@@ -192,11 +74,12 @@ class DualTemplateMetric(Metric):
 
 
 class AnswerAccuracy(DualTemplateMetric):
+    """Does the answer agree with the reference answer?"""
+
     name = "answer_accuracy"
     scale = Scale(0, 4)
     default_threshold = 2
     required = ("question", "answer", "reference")
-    question = "Does the answer agree with the reference answer?"
     templates = (ACCURACY_1, ACCURACY_2)
     verdict = AccuracyRating
 
@@ -211,11 +94,12 @@ class AnswerAccuracy(DualTemplateMetric):
 
 
 class ContextRelevance(DualTemplateMetric):
+    """Are the retrieved contexts relevant to the question?"""
+
     name = "context_relevance"
     scale = Scale(0, 2)
     default_threshold = 1
     required = ("question", "contexts")
-    question = "Are the retrieved contexts relevant to the question?"
     templates = (RELEVANCE_1, RELEVANCE_2)
     verdict = ThreeLevelRating
 
@@ -225,11 +109,12 @@ class ContextRelevance(DualTemplateMetric):
 
 
 class ResponseGroundedness(DualTemplateMetric):
+    """Is the answer grounded in the retrieved contexts?"""
+
     name = "response_groundedness"
     scale = Scale(0, 2)
     default_threshold = 1
     required = ("answer", "contexts")
-    question = "Is the answer grounded in the retrieved contexts?"
     templates = (GROUNDED_1, GROUNDED_2)
     verdict = ThreeLevelRating
 

@@ -36,6 +36,13 @@ LENGTH_RULE = (
 
 JSON_RULE = "Reply with one JSON object and nothing else, with exactly these fields:"
 
+REASONING = "one to three sentences explaining the verdict"
+"""What the ``reasoning`` field of most verdicts asks for."""
+SCORE_REASONING = "two to four sentences explaining the score, citing the decisive statements"
+"""The ``reasoning`` of the single 1-5 judgments, which must justify a grade."""
+SHORT_REASON = "one or two sentences"
+"""The ``reasoning`` of the dual-template ratings."""
+
 _BLOCK_NAMES = (
     "question",
     "answer",

@@ -14,54 +14,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from ..errors import InputError, JudgeError
 from ..inputs import Sample
-from ..results import Evidence
 from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
+from .evidence import GeneratedQuestionsEvidence, QuestionSimilarity
 from .prompts import Template, block
+from .templates import GENERATE_QUESTIONS
 from .toolkit import judge_request, read_int, read_text
+from .verdicts import GeneratedQuestions
 
 DEFAULT_QUESTIONS = 3
 MAX_QUESTIONS = 10
 
 
-class GeneratedQuestions(BaseModel):
-    questions: list[str] = Field(description="questions the answer would fully answer, one per item")
-
-
-class QuestionSimilarity(BaseModel):
-    question: str
-    cosine: float
-
-
-class GeneratedQuestionsEvidence(Evidence):
-    generated: list[QuestionSimilarity] = Field(default_factory=list)
-    embedding_model: str = ""
-
-
-GENERATE_QUESTIONS = Template(
-    id="answer_relevancy.questions.generate",
-    version="1",
-    task=(
-        "Task: write {n} different questions for which the given answer would be a direct and "
-        "complete reply. Base them only on what the answer says. Each question must stand on its own "
-        "and ask one thing."
-    ),
-    scale="",
-    fields={"questions": "list of question strings"},
-)
-
-
 class AnswerRelevancyQuestions(Metric):
+    """Are questions written from the answer close in meaning to the question asked?"""
+
     name = "answer_relevancy"
     mode = "questions"
     scale = Scale(0, 1)
     default_threshold = 0.7
     required = ("question", "answer")
-    question = "Are questions written from the answer close in meaning to the question asked?"
     options = ("n_questions", "embedding_model")
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:

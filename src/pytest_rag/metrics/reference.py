@@ -13,124 +13,28 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from ..errors import InputError
 from ..inputs import Sample
-from ..results import Evidence, Highlights
 from ..scoring import precision_recall_f1
 from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
-from .claims import ClaimList, verdicts_in_order
-from .prompts import Template, block, numbered_list
-from .toolkit import REASONING, SingleJudgment, judge_request, read_choice, read_text
-
-Entailment = Literal["entailment", "neutral", "contradiction"]
-
-
-class SimilarityVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
-    differences: list[str] = Field(
-        description="meaningful differences between answer and reference; empty if none"
-    )
-    score: int = Field(ge=0, le=5, description="the score on the 0-5 scale")
-
-
-class EntailmentCheck(BaseModel):
-    index: int = Field(description="number of the claim this verdict is about (1-based)")
-    reasoning: str = Field(description=REASONING)
-    verdict: Entailment = Field(description="entailment, neutral or contradiction")
-
-
-class EntailmentChecks(BaseModel):
-    verdicts: list[EntailmentCheck] = Field(description="one verdict per claim, in the order given")
-
-
-class SimilarityEvidence(Evidence):
-    differences: list[str] = Field(default_factory=list)
-
-
-class SemanticSimilarityEvidence(Evidence):
-    cosine: float
-    embedding_model: str = ""
-
-
-class CheckedClaim(BaseModel):
-    claim: str
-    verdict: Entailment
-    reason: str = ""
-
-
-class FactualCorrectnessEvidence(Evidence):
-    generated_claims: list[CheckedClaim] = Field(default_factory=list)
-    expected_claims: list[CheckedClaim] = Field(default_factory=list)
-
-    def highlights(self) -> Highlights:
-        """Claims the other text contradicts (a merely unsupported claim is not marked)."""
-        claims = [*self.generated_claims, *self.expected_claims]
-        return Highlights(statements=[c.claim for c in claims if c.verdict == "contradiction"])
-
-
-ANSWER_SIMILARITY = Template(
-    id="answer_similarity.score",
-    version="1",
-    task=(
-        "Task: rate how well the answer matches the reference answer in meaning, as a reply to the "
-        "question. Wording does not matter; the facts and conclusions do. Missing, extra or "
-        "conflicting facts lower the rating."
-    ),
-    scale=(
-        "Scale:\n"
-        "5 - same meaning: every fact of the reference is there and nothing conflicts.\n"
-        "4 - nearly the same; a minor detail is missing or added.\n"
-        "3 - the main point agrees but several details are missing or differ.\n"
-        "2 - only a small part agrees.\n"
-        "1 - barely related to the reference.\n"
-        "0 - unrelated to, or contradicting, the reference."
-    ),
-    fields={
-        "reasoning": REASONING,
-        "differences": "list of meaningful differences",
-        "score": "integer 0-5",
-    },
-)
-
-EXTRACT = Template(
-    id="factual_correctness.claims.extract",
-    version="1",
-    task=(
-        "Task: break the text into atomic factual claims: short standalone sentences, one fact each, "
-        "with pronouns resolved. Restate only what the text asserts. A text without factual content "
-        "gives an empty list."
-    ),
-    scale="",
-    fields={"claims": "list of claim strings"},
-)
-
-VERIFY = Template(
-    id="factual_correctness.claims.verify",
-    version="1",
-    task=(
-        "Task: for each numbered claim, decide its relation to the premise text: 'entailment' when the "
-        "premise states or directly implies it, 'contradiction' when the premise states the opposite "
-        "or an incompatible fact, 'neutral' otherwise. Use only the premise, not your own knowledge."
-    ),
-    scale="",
-    fields={
-        "verdicts": 'list with one object per claim, in order: {"index": claim number, "reasoning": '
-        'one to three sentences, "verdict": "entailment" | "neutral" | "contradiction"}'
-    },
-)
+from .claims import verdicts_in_order
+from .evidence import CheckedClaim, FactualCorrectnessEvidence, SemanticSimilarityEvidence, SimilarityEvidence
+from .prompts import block, numbered_list
+from .templates import ANSWER_SIMILARITY, FACTUAL_CLAIMS_EXTRACT, FACTUAL_CLAIMS_VERIFY
+from .toolkit import SingleJudgment, judge_request, read_choice, read_text
+from .verdicts import ClaimList, EntailmentChecks, SimilarityVerdict
 
 
 class AnswerSimilarity(SingleJudgment):
+    """Does the answer mean the same as the reference answer?"""
+
     name = "answer_similarity"
     scale = Scale(0, 5)
     default_threshold = 3
     required = ("answer", "reference")
-    question = "Does the answer mean the same as the reference answer?"
     template = ANSWER_SIMILARITY
     verdict = SimilarityVerdict
 
@@ -146,11 +50,12 @@ class AnswerSimilarity(SingleJudgment):
 
 
 class SemanticSimilarity(Metric):
+    """How close in meaning are the answer and the reference, by embeddings?"""
+
     name = "semantic_similarity"
     scale = Scale(0, 1)
     default_threshold = None
     required = ("answer", "reference")
-    question = "How close in meaning are the answer and the reference, by embeddings?"
     options = ("embedding_model",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
@@ -176,7 +81,12 @@ async def verify_claims(
         ]
     user = "\n\n".join([block(premise_tag, premise), numbered_list("claim", list(claims))])
     request = judge_request(
-        metric, VERIFY, user, EntailmentChecks, {"claims": list(claims), "premise": premise}, max_tokens=2048
+        metric,
+        FACTUAL_CLAIMS_VERIFY,
+        user,
+        EntailmentChecks,
+        {"claims": list(claims), "premise": premise},
+        max_tokens=2048,
     )
     reply = await ask(request, EntailmentChecks)
     ordered = verdicts_in_order(metric, ask.judge_label, reply.verdicts, len(claims), "claims")
@@ -187,11 +97,12 @@ async def verify_claims(
 
 
 class FactualCorrectness(Metric):
+    """Do the answer's claims and the reference's claims entail each other?"""
+
     name = "factual_correctness"
     scale = Scale(0, 1)
     default_threshold = 0.5
     required = ("reference",)
-    question = "Do the answer's claims and the reference's claims entail each other?"
     options = ("score",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
@@ -202,7 +113,12 @@ class FactualCorrectness(Metric):
             if not text.strip():
                 return []  # an empty answer asserts nothing: no call needed
             request = judge_request(
-                self.name, EXTRACT, block(tag, text), ClaimList, {"text": text}, max_tokens=2048
+                self.name,
+                FACTUAL_CLAIMS_EXTRACT,
+                block(tag, text),
+                ClaimList,
+                {"text": text},
+                max_tokens=2048,
             )
             return [c.strip() for c in (await ask(request, ClaimList)).claims if c.strip()]
 

@@ -10,89 +10,43 @@ every useful rank i (:func:`pytest_rag.scoring.average_precision`), 0.0 when no 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel
 
 from ..inputs import Chunk, Sample
-from ..results import Evidence, Highlights, passage_labels
 from ..scoring import average_precision
 from .base import Asker, Metric, Scale, Scored
+from .evidence import PassageEvidence, PassageJudgment
 from .prompts import Template, block
-from .toolkit import REASONING, judge_request
+from .templates import USEFULNESS, USEFULNESS_ALL
+from .toolkit import judge_request
+from .verdicts import UsefulnessVerdict, usefulness_list_model
 
-
-class UsefulnessVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
-    useful: bool = Field(description="true when the passage helps answer the question")
-
-
-class PassageUsefulness(BaseModel):
-    reasoning: str = Field(description=REASONING)
-    useful: bool = Field(description="true when the passage helps answer the question")
-
-
-@functools.lru_cache(maxsize=64)
-def usefulness_list_model(k: int) -> type[BaseModel]:
-    """The verdict for k passages graded at once: one required field per passage (``passage_1`` ...),
-    so the schema itself makes the judge answer every passage exactly once, by its index."""
-    fields: dict[str, Any] = {
-        f"passage_{i}": (PassageUsefulness, Field(description=f"the verdict on passage {i}"))
-        for i in range(1, k + 1)
-    }
-    model: type[BaseModel] = create_model("UsefulnessListVerdict", **fields)
-    return model
-
-
-class PassageJudgment(BaseModel):
-    """One ranked passage's verdict; ``index`` is its 1-based rank."""
-
-    index: int
-    id: str | None = None
-    relevant: bool
-    reason: str = ""
-
-
-class PassageEvidence(Evidence):
-    passages: list[PassageJudgment] = Field(default_factory=list)
-
-    def highlights(self) -> Highlights:
-        return Highlights(passages=passage_labels(self.passages, "relevant"))
-
-
-USEFULNESS = Template(
-    id="context_precision.usefulness",
-    version="1",
-    task=(
-        "Task: decide whether the retrieved passage is useful for answering the question: it contains "
-        "information that a correct answer relies on. When a reference answer is given, the passage is "
-        "useful if it supports any part of that reference. A passage that only shares words or the "
-        "topic with the question is not useful."
-    ),
-    scale="",
-    fields={"reasoning": REASONING, "useful": "true or false"},
-)
-
-
-USEFULNESS_ALL = Template(
-    id="context_precision.usefulness_all",
-    version="2",
-    task=(
-        "Task: for every retrieved passage, decide whether it is useful for answering the question: it "
-        "contains information that a correct answer relies on. When a reference answer is given, a "
-        "passage is useful if it supports any part of that reference. A passage that only shares words "
-        "or the topic with the question is not useful. Judge each passage on its own and give one "
-        "verdict per passage, under the key passage_N for the passage with index N."
-    ),
-    scale="",
-    fields={"passage_N": "for each passage N given, an object {reasoning, useful (true or false)}"},
-)
+V = TypeVar("V", bound=BaseModel)
 
 
 def passage_block(chunk: Chunk, index: int) -> str:
     return block("passage", chunk.text, index=index, id=chunk.id)
+
+
+async def judge_each_passage(
+    ask: Asker, metric: str, template: Template, verdict: type[V], question: str, chunks: Sequence[Chunk]
+) -> list[V]:
+    """One judgment of every passage against the question, concurrently, in rank order (the
+    relevance checks of the Tonic metrics and UMBRELA's grades ask it this way)."""
+    requests = [
+        judge_request(
+            metric,
+            template,
+            "\n\n".join([block("question", question), passage_block(chunk, i)]),
+            verdict,
+            {"question": question, "passage": chunk.text},
+        )
+        for i, chunk in enumerate(chunks, start=1)
+    ]
+    return await ask.gather(*(ask(r, verdict) for r in requests))
 
 
 def passage_evidence(
@@ -107,11 +61,12 @@ def passage_evidence(
 
 
 class ContextPrecision(Metric):
+    """Are the passages that help answer the question ranked first?"""
+
     name = "context_precision"
     scale = Scale(0, 1)
     default_threshold = 0.5
     required = ("question", "contexts")
-    question = "Are the passages that help answer the question ranked first?"
     options = ("per_passage",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:

@@ -10,26 +10,19 @@ blocks. The offline judge cannot apply free-form rubrics and refuses.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field, create_model
+from typing import Any
 
 from ..errors import InputError
 from ..inputs import Sample
-from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
-from .prompts import Template, block, context_blocks
-from .toolkit import REASONING, judge_request, read_text
+from .evidence import RubricEvidence
+from .prompts import REASONING, Template, block, context_blocks
+from .toolkit import judge_request, read_text
+from .verdicts import verdict_model
 
 TEMPLATE_ID = "rubric.score"
 TEMPLATE_VERSION = "1"
-
-
-class RubricEvidence(Evidence):
-    level: int
-    description: str
 
 
 def read_rubric(options: Mapping[str, Any]) -> dict[int, str]:
@@ -52,24 +45,13 @@ def read_rubric(options: Mapping[str, Any]) -> dict[int, str]:
     return dict(sorted(levels.items()))
 
 
-@functools.lru_cache(maxsize=64)
-def verdict_model(levels: tuple[int, ...]) -> type[BaseModel]:
-    """A verdict model whose score must be one of the rubric's levels (schema enum)."""
-    allowed: Any = Literal.__getitem__(levels)
-    model: type[BaseModel] = create_model(
-        "RubricVerdict",
-        reasoning=(str, Field(description=REASONING)),
-        score=(allowed, Field(description="one of the rubric levels")),
-    )
-    return model
-
-
 class Rubric(Metric):
+    """Which of the user's rubric levels does the answer reach?"""
+
     name = "rubric"
     scale = Scale(0, 1)  # replaced per instance by the rubric's own levels
     default_threshold = None
     required = ("answer",)
-    question = "Which of the user's rubric levels does the answer reach?"
     options = ("rubric", "criteria")
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:

@@ -18,145 +18,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from ..errors import InputError
 from ..inputs import Chunk, Sample
-from ..results import Evidence, Highlights, passage_labels
 from .base import Asker, Metric, Scale, Scored
-from .claims import ClaimList
-from .prompts import Template, block, context_blocks
-from .retrieval import passage_block, passage_evidence
-from .toolkit import REASONING, SingleJudgment, UnsupportedStatements, judge_request
+from .evidence import AnswerConsistencyEvidence, AugmentationEvidence, PointAttribution, UnsupportedStatements
+from .prompts import block, context_blocks
+from .retrieval import judge_each_passage, passage_block, passage_evidence
+from .templates import ATTRIBUTE_POINT, BINARY_CONSISTENCY, MAIN_POINTS, PASSAGE_RELEVANCE, PASSAGE_USED
+from .toolkit import SingleJudgment, judge_request
+from .verdicts import AttributableVerdict, BinaryConsistencyVerdict, ClaimList, RelevanceVerdict, UsedVerdict
 
 FRACTION = Scale(0, 1)
-
-
-class RelevanceVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
-    relevant: bool = Field(description="true when the passage is relevant for answering the question")
-
-
-class UsedVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
-    used: bool = Field(description="true when information from the passage appears in the answer")
-
-
-class AttributableVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
-    attributable: bool = Field(description="true when the point can be attributed to the contexts")
-
-
-class BinaryConsistencyVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
-    unsupported_information: list[str] = Field(
-        description="pieces of information in the answer that the contexts do not provide; empty if none"
-    )
-    has_unsupported_information: bool = Field(
-        description="true when the answer contains information not derived from the contexts"
-    )
-
-
-class AugmentationEvidence(Evidence):
-    passages: list[dict[str, Any]] = Field(default_factory=list)
-
-    def highlights(self) -> Highlights:
-        """Each passage's relevance where it was judged (precision), else whether the answer used it."""
-        judged = "relevant" if any("relevant" in row for row in self.passages) else "used"
-        return Highlights(passages=passage_labels(self.passages, judged))
-
-
-class PointAttribution(BaseModel):
-    point: str
-    attributable: bool
-    reason: str = ""
-
-
-class AnswerConsistencyEvidence(Evidence):
-    points: list[PointAttribution] = Field(default_factory=list)
-    unsupported_statements: list[str] = Field(default_factory=list)
-
-    def highlights(self) -> Highlights:
-        return Highlights(statements=list(self.unsupported_statements))
-
-
-RELEVANCE = Template(
-    id="retrieval_precision.relevance",
-    version="1",
-    task=(
-        "Task: decide whether the retrieved passage is relevant for answering the question, meaning "
-        "it holds information that helps answer it. Sharing a topic or keywords is not enough."
-    ),
-    scale="",
-    fields={"reasoning": REASONING, "relevant": "true or false"},
-)
-
-USED = Template(
-    id="augmentation.context_used",
-    version="1",
-    task=(
-        "Task: decide whether information from the retrieved passage appears in the answer, stated "
-        "or paraphrased. It does not matter whether the answer is correct, only whether it draws on "
-        "this passage."
-    ),
-    scale="",
-    fields={"reasoning": REASONING, "used": "true or false"},
-)
-
-MAIN_POINTS = Template(
-    id="answer_consistency.points",
-    version="1",
-    task=(
-        "Task: list the main points the answer makes, as a bulleted list would: one short standalone "
-        "sentence per point, in the answer's order. Do not add points the answer does not make. An "
-        "answer with no substantive point gives an empty list."
-    ),
-    scale="",
-    fields={"claims": "list of main points"},
-)
-
-ATTRIBUTE_POINT = Template(
-    id="answer_consistency.attribute",
-    version="1",
-    task=(
-        "Task: decide whether the statement can be attributed to the retrieved contexts: they state "
-        "it or it follows directly from them. Use only the contexts, not your own knowledge."
-    ),
-    scale="",
-    fields={"reasoning": REASONING, "attributable": "true or false"},
-)
-
-BINARY_CONSISTENCY = Template(
-    id="answer_consistency_binary.check",
-    version="1",
-    task=(
-        "Task: decide whether the answer contains any information that is not derived from the "
-        "retrieved contexts. Restating, summarising or combining what the contexts say is derived; "
-        "facts, numbers or names that the contexts do not provide are not."
-    ),
-    scale="",
-    fields={
-        "reasoning": REASONING,
-        "unsupported_information": "list of the answer's information not found in the contexts",
-        "has_unsupported_information": "true or false",
-    },
-)
 
 
 async def judge_relevance(
     ask: Asker, metric: str, question: str, chunks: Sequence[Chunk]
 ) -> list[RelevanceVerdict]:
-    requests = [
-        judge_request(
-            metric,
-            RELEVANCE,
-            "\n\n".join([block("question", question), passage_block(chunk, i)]),
-            RelevanceVerdict,
-            {"question": question, "passage": chunk.text},
-        )
-        for i, chunk in enumerate(chunks, start=1)
-    ]
-    return await ask.gather(*(ask(r, RelevanceVerdict) for r in requests))
+    return await judge_each_passage(ask, metric, PASSAGE_RELEVANCE, RelevanceVerdict, question, chunks)
 
 
 async def judge_usage(
@@ -165,7 +43,7 @@ async def judge_usage(
     requests = [
         judge_request(
             metric,
-            USED,
+            PASSAGE_USED,
             "\n\n".join([passage_block(chunk, i), block("answer", answer)]),
             UsedVerdict,
             {"answer": answer, "passage": chunk.text},
@@ -176,11 +54,12 @@ async def judge_usage(
 
 
 class RetrievalPrecision(Metric):
+    """What share of the retrieved passages is relevant to the question?"""
+
     name = "retrieval_precision"
     scale = FRACTION
     default_threshold = 0.5
     required = ("question", "contexts")
-    question = "What share of the retrieved passages is relevant to the question?"
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         verdicts = await judge_relevance(ask, self.name, sample.question, sample.contexts)
@@ -195,11 +74,12 @@ class RetrievalPrecision(Metric):
 
 
 class AugmentationAccuracy(Metric):
+    """What share of the retrieved passages does the answer draw on?"""
+
     name = "augmentation_accuracy"
     scale = FRACTION
     default_threshold = 0.5
     required = ("answer", "contexts")
-    question = "What share of the retrieved passages does the answer draw on?"
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         ranked = list(enumerate(sample.contexts, start=1))
@@ -219,11 +99,12 @@ class AugmentationAccuracy(Metric):
 
 
 class AugmentationPrecision(Metric):
+    """What share of the relevant retrieved passages does the answer draw on?"""
+
     name = "augmentation_precision"
     scale = FRACTION
     default_threshold = 0.5
     required = ("question", "answer", "contexts")
-    question = "What share of the relevant retrieved passages does the answer draw on?"
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         relevance = await judge_relevance(ask, self.name, sample.question, sample.contexts)
@@ -265,11 +146,12 @@ class AugmentationPrecision(Metric):
 
 
 class AnswerConsistency(Metric):
+    """What share of the answer's main points can be attributed to the contexts?"""
+
     name = "answer_consistency"
     scale = FRACTION
     default_threshold = 0.8
     required = ("answer", "contexts")
-    question = "What share of the answer's main points can be attributed to the contexts?"
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         request = judge_request(
@@ -316,11 +198,12 @@ class AnswerConsistency(Metric):
 
 
 class AnswerConsistencyBinary(SingleJudgment):
+    """Is everything in the answer derived from the retrieved contexts?"""
+
     name = "answer_consistency_binary"
     scale = FRACTION
     default_threshold = 1
     required = ("answer", "contexts")
-    question = "Is everything in the answer derived from the retrieved contexts?"
     template = BINARY_CONSISTENCY
     verdict = BinaryConsistencyVerdict
 

@@ -14,19 +14,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from ..errors import BudgetExceededError, CacheMissError, InputError, JudgeError, NotJudgedError
 from ..inputs import Sample
 from ..judges.request import JudgeRequest, JudgeTask, Sampling
-from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scored
 from .prompts import Template
 
 V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")
-
-REASONING = "one to three sentences explaining the verdict"
 
 
 def judge_request(
@@ -106,15 +103,6 @@ async def ask_or_error(ask: Asker, request: JudgeRequest, model: type[V]) -> V |
         raise
     except JudgeError as exc:
         return Failed(exc)
-
-
-class UnsupportedStatements(Evidence):
-    """Evidence of the grounding metrics: the answer's statements the judge found unsupported."""
-
-    unsupported_statements: list[str] = Field(default_factory=list)
-
-    def highlights(self) -> Highlights:
-        return Highlights(statements=list(self.unsupported_statements))
 
 
 class SingleJudgment(Metric):

@@ -12,11 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from ..errors import InputError
 from ..inputs import Chunk, Sample
-from ..results import Evidence, Highlights, passage_labels
 from ..scoring import (
     RELEVANCE_THRESHOLD,
     average_precision_at_k,
@@ -25,68 +22,19 @@ from ..scoring import (
     reciprocal_rank,
 )
 from .base import Asker, Metric, Scale, Scored
-from .prompts import Template, block
-from .retrieval import passage_block
-from .toolkit import REASONING, judge_request
+from .evidence import PassageGrade, UmbrelaEvidence
+from .retrieval import judge_each_passage
+from .templates import UMBRELA_GRADE
+from .verdicts import UmbrelaVerdict
 
 DEFAULT_K_VALUES = (1, 3, 5)
-
-
-class UmbrelaVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
-    score: int = Field(ge=0, le=3, description="the grade, 0-3")
-
-
-class PassageGrade(BaseModel):
-    index: int
-    id: str | None = None
-    grade: int
-    reason: str = ""
-
-
-class UmbrelaEvidence(Evidence):
-    passages: list[PassageGrade] = Field(default_factory=list)
-    k_values: list[int] = Field(default_factory=list)
-
-    def highlights(self) -> Highlights:
-        return Highlights(passages=passage_labels(self.passages, "grade"))
-
-
-UMBRELA = Template(
-    id="umbrela.grade",
-    version="1",
-    task=(
-        "Task: grade how relevant the passage is to the search question. First consider what the "
-        "person asking most likely wants to know. Then weigh how well the passage's content matches "
-        "that intent and how trustworthy the passage is, and decide on one grade."
-    ),
-    scale=(
-        "Grades:\n"
-        "3 - the passage is dedicated to the question and contains the exact answer.\n"
-        "2 - the passage contains some answer to the question, but it may be unclear or hidden among "
-        "unrelated information.\n"
-        "1 - the passage is related to the question but does not answer it.\n"
-        "0 - the passage has nothing to do with the question."
-    ),
-    fields={"reasoning": REASONING, "score": "integer 0-3"},
-)
 
 
 async def grade_passages(
     ask: Asker, metric: str, question: str, chunks: Sequence[Chunk]
 ) -> list[PassageGrade]:
     """One UMBRELA grade per passage, concurrently (shared with the nuggets metric)."""
-    requests = [
-        judge_request(
-            metric,
-            UMBRELA,
-            "\n\n".join([block("question", question), passage_block(chunk, i)]),
-            UmbrelaVerdict,
-            {"question": question, "passage": chunk.text},
-        )
-        for i, chunk in enumerate(chunks, start=1)
-    ]
-    verdicts = await ask.gather(*(ask(r, UmbrelaVerdict) for r in requests))
+    verdicts = await judge_each_passage(ask, metric, UMBRELA_GRADE, UmbrelaVerdict, question, chunks)
     return [
         PassageGrade(index=i, id=c.id, grade=v.score, reason=v.reasoning)
         for i, (c, v) in enumerate(zip(chunks, verdicts, strict=True), start=1)
@@ -119,11 +67,12 @@ def ranking_details(grades: Sequence[int], k_values: Sequence[int]) -> dict[str,
 
 
 class Umbrela(Metric):
+    """How relevant is each retrieved passage, and are the relevant ones ranked first?"""
+
     name = "umbrela"
     scale = Scale(0, 3)
     default_threshold = None
     required = ("question", "contexts")
-    question = "How relevant is each retrieved passage, and are the relevant ones ranked first?"
     options = ("k_values",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:

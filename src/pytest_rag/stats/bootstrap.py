@@ -103,6 +103,16 @@ def _percentile_bounds(estimates: FloatArray, level: float) -> tuple[float, floa
     return float(low), float(high)
 
 
+PERCENTILE = "percentile bootstrap"
+
+
+def _checked_sample(values: Iterable[float], level: float, resamples: int) -> FloatArray:
+    """The values as a finite float array, once the interval's level and resample count are valid."""
+    _check_level(level)
+    _check_resamples(resamples)
+    return as_finite_array(values)
+
+
 def _degenerate(value: float, level: float, method: str, n: int) -> Interval:
     return Interval(low=value, high=value, level=level, method=method, n=n)
 
@@ -120,15 +130,12 @@ def bootstrap_mean_ci(
     them, and the report should show the width honestly as zero rather than invent
     spread. Resampling is vectorised in batches so memory stays bounded for large n.
     """
-    _check_level(level)
-    _check_resamples(resamples)
-    data = as_finite_array(values)
+    data = _checked_sample(values, level, resamples)
     n = data.size
-    method = "percentile bootstrap"
     if n == 0:
         return None
     if n == 1 or bool(np.all(data == data[0])):
-        return _degenerate(float(data[0]), level, method, n)
+        return _degenerate(float(data[0]), level, PERCENTILE, n)
 
     rng = np.random.default_rng(seed)
     batch = max(1, _MAX_CELLS_PER_BATCH // n)
@@ -141,7 +148,7 @@ def bootstrap_mean_ci(
     # Rounding in the batched means can stray a few ulps outside the data's range.
     low = max(low, float(data.min()))
     high = min(high, float(data.max()))
-    return Interval(low=low, high=high, level=level, method=method, n=n)
+    return Interval(low=low, high=high, level=level, method=PERCENTILE, n=n)
 
 
 def bootstrap_statistic_ci(
@@ -157,22 +164,19 @@ def bootstrap_statistic_ci(
     It is called once per resample, so prefer :func:`bootstrap_mean_ci` for the mean.
     Same edge cases as the mean: None for no values, zero width for one value.
     """
-    _check_level(level)
-    _check_resamples(resamples)
-    data = as_finite_array(values)
+    data = _checked_sample(values, level, resamples)
     n = data.size
-    method = "percentile bootstrap"
     if n == 0:
         return None
     if n == 1:
-        return _degenerate(_checked_statistic(statistic, data), level, method, n)
+        return _degenerate(_checked_statistic(statistic, data), level, PERCENTILE, n)
 
     rng = np.random.default_rng(seed)
     estimates = np.empty(resamples, dtype=np.float64)
     for i in range(resamples):
         estimates[i] = _checked_statistic(statistic, data[rng.integers(0, n, size=n)])
     low, high = _percentile_bounds(estimates, level)
-    return Interval(low=low, high=high, level=level, method=method, n=n)
+    return Interval(low=low, high=high, level=level, method=PERCENTILE, n=n)
 
 
 def _checked_statistic(statistic: Callable[[FloatArray], float], sample: FloatArray) -> float:
