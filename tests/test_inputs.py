@@ -191,3 +191,15 @@ def test_every_context_form_reaches_the_judge_as_numbered_blocks(
         assert "Refunds take five days." in prompt
     assert sum('<context index="2"' in p for p in prompts) == 3  # all but the single string
     assert sum('id="kb-1"' in p for p in prompts) == 2  # chunks, and dicts/documents keep their ids
+
+
+def test_the_names_a_test_uses_are_importable_from_the_package_without_loading_pydantic() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pytest_rag; assert 'pydantic' not in sys.modules; "
+        "from pytest_rag import Chunk, Sample, MetricResult, RagAssertionError, RagJudge; "
+        "assert Sample.of(contexts=[Chunk('x', id='a')]).contexts[0].id == 'a'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
