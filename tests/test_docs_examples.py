@@ -3,9 +3,16 @@ thresholds, in a fresh pytest session."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
+
+from conftest import rag_args
+from fake_llm import FakeLLMServer, Reply
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 GETTING_STARTED = """
 def test_refund_answer(rag_judge):
@@ -29,3 +36,24 @@ def test_getting_started_example_passes_with_the_default_judge(
     result = pytester.runpytest("-p", "no:cacheprovider", f"--rag-cache-dir={tmp_path / 'cache'}")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*test_changed_number_is_caught*", "*numbers not in the contexts: 30*"])
+
+
+def _python_blocks(markdown: str, section: str) -> list[str]:
+    body = markdown.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", body, flags=re.S)
+
+
+def test_the_plugin_metric_of_extending_md_runs_as_written(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    conftest, test = _python_blocks((DOCS / "extending.md").read_text(encoding="utf-8"), "A metric")
+    pytester.makeconftest(conftest)
+    pytester.makepyfile(test_tone=test)
+    fake_llm.script(Reply.json({"reasoning": "curt", "rude_phrases": ["Refunds take 5 days."], "score": 2}))
+    result = pytester.runpytest(
+        *rag_args(fake_llm, tmp_path / "cache"), "--rag-report", str(tmp_path / "r.json")
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*politeness: score 2 on the 1-5 scale is below the threshold 4*"])
+    row = json.loads((tmp_path / "r.json").read_text())["checks"][0]
+    assert row["highlights"]["statements"] == ["Refunds take 5 days."]

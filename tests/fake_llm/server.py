@@ -5,8 +5,7 @@ retries, timeouts, error classes and response parsing are exercised exactly as i
 without a network or an API key. Tests script what the "model" does next with `Reply` values;
 when nothing is scripted a responder (by default `schema_responder`) answers.
 
-The command line front end lives in `fake_llm_server` (``python -m
-fake_llm``).
+The command line front end lives in ``__main__`` (``cd tests && python -m fake_llm``).
 """
 
 from __future__ import annotations
