@@ -124,20 +124,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             for line in reasons:
                 terminalreporter.write_line(line)
         return
-    from .report.summary import render
+    from .regression.lifecycle import summary_lines
 
-    lines = render(
-        list(rag.results),
-        quiet=config.get_verbosity() < 0,
-        dry_run=rag.settings.dry_run,
-        budget_usd=rag.settings.budget_usd,
-    )
+    lines = summary_lines(config, rag)
     if not lines:
         return
     terminalreporter.write_sep("=", "pytest-rag summary")
-    from .regression.lifecycle import summary_lines
-
-    for line in [*lines, *summary_lines(config, rag)]:
+    for line in lines:
         terminalreporter.write_line(line)
 
 
