@@ -360,8 +360,11 @@ class RagSession:
         judges = self._judges or []
 
         async def close_clients() -> None:
+            from .engine.embeddings import close_embedding_clients
+
             for judge in judges:
                 await judge.aclose()
+            await close_embedding_clients()  # those of embedders that share no judge's client
 
         if self._loop_thread is not None:
             self._loop_thread.stop(final=close_clients)

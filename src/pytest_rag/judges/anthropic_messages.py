@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import JudgeError
+from .clients import LoopClients
 from .faults import rejected_param, translate
 from .protocol import JudgeOptions, JudgeReply, JudgeSpec
 from .request import JudgeRequest
@@ -41,27 +42,25 @@ class AnthropicJudge:
         # argument below would otherwise override it.
         base_url = spec.base_url or os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_DEFAULT_BASE_URL
         self.base_url = base_url.rstrip("/")
-        self._client: Any = None
+        self.clients: LoopClients[Any] = LoopClients(self._new_client)
         self._drop_temperature = False
 
     def identity(self) -> Mapping[str, Any]:
         return {"provider": "anthropic", "model": self.spec.model, "base_url": self.base_url}
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            import anthropic
+    def _new_client(self) -> Any:
+        import anthropic
 
-            key = os.environ.get(self.key_env)
-            if not key:
-                raise JudgeError(
-                    f"{self.key_env} is not set, so {self.spec.label} cannot be called. Export it, replay a "
-                    "recorded store with --rag-cache=replay, or use the offline judge (--rag-judge=local)",
-                    judge=self.spec.label,
-                )
-            self._client = anthropic.AsyncAnthropic(
-                api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+        key = os.environ.get(self.key_env)
+        if not key:
+            raise JudgeError(
+                f"{self.key_env} is not set, so {self.spec.label} cannot be called. Export it, replay a "
+                "recorded store with --rag-cache=replay, or use the offline judge (--rag-judge=local)",
+                judge=self.spec.label,
             )
-        return self._client
+        return anthropic.AsyncAnthropic(
+            api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+        )
 
     def _payload(self, request: JudgeRequest) -> dict[str, Any]:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
@@ -88,7 +87,7 @@ class AnthropicJudge:
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         import anthropic
 
-        client = self._get_client()
+        client = self.clients.get()
         for _ in range(2):
             try:
                 response = await client.messages.create(**self._payload(request))
@@ -124,6 +123,4 @@ class AnthropicJudge:
         )
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        await self.clients.aclose()

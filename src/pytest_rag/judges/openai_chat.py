@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import JudgeError
+from .clients import LoopClients
 from .faults import rejected_param, translate
 from .protocol import JudgeOptions, JudgeReply, JudgeSpec, TransientFault
 from .request import JudgeRequest
@@ -42,7 +43,7 @@ class OpenAIChatJudge:
         self.key_env = key_env
         default = OLLAMA_DEFAULT_BASE_URL if spec.provider == "ollama" else OPENAI_DEFAULT_BASE_URL
         self.base_url = (spec.base_url or default).rstrip("/")
-        self._client: Any = None
+        self.clients: LoopClients[Any] = LoopClients(self._new_client)  # shared with its embedder
         self._adapted: dict[str, str] = {}  # parameter -> how it is sent now ("drop", "json_object", ...)
 
     def identity(self) -> Mapping[str, Any]:
@@ -61,17 +62,12 @@ class OpenAIChatJudge:
             judge=self.spec.label,
         )
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            import openai
+    def _new_client(self) -> Any:
+        import openai
 
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key(),
-                base_url=self.base_url,
-                timeout=self.timeout_s,
-                max_retries=0,
-            )
-        return self._client
+        return openai.AsyncOpenAI(
+            api_key=self._api_key(), base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+        )
 
     def _payload(self, request: JudgeRequest) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -120,7 +116,7 @@ class OpenAIChatJudge:
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         import openai
 
-        client = self._get_client()
+        client = self.clients.get()
         for _ in range(4):  # at most one adaptation per parameter
             try:
                 response = await client.chat.completions.create(**self._payload(request))
@@ -148,6 +144,4 @@ class OpenAIChatJudge:
         )
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        await self.clients.aclose()

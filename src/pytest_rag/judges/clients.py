@@ -1,0 +1,52 @@
+"""One SDK client per judge and event loop.
+
+Building an ``openai.AsyncOpenAI`` or ``anthropic.AsyncAnthropic`` client costs milliseconds of CPU
+(an SSL context with the system's certificates, a connection pool); sending a request through a
+client that exists costs far less and reuses its open connections. A client must not outlive the
+event loop it first used, though: its pooled connections belong to that loop. So a judge (and the
+embedder that shares its server) keeps one client per loop, built on first use there and closed on
+that loop by :meth:`LoopClients.aclose`. In a pytest run every live call happens on pytest-rag's own
+loop, so that is one client per judge for the whole session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+C = TypeVar("C")
+
+
+class LoopClients(Generic[C]):
+    """The client of the running event loop, built by ``build`` the first time that loop asks."""
+
+    def __init__(self, build: Callable[[], C]) -> None:
+        self._build = build
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, C] = weakref.WeakKeyDictionary()
+
+    def get(self) -> C:
+        """The running loop's client (must be called from a coroutine on that loop)."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._build()  # may raise (a missing API key): nothing is kept then
+            self._clients[loop] = client
+        return client
+
+    def __len__(self) -> int:
+        return len(self._clients)
+
+    async def aclose(self) -> None:
+        """Close the running loop's client; clients of other loops are forgotten (their loops are
+        closed or not ours to run on, and a client is closed on its own loop or not at all)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # pragma: no cover - always awaited
+            loop = None
+        client = self._clients.pop(loop, None) if loop is not None else None
+        self._clients.clear()
+        close = getattr(client, "close", None)
+        if close is not None:
+            await close()
