@@ -1,5 +1,6 @@
-"""What a call costs the client: one SDK client per judge and event loop (chat and embeddings) and
-embedding vectors kept as float32 (stored compactly, read back exactly, old entries still read)."""
+"""What a call costs the client: one SDK client per judge and event loop (chat and embeddings),
+embedding vectors kept as float32 (stored compactly, read back exactly, old entries still read), and
+batches run through a window of checks so memory does not grow with the batch."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from pytest_rag.engine.embeddings import STORED_FIELD, StoredVectors
 from pytest_rag.engine.evaluation import evaluate
 from pytest_rag.engine.judgment import JudgmentEngine
 from pytest_rag.engine.limits import EngineSettings
+from pytest_rag.engine.loop import gather_window
 from pytest_rag.inputs import Sample
 from pytest_rag.judges.clients import LoopClients
 from pytest_rag.judges.openai_chat import OpenAIChatJudge
@@ -262,3 +264,40 @@ def test_loop_clients_builds_on_first_use_in_each_loop() -> None:
 
     assert asyncio.run(twice()) and len(built) == 1
     assert asyncio.run(twice()) and len(built) == 2
+
+
+# -- batches in a window ---------------------------------------------------------------------------
+
+
+def test_gather_window_keeps_order_bounds_what_runs_and_runs_every_job() -> None:
+    running = 0
+    most = 0
+
+    def job(i: int) -> Any:
+        async def run() -> int:
+            nonlocal running, most
+            running += 1
+            most = max(most, running)
+            await asyncio.sleep(0.001 * (i % 3))
+            running -= 1
+            if i == 5:
+                raise ValueError("job 5 failed")
+            return i * i
+
+        return run
+
+    assert asyncio.run(gather_window([job(i) for i in range(5)], 3)) == [0, 1, 4, 9, 16]
+    assert most == 3
+    finished: list[int] = []
+
+    def tracked(i: int) -> Any:
+        async def run() -> int:
+            value: int = await job(i)()
+            finished.append(i)
+            return value
+
+        return run
+
+    with pytest.raises(ValueError, match="job 5 failed"):
+        asyncio.run(gather_window([tracked(i) for i in range(12)], 4))
+    assert sorted(finished) == [i for i in range(12) if i != 5]  # the failure stopped no other job

@@ -236,7 +236,9 @@ class RagSession:
 
     def score_many(self, test_id: str, jobs: Sequence[tuple[Check, Sample]]) -> list[MetricResult | RagError]:
         """Score several checks concurrently; each ends as a result or an error."""
-        from .engine.loop import gather_all
+        from functools import partial
+
+        from .engine.loop import gather_window
         from .report.progress import batch_progress
 
         plans: list[_Plan | None] = []
@@ -273,7 +275,7 @@ class RagSession:
                 progress.finished(early)
 
         async def settle(plan: _Plan) -> tuple[MetricResult | Exception]:
-            # boxed: gather_all re-raises an exception that is returned as a value
+            # boxed: one check's failure is its outcome, not the batch's
             try:
                 value = await plan.live()
                 progress.finished(value)
@@ -284,8 +286,10 @@ class RagSession:
             except Exception as exc:
                 return (exc,)
 
+        # a few checks per concurrency slot in flight: the judge stays busy, memory stays flat
+        window = 4 * self.settings.limits.concurrency
         settled: list[tuple[MetricResult | Exception]] = (
-            self._loop.run(gather_all(False, [settle(plan) for _, plan in live])) if live else []
+            self._loop.run(gather_window([partial(settle, plan) for _, plan in live], window)) if live else []
         )
         progress.close()
         for (i, plan), (outcome,) in zip(live, settled, strict=True):
