@@ -370,9 +370,9 @@ def test_ollama_judges_talk_to_the_local_ollama_server_without_a_key(
     pytester: pytest.Pytester, judge_env: None
 ) -> None:
     config = pytester.parseconfigure("--rag-judge=ollama:llama3.1")
-    from pytest_rag.plugin import SESSION_KEY
+    from pytest_rag.plugin import rag_session
 
-    (judge,) = config.stash[SESSION_KEY].judges()
+    (judge,) = rag_session(config).judges()
     assert judge.spec.label == "ollama:llama3.1"
     assert judge.identity() == {
         "provider": "ollama",
@@ -400,7 +400,7 @@ def test_a_remote_ollama_is_reached_through_ollama_host_or_the_base_url(
     if host:
         monkeypatch.setenv("OLLAMA_HOST", host)
     config = pytester.parseconfigure("--rag-judge=ollama:llama3.1", *args)
-    from pytest_rag.plugin import SESSION_KEY
+    from pytest_rag.plugin import rag_session
 
-    (judge,) = config.stash[SESSION_KEY].judges()
+    (judge,) = rag_session(config).judges()
     assert judge.identity()["base_url"] == expected

@@ -60,9 +60,13 @@ class SessionResults:
 
 
 class RagSession:
-    def __init__(self, config: Any, threshold_names: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, config: Any, threshold_names: Sequence[str] | None = None, settings: RagSettings | None = None
+    ) -> None:
         self.config = config
-        self.settings: RagSettings = read_settings(config, threshold_names)
+        self.settings: RagSettings = (
+            settings if settings is not None else read_settings(config, threshold_names)
+        )
         self.results = SessionResults()
         self.started_at = time.time()
         self._registry: Registry | None = None

@@ -1,9 +1,10 @@
 """Glue between the pytest hooks and the regression features, so ``plugin.py`` stays one line per hook.
 
-Start of run: import a committed judgment file, and make the tolerant snapshot extension syrupy's
-default. End of run (on the controller only, after pytest-xdist workers reported): write results
-files, export the judgment store, evaluate the gates and set the exit status. Nothing here imports
-numpy or the SDKs at module level; a suite that uses none of these options pays for none of them.
+Start of run: import a committed judgment file (the snapshot default is set by :mod:`.tolerance`,
+which start-up imports instead of this module). End of run (on the controller only, after
+pytest-xdist workers reported): write results files, export the judgment store, evaluate the gates
+and set the exit status. Nothing here imports numpy or the SDKs at module level; a suite that uses
+none of these options pays for none of them.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-
-from ..errors import ConfigError
 
 if TYPE_CHECKING:
     from ..session import RagSession
@@ -37,24 +36,6 @@ def configure(config: pytest.Config, rag: RagSession) -> None:
 
         summary = import_store(settings.cache_import, rag.settings.cache_dir)
         notes.append(f"imported {summary} from {settings.cache_import}")
-
-
-def snapshot_default_args(early_config: pytest.Config, args: list[str]) -> None:
-    """Make pytest-rag's tolerant extension the default of syrupy's ``snapshot`` fixture, through
-    syrupy's own ``--snapshot-default-extension`` option, unless the run chose a default itself or
-    ``rag_snapshot_default = false``. The extension's class name carries the run's tolerance."""
-    if not early_config.getini("rag_snapshot_default") or not early_config.pluginmanager.has_plugin("syrupy"):
-        return
-    if any(arg.split("=", 1)[0] == "--snapshot-default-extension" for arg in args):
-        return
-    tolerance = getattr(early_config.known_args_namespace, "rag_snapshot_tolerance", None)
-    tolerance = tolerance or early_config.getini("rag_snapshot_tolerance") or None
-    from .snapshot import extension_path
-
-    try:
-        args.append(f"--snapshot-default-extension={extension_path(tolerance)}")
-    except ConfigError:
-        return  # a malformed tolerance is reported by the settings, with the option's name
 
 
 def finish(session: pytest.Session, rag: RagSession) -> None:
