@@ -108,7 +108,9 @@ def test_unparseable_twice_fails_the_test_and_is_counted_as_a_judge_error(
         [
             "faithfulness*openai:fake-gpt*1-5*0*-*-*-*1",
             "",
-            "judge calls: 2 live, 0 cached, 0 offline; tokens: * in, * out*",  # failed calls cost too
+            # both replies cost tokens; the failed request is named by its kind
+            "judge calls: 2 live, 0 cached, 0 offline; requests: 2 sent, 1 failed (1 invalid), 0 retried;"
+            " tokens: * in, * out*",
             "*judge errors: 1 (1 JudgeError); excluded from the means above",
         ]
     )

@@ -35,7 +35,14 @@ class Scale:
 
 
 class CallTally(BaseModel):
-    """Judge calls behind one result: how many were live or cached, and what they cost."""
+    """Judge calls behind one result: how many were live or cached, what they cost, and what went
+    wrong on the way (requests that failed, by kind, and how many were retried).
+
+    ``live`` counts replies received from a live judge, ``attempts`` every request sent (replies,
+    failures and repair requests alike), ``failures`` the requests or replies that did not give a
+    usable verdict, by kind ("rate limit", "server error", "timeout", "connection", "unreadable",
+    "refused", "cut off", "invalid", "too large", "rejected", "unavailable").
+    """
 
     live: int = 0
     cached: int = 0
@@ -44,6 +51,9 @@ class CallTally(BaseModel):
     tokens_out: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
+    attempts: int = 0
+    retries: int = 0
+    failures: dict[str, int] = Field(default_factory=dict)
 
     def add(self, other: CallTally) -> None:
         self.live += other.live
@@ -53,6 +63,14 @@ class CallTally(BaseModel):
         self.tokens_out += other.tokens_out
         self.cost_usd += other.cost_usd
         self.latency_s += other.latency_s
+        self.attempts += other.attempts
+        self.retries += other.retries
+        for kind, count in other.failures.items():
+            self.failures[kind] = self.failures.get(kind, 0) + count
+
+    def failed(self, kind: str) -> None:
+        """Count one request or reply that did not give a usable verdict."""
+        self.failures[kind] = self.failures.get(kind, 0) + 1
 
 
 class Highlights(BaseModel):
@@ -176,6 +194,10 @@ class SampleExcerpt(BaseModel):
         )
 
 
+#: Error kinds of checks that were counted instead of judged: nothing went wrong, nothing was learnt.
+NOT_JUDGED_KINDS = frozenset({"NotJudgedError"})
+
+
 class CheckRecord(BaseModel):
     """One judged check as the session keeps it (also the row of JSON/CSV exports)."""
 
@@ -234,3 +256,8 @@ class CheckRecord(BaseModel):
     @property
     def cached(self) -> bool:
         return self.calls.live == 0 and self.calls.offline == 0 and self.calls.cached > 0
+
+    @property
+    def not_judged(self) -> bool:
+        """True for a check counted instead of judged (``--rag-dry-run``): not a judge error."""
+        return self.error_kind in NOT_JUDGED_KINDS

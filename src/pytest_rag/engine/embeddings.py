@@ -133,7 +133,9 @@ class OpenAIEmbedder:
         try:
             response = await client.embeddings.create(model=self.model, input=list(texts))
         except openai.OpenAIError as exc:
-            raise translate(exc, openai, judge=self.label, key_env=self.key_env) from None
+            raise translate(
+                exc, openai, judge=self.label, key_env=self.key_env, base_url=self.base_url
+            ) from None
         finally:
             await client.close()
         rows = sorted(response.data, key=lambda item: item.index)

@@ -22,3 +22,6 @@ class EngineSettings:
     """Attempts per judge call on rate limits, 5xx, timeouts and dropped connections."""
     backoff_base_s: float = 0.5
     backoff_cap_s: float = 20.0
+    max_reply_chars: int = 1_000_000
+    """A reply longer than this is a judge error and is not cached: no verdict needs it, and one
+    runaway reply must not blow up the cache, the results file or the report."""

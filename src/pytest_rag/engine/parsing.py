@@ -16,6 +16,11 @@ from pydantic import BaseModel, ValidationError
 V = TypeVar("V", bound=BaseModel)
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_REFUSAL = re.compile(
+    r"^\W*(?:i'?m sorry|sorry|i apologi[sz]e|unfortunately,? i|i can(?:no|'|’)t|i cannot|i am unable|i'?m unable|"
+    r"i won(?:'|’)t|i will not|i am not able|i'?m not able|as an ai)\b",
+    re.IGNORECASE,
+)
 
 
 class InvalidVerdict(Exception):
@@ -33,6 +38,15 @@ def extract_json_text(text: str) -> str:
     if start != -1 and end > start:
         return stripped[start : end + 1]
     return stripped
+
+
+def refusal_in(text: str) -> str | None:
+    """The text itself when it is a plain refusal ("I can't help with that."): no JSON object in it,
+    and it opens the way refusals do. A refusal is reported as one, not as invalid JSON."""
+    stripped = text.strip()
+    if stripped and "{" not in stripped and _REFUSAL.match(stripped):
+        return stripped
+    return None
 
 
 def parse_verdict(model: type[V], text: str) -> V:
