@@ -100,7 +100,7 @@ class RagSession:
 
     def _build_judges(self) -> list[Judge]:
         if self._judges is None:
-            from .judges.spec import parse_judge_specs
+            from .judges.spec import check_base_urls, parse_judge_specs
 
             settings = self.settings
             assert settings.judge is not None
@@ -113,9 +113,11 @@ class RagSession:
             except ConfigError as exc:
                 raise ConfigError(f"{exc} (from {settings.judge_source})") from None
             self._check_threshold_names()
-            self._judges = [
-                self.registry.providers[spec.provider](spec, settings.judge_options) for spec in specs
-            ]
+            judges = [self.registry.providers[spec.provider](spec, settings.judge_options) for spec in specs]
+            check_base_urls(
+                list(zip(specs, judges, strict=True)), settings.base_url, settings.base_url_source
+            )
+            self._judges = judges
         return self._judges
 
     def _check_threshold_names(self) -> None:

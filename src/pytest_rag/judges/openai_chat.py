@@ -40,7 +40,10 @@ class OpenAIChatJudge:
         self.spec = spec
         self.timeout_s = timeout_s
         self.key_env = key_env
-        default = OLLAMA_DEFAULT_BASE_URL if spec.provider == "ollama" else OPENAI_DEFAULT_BASE_URL
+        if spec.provider == "ollama":
+            default = OLLAMA_DEFAULT_BASE_URL
+        else:  # the SDK's own variable, read here so that it reaches OpenAI judges only
+            default = os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL
         self.base_url = (spec.base_url or default).rstrip("/")
         self._client: Any = None
         self._adapted: dict[str, str] = {}  # parameter -> how it is sent now ("drop", "json_object", ...)
