@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -222,3 +223,83 @@ def test_a_missing_api_key_fails_with_the_way_out(
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["E*OPENAI_API_KEY is not set*--rag-cache=replay*--rag-judge=local*"])
+
+
+THIRTY_CHECKS = """
+import pytest
+
+@pytest.mark.parametrize("i", range(30))
+def test_answer(rag_judge, i):
+    rag_judge.assert_faithful(f"Paris is the capital, says answer {i}.", ["Paris is the capital of France."])
+"""
+
+ENGINE_FRAMES = ("engine/", "concurrent/futures", "session.py", "metrics/")
+
+
+def test_thirty_checks_without_a_key_explain_it_once_and_stay_short(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, judge_env: None, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    pytester.makepyfile(THIRTY_CHECKS)
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "asyncio_default_fixture_loop_scope=function",
+        "--rag-judge=openai:gpt-4o",
+        f"--rag-cache-dir={tmp_path / 'c'}",
+    )
+    result.assert_outcomes(failed=30)
+    text = result.stdout.str()
+    assert text.count("OPENAI_API_KEY") <= 3
+    assert len(result.stdout.lines) < 200
+    assert not any(frame in text for frame in ENGINE_FRAMES)
+    # every later check points at the first, in one line, and is still counted as an error
+    assert text.count("see the first failing check of it, test_thirty_checks") == 29
+    result.stdout.fnmatch_lines(["*judge errors: 30 (30 JudgeUnavailableError)*"])
+
+
+def test_a_refused_connection_names_the_address_and_is_not_retried(
+    pytester: pytest.Pytester, judge_env: None, tmp_path: Path
+) -> None:
+    pytester.makepyfile(THIRTY_CHECKS.replace("range(30)", "range(3)"))
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", f"--rag-judge=openai:m@{url}", f"--rag-cache-dir={tmp_path / 'c'}"
+    )
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(
+        [f"E*JudgeUnavailableError: *cannot reach {url}*Check the base URL (--rag-judge-base-url*"]
+    )
+    # one attempt in all: the later checks knew the judge was unusable
+    result.stdout.fnmatch_lines(["*requests: 1 sent, 1 failed (1 unavailable), 0 retried*"])
+
+
+def test_a_replay_miss_and_an_input_error_stop_at_the_users_line(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(
+        """
+        def ask(rag_judge, answer, context):
+            return rag_judge.faithfulness(answer, context)
+
+        def test_miss(rag_judge):
+            ask(rag_judge, "Paris.", ["Paris is the capital."])
+
+        def test_bad_input(rag_judge):
+            ask(rag_judge, "Paris.", [])
+        """
+    )
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=replay"))
+    result.assert_outcomes(failed=2)
+    text = result.stdout.str()
+    assert not any(frame in text for frame in ENGINE_FRAMES)
+    # the user's own helper is part of their code, so its line is shown too
+    assert text.count("return rag_judge.faithfulness(answer, context)") == 2
+    result.stdout.fnmatch_lines(["*:2: CacheMissError", "*:2: InputError"], consecutive=False)
+    # --fulltrace keeps every frame, for bug reports
+    full = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=replay", "--fulltrace"))
+    assert "engine/judgment.py" in full.stdout.str()

@@ -77,6 +77,9 @@ class JudgeUnavailableError(JudgeError):
     says why; every later check of that judge fails at once with a one-line reference, and no
     request is retried or sent again."""
 
+    #: the test whose check first found the judge unusable, on the one-line errors of later checks
+    refers_to: str | None = None
+
 
 class CacheMissError(JudgeError):
     """``--rag-cache=replay`` found no stored judgment for a request: the store must be re-recorded."""

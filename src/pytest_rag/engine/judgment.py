@@ -126,12 +126,14 @@ class JudgmentEngine:
         that says why: no request, no retry, no repeat of the long explanation."""
         found = self._unavailable.get(judge.spec.label)
         if found is not None:
-            raise JudgeUnavailableError(
-                f"the judge is unavailable in this run (see the first failing check of it, {found[1]})",
+            error = JudgeUnavailableError(
+                f"the judge is unavailable in this run: see the first failing check of it, {found[1]}",
                 judge=judge.spec.label,
                 metric=request.metric,
                 kind="unavailable",
             )
+            error.refers_to = found[1]
+            raise error
 
     # -- live calls -------------------------------------------------------------------------------
 
