@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+
+from ..judges.escaping import unescape_data
 
 V = TypeVar("V", bound=BaseModel)
 
@@ -58,9 +60,21 @@ def parse_verdict(model: type[V], text: str) -> V:
     if not isinstance(data, dict):
         raise InvalidVerdict(f"expected a JSON object, got {type(data).__name__}")
     try:
-        return model.model_validate(data)
+        return model.model_validate(_unescaped(data))
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()[:5]
         )
         raise InvalidVerdict(f"does not match the {model.__name__} schema: {problems}") from None
+
+
+def _unescaped(value: Any) -> Any:
+    """Every string of a verdict with the data blocks' escaping undone: a statement the judge copied
+    from the answer (``R&amp;D``) must match the answer's own text (``R&D``)."""
+    if isinstance(value, str):
+        return unescape_data(value)
+    if isinstance(value, list):
+        return [_unescaped(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _unescaped(item) for key, item in value.items()}
+    return value
