@@ -213,6 +213,52 @@ def test_input_errors_fail_with_what_to_pass(
     assert fake_llm.request_count == 0
 
 
+def test_bars_off_the_scale_and_unknown_arguments_fail_before_any_judge_is_asked(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makeini("[pytest]\nrag_threshold_answer_relevancy = 0\n")
+    pytester.makepyfile(
+        """
+        def test_above(rag_judge):
+            rag_judge.assert_faithful("Paris.", ["Paris is the capital."], threshold=7)
+
+        def test_below_a_rubric(rag_judge):
+            rag_judge.assert_rubric("Paris.", rubric={1: "wrong", 3: "right"}, threshold=0.5)
+
+        def test_from_the_ini(rag_judge):
+            rag_judge.assert_relevant("Paris.", "What is the capital?")
+
+        def test_typo(rag_judge):
+            rag_judge.assert_faithful("Paris.", ["Paris is the capital."], treshold=4)
+
+        def test_unknown_option(rag_judge):
+            rag_judge.score("faithfulness", answer="Paris.", context=["Paris."], mode="claims", batch_sise=3)
+
+        def test_blank_context(rag_judge):
+            rag_judge.faithfulness("Paris.", "")
+        """
+    )
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(failed=6)
+    result.stdout.fnmatch_lines(
+        [
+            "E*InputError: faithfulness: threshold=7 is outside the metric's 1-5 scale, so the check "
+            "could never pass; give a threshold from 1 to 5",
+            "E*InputError: rubric: threshold=0.5 is outside the metric's 1-3 scale, so the check could "
+            "never fail; give a threshold from 1 to 3",
+            "E*InputError: answer_relevancy: the ini threshold answer_relevancy = 0 is outside*1-5 scale*",
+            "E*InputError: assert_faithful(): got an unexpected keyword argument 'treshold' (did you mean "
+            "threshold=?). It takes assert_faithful(output, context, threshold=None, [*], mode=None)",
+            "E*InputError: faithfulness got unknown option(s) [[]'batch_sise'[]] (did you mean 'batch_size'?)*",
+            "E*InputError: faithfulness needs retrieved contexts; pass context=[[]...[]]",
+        ],
+        consecutive=False,
+    )
+    assert fake_llm.request_count == 0
+    # bad input is the caller's error, not a judgment: nothing to count in the summary
+    assert "pytest-rag summary" not in result.stdout.str()
+
+
 def test_a_missing_api_key_fails_with_the_way_out(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, judge_env: None, tmp_path: Path
 ) -> None:
