@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from pytest_rag.offline.alignment import index_contexts  # noqa: E402
+from pytest_rag.offline.context_index import ContextIndex  # noqa: E402
 from pytest_rag.offline.embedder import load_embedder  # noqa: E402
 from pytest_rag.offline.register import CONVERSATIONAL_WORDS  # noqa: E402
 from pytest_rag.offline.scorer import EDIT_CAP  # noqa: E402
-from pytest_rag.offline.spans import ContextIndex  # noqa: E402
 from pytest_rag.scoring.text import NEGATION_WORDS, STOPWORDS, content_words, numbers_in, stem, tokenize  # noqa: E402
 
 Array = npt.NDArray[np.float64]

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from pytest_rag.offline.alignment import SentenceEvidence, index_contexts, sentence_evidence
+from pytest_rag.offline.context_index import ContextIndex
 from pytest_rag.offline.embedder import FloatArray, StaticEmbedder, load_embedder
 from pytest_rag.offline.features import (
     ANSWER_FEATURES,
@@ -43,7 +44,6 @@ from pytest_rag.offline.features import (
     correctness_features,
     relevance_features,
 )
-from pytest_rag.offline.spans import ContextIndex
 from pytest_rag.scoring.text import split_sentences, tokenize
 
 __all__ = [
