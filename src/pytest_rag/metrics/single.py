@@ -138,7 +138,12 @@ class Faithfulness(Metric):
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         template = FAITHFULNESS_TEMPLATE
         user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
-        inputs = {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        inputs: dict[str, Any] = {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        if sample.question:
+            # For judges that read inputs (the offline judge turns "yes"/"no" into the claim it
+            # makes). The prompt does not show it: faithfulness is judged against the context
+            # alone, and LLM prompts and cache keys stay as they were.
+            inputs["question"] = sample.question
         request = judge_request(self.name, template, user, FaithfulnessVerdict, inputs)
         verdict = await ask(request, FaithfulnessVerdict)
         return Scored(

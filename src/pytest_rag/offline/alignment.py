@@ -55,6 +55,7 @@ class SentenceEvidence:
     negation_flip: bool = False  # a near copy of a context sentence with the negation reversed
     swapped_name: bool = False  # a near copy of a context sentence with one of its names replaced
     comparison_flip: bool = False  # a near copy of a context sentence with a comparison reversed
+    wrong_slot: bool = False  # answers the question with an entity the contexts give for something else
 
 
 def share(items: Sequence[Hashable], pool: Container[Hashable]) -> float:

@@ -26,7 +26,7 @@ import math
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from importlib import resources
 from typing import Any
 
@@ -44,6 +44,8 @@ from pytest_rag.offline.features import (
     correctness_features,
     relevance_features,
 )
+from pytest_rag.offline.framing import claim_units
+from pytest_rag.offline.question import QuestionClaim, polarity_conflict, question_claim, slot_mismatch
 from pytest_rag.scoring.text import split_sentences, tokenize
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "LocalScorer",
     "LogisticModel",
     "SentenceSupport",
+    "answer_units",
     "capped_logit",
     "load_calibration",
 ]
@@ -88,6 +91,9 @@ def capped_logit(logit: float, evidence: SentenceEvidence) -> float:
     occurs in the labelled data and so cannot be learned from it. A replaced name is one the
     contexts lack standing where a near-copied context sentence has another name, next to the
     same word ("to Geneva departs" for "to Zurich departs": ``SentenceEvidence.swapped_name``).
+    A wrong slot is a lone entity answering a question with a name the contexts give for
+    something else (``question.slot_mismatch``: "Who led the orchestra?" answered with the
+    conductor's brother, named in the next sentence).
     Other unbacked names are left to the model: in the data they are often abbreviations or
     adjectives ("UK", "European") of supported sentences, and the swap check skips abbreviations.
     """
@@ -96,9 +102,28 @@ def capped_logit(logit: float, evidence: SentenceEvidence) -> float:
         or evidence.negation_flip
         or evidence.comparison_flip
         or evidence.swapped_name
+        or evidence.wrong_slot
     ):
         return min(logit, _EDIT_CAP_LOGIT)
     return logit
+
+
+def answer_units(answer: str) -> list[str]:
+    """The units a grounding verdict judges: the answer's sentences, framing left out."""
+    return claim_units(split_sentences(answer))
+
+
+def _claims_with_question(
+    units: list[str], question: str | None, contexts: Sequence[str]
+) -> tuple[list[str], QuestionClaim | None]:
+    """The units with a leading bare "yes"/"no" (or a lone entity, when it is the whole answer)
+    rewritten as the claim it makes with ``question``, and that claim."""
+    if not question or not units:
+        return units, None
+    made = question_claim(units[0], question, contexts)
+    if made is None or (made.entity is not None and len(units) > 1):
+        return units, None
+    return [made.claim, *units[1:]], made
 
 
 class CalibrationError(RuntimeError):
@@ -221,6 +246,7 @@ class SentenceSupport:
     negation_flip: bool = False  # restates a context sentence with the negation reversed
     comparison_flip: bool = False  # restates a context sentence with a comparison reversed
     swapped_name: bool = False  # restates a context sentence with one of its names replaced
+    wrong_slot: bool = False  # answers the question with an entity the contexts give for something else
 
     @classmethod
     def from_evidence(cls, evidence: SentenceEvidence, probability: float) -> SentenceSupport:
@@ -242,6 +268,8 @@ class SentenceSupport:
             reasons.append("restates a context sentence with a comparison or order reversed")
         if self.swapped_name:
             reasons.append("restates a context sentence with one of its names replaced")
+        if self.wrong_slot:
+            reasons.append("answers the question with a name the contexts give for something else")
         elif self.negation_mismatch:
             reasons.append("negation differs from the best matching passage")
         where = (
@@ -325,11 +353,25 @@ class LocalScorer:
 
     # -- grounding ---------------------------------------------------------------------------
 
-    def support(self, answer: str, contexts: Sequence[str]) -> GroundingReport:
-        """How well each sentence of ``answer`` is supported by ``contexts``."""
+    def support(self, answer: str, contexts: Sequence[str], question: str | None = None) -> GroundingReport:
+        """How well each claim of ``answer`` is supported by ``contexts``.
+
+        The claims are the answer's sentences less framing ("Here is a summary:", see
+        :mod:`.framing`). With ``question``, a bare "yes"/"no" or a lone entity is first turned
+        into the statement it makes (:mod:`.question`), and a lone entity must be the one the
+        contexts give for the question's slot."""
         _check_text("answer", answer)
         _check_texts("contexts", contexts)
-        return self._grounding(split_sentences(answer), answer, contexts)
+        if question is not None:
+            _check_text("question", question)
+        units, made = _claims_with_question(answer_units(answer), question, contexts)
+        asked = (made, question) if made is not None and question else None
+        return self._grounding(units, " ".join(units), contexts, asked)
+
+    def claims_of(self, answer: str, question: str | None = None) -> list[str]:
+        """The claims ``support`` would judge in ``answer`` (for claim extraction)."""
+        _check_text("answer", answer)
+        return _claims_with_question(answer_units(answer), question, ())[0]
 
     def claims_support(self, claims: Sequence[str], contexts: Sequence[str]) -> GroundingReport:
         """Like ``support`` but with the units given (claims extracted elsewhere)."""
@@ -354,12 +396,24 @@ class LocalScorer:
         overall = sentence_evidence(self._embedder, index, whole, vectors[-1]) if units else None
         return per_unit, overall
 
-    def _grounding(self, units: Sequence[str], whole: str, contexts: Sequence[str]) -> GroundingReport:
+    def _grounding(
+        self,
+        units: Sequence[str],
+        whole: str,
+        contexts: Sequence[str],
+        asked: tuple[QuestionClaim, str] | None = None,
+    ) -> GroundingReport:
         if not units:
             return GroundingReport((), 1.0)
         index = index_contexts(self._embedder, contexts)
         vectors = self._embedder.embed(list(units))
         per_unit = [sentence_evidence(self._embedder, index, u, vectors[i]) for i, u in enumerate(units)]
+        if asked is not None:
+            made, question = asked
+            if made.entity is not None and slot_mismatch(made.entity, question, index.table):
+                per_unit[0] = replace(per_unit[0], wrong_slot=True)
+            if polarity_conflict(made, question, index.table):
+                per_unit[0] = replace(per_unit[0], negation_flip=True)
         if not any(tokenize(c) for c in contexts):
             sentences = tuple(SentenceSupport.from_evidence(e, 0.0) for e in per_unit)
             return GroundingReport(sentences, 0.0)

@@ -89,7 +89,7 @@ def explain_grounding(report: GroundingReport, noun: str, source: str) -> str:
 
 
 def faithfulness_single(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
-    report = scorer.support(inputs["answer"], list(inputs["contexts"]))
+    report = scorer.support(inputs["answer"], list(inputs["contexts"]), inputs.get("question"))
     return {
         "reasoning": explain_grounding(report, "sentence", "context"),
         "unsupported_statements": [s.sentence for s in report.unsupported(SUPPORTED)],
@@ -126,6 +126,12 @@ def context_recall_single(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dic
 
 def _sentences(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
     return {"claims": split_sentences(str(inputs["text"]))}
+
+
+def _answer_claims(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """An answer's claims: its sentences less framing, a bare "yes"/"no" or lone entity read with
+    the question when there is one (as ``LocalScorer.support`` reads them)."""
+    return {"claims": scorer.claims_of(str(inputs["text"]), inputs.get("question"))}
 
 
 def _claim_supports(
@@ -316,7 +322,7 @@ HANDLERS: dict[str, Handler] = {
     "faithfulness.single": faithfulness_single,
     "answer_relevancy.single": answer_relevancy_single,
     "context_recall.single": context_recall_single,
-    "faithfulness.claims.extract": _sentences,
+    "faithfulness.claims.extract": _answer_claims,
     "faithfulness.claims.verify": claims_verify,
     "context_recall.attribution.extract": _sentences,
     "context_recall.attribution.attribute": facts_attribute,
