@@ -31,6 +31,7 @@ from .context_index import ContextIndex
 from .embedder import FloatArray, StaticEmbedder
 from .names import is_name_swap, names_in
 from .negation import is_negation_flip, states_negation
+from .normalise import name_is_backed
 from .numbers import miscounted_numbers
 from .register import register_features
 from .spans import stem_all
@@ -98,7 +99,11 @@ def sentence_evidence(
     )
     unsupported_names = tuple(
         dict.fromkeys(
-            n for n in names if not set(tokenize(n)) <= index.tokens and stem(n.lower()) not in index.content
+            n
+            for n in names
+            if not set(tokenize(n)) <= index.tokens
+            and stem(n.lower()) not in index.content
+            and not name_is_backed(n, tokens, index.name_forms, index.initials)
         )
     )
     register = register_features(sentence, tokens)

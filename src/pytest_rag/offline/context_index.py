@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import cached_property
 from itertools import pairwise
 
 import numpy as np
@@ -25,6 +26,7 @@ from ..scoring.text import NEGATION_WORDS, STOPWORDS
 from .embedder import PIECE_RE, FloatArray, StaticEmbedder
 from .lexical import SentenceTable, cached_stem
 from .negation import states_negation
+from .normalise import context_forms, name_forms
 from .numbers import numbers_with_units
 from .spans import MAX_WINDOW, Candidates, Span
 
@@ -47,7 +49,10 @@ class ContextIndex:
         self.tokens: frozenset[str] = frozenset(table.counts)
         self.vocabulary: tuple[str, ...] = tuple(t for t in table.counts if t not in STOPWORDS)
         self.content: frozenset[str] = frozenset(cached_stem(t) for t in self.vocabulary)
-        self.numbers: frozenset[str] = table.number_forms()
+        spelled = name_forms().numbers
+        self.numbers: frozenset[str] = table.number_forms() | {
+            spelled[t] for t in table.counts if t in spelled
+        }
         self.bigrams: frozenset[tuple[str, ...]] = frozenset(
             pair for stems in table.stems for pair in pairwise(stems)
         )
@@ -74,6 +79,20 @@ class ContextIndex:
             for context in contexts:
                 pieces.update(PIECE_RE.findall(context))
             self.pooled_vector = embedder.pooled_from_pieces(pieces)
+
+    @cached_property
+    def name_forms(self) -> frozenset[str]:
+        """Every form of the contexts' words and multi-word places (see :mod:`.normalise`)."""
+        starts = name_forms().phrases
+        sentences = {
+            i for first in starts if first in self.tokens for i in self.table.with_stem(cached_stem(first))
+        }
+        return context_forms(self.tokens, (self.table.tokens[i] for i in sorted(sentences)))
+
+    @cached_property
+    def initials(self) -> frozenset[str]:
+        """First letters of the contexts' content words: what a lone capital may abbreviate."""
+        return frozenset(word[0] for word in self.vocabulary if word[0].isalpha())
 
     @property
     def empty(self) -> bool:
