@@ -138,4 +138,4 @@ def name_is_backed(
         for k in range(start, stop)
     }
     placed = {sentence_tokens[k] for k in in_places}
-    return all(part in placed or forms(part) & known for part in parts)
+    return all(part in placed or not forms(part).isdisjoint(known) for part in parts)
