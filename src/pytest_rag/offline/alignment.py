@@ -34,7 +34,9 @@ from .negation import is_negation_flip, states_negation
 from .normalise import name_is_backed
 from .numbers import miscounted_numbers
 from .register import register_features
+from .slots import noun_swap
 from .spans import stem_all
+from .unbacked import SHORT_CLAIM_WORDS, absent_words, added_content, restated_span, unbacked_words
 
 
 def index_contexts(embedder: StaticEmbedder, contexts: Sequence[str]) -> ContextIndex:
@@ -57,6 +59,8 @@ class SentenceEvidence:
     swapped_name: bool = False  # a near copy of a context sentence with one of its names replaced
     comparison_flip: bool = False  # a near copy of a context sentence with a comparison reversed
     wrong_slot: bool = False  # answers the question with an entity the contexts give for something else
+    swapped_words: tuple[str, ...] = ()  # (new, replaced): a near copy with another noun in one slot
+    added_words: tuple[str, ...] = ()  # unbacked words added to a span the sentence otherwise restates
 
 
 def share(items: Sequence[Hashable], pool: Container[Hashable]) -> float:
@@ -153,6 +157,14 @@ def sentence_evidence(
     negation_flip = is_negation_flip(words, states_negation(tokens), near)
     comparison_flip = is_comparison_flip(words, comparisons_in(tokens), near)
     swapped_name = is_name_swap(tokens, sentence, unsupported_names, half)
+    swapped_words: tuple[str, ...] = ()
+    added_words: tuple[str, ...] = ()
+    absent = absent_words(words, index)
+    if len(set(words) - set(absent)) <= SHORT_CLAIM_WORDS:
+        swapped_words = noun_swap(embedder, tokens, words, absent, half) or ()
+        unbacked = unbacked_words(embedder, absent, index) if absent else []
+        added = added_content(tokens, unbacked)
+        added_words = tuple(added) if added and restated_span(words, unbacked, half) else ()
     features = (
         share(stems, index.content),
         share(bigrams, index.bigrams) if bigrams else share(stems, index.content),
@@ -181,4 +193,6 @@ def sentence_evidence(
         negation_flip=negation_flip,
         swapped_name=swapped_name,
         comparison_flip=comparison_flip,
+        swapped_words=swapped_words,
+        added_words=added_words,
     )

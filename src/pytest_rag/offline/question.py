@@ -57,6 +57,7 @@ class QuestionClaim:
     claim: str
     entity: str | None = None  # the answer of a wh-question, which must fill the question's slot
     negated: bool | None = None  # for a yes/no answer: whether it says "no"
+    subject: bool = False  # the entity is the question's subject ("Who runs ...?")
 
 
 def _words(text: str) -> list[str]:
@@ -94,7 +95,7 @@ def question_claim(answer: str, question: str, contexts: Sequence[str]) -> Quest
         entity = answer.strip().rstrip(".!")
         rest = q_words[1:]
         if opener in {"who", "whom", "whose", "what", "which"}:
-            return QuestionClaim(" ".join([entity, *rest]) + ".", entity=entity)
+            return QuestionClaim(" ".join([entity, *rest]) + ".", entity=entity, subject=True)
         if opener == "how" and rest and rest[0].lower() in {"many", "much", "long", "old", "far"}:
             rest = rest[1:]
         if rest and rest[0].lower() in {"do", "does", "did"}:
@@ -120,11 +121,14 @@ _OPPOSITES: frozenset[tuple[str, str]] = frozenset(
 _POLARITY_COPY = 0.75  # share of the claim's words the slot sentence must hold to decide a yes/no
 
 
-def _slot_sentence(question: str, table: SentenceTable, leave_out: set[str]) -> int | None:
-    """The context sentence holding most (and at least half) of the question's content words."""
-    q_stems = {
+def _question_stems(question: str) -> set[str]:
+    return {
         cached_stem(t) for t in tokenize(question) if t not in STOPWORDS and t not in _WH_WORDS | _AUXILIARIES
-    } - leave_out
+    }
+
+
+def _slot_sentence(q_stems: set[str], table: SentenceTable) -> int | None:
+    """The context sentence holding most (and at least half) of the question's content words."""
     ranked = table.rank(q_stems, 1) if q_stems else []
     if not ranked or len(q_stems & set(table.stems[ranked[0]])) * 2 < len(q_stems):
         return None
@@ -138,7 +142,7 @@ def polarity_conflict(claim: QuestionClaim, question: str, table: SentenceTable)
     of ("closed" for "not open") reconciles a "no"."""
     if claim.negated is None:
         return False
-    slot = _slot_sentence(question, table, set())
+    slot = _slot_sentence(_question_stems(question), table)
     if slot is None:
         return False
     tokens = table.tokens[slot]
@@ -151,24 +155,50 @@ def polarity_conflict(claim: QuestionClaim, question: str, table: SentenceTable)
     return not any((a in core and b in stems) or (b in core and a in stems) for a, b in _OPPOSITES)
 
 
-def slot_mismatch(entity: str, question: str, table: SentenceTable) -> bool:
-    """Whether ``entity`` is not where the contexts answer ``question``: the context sentence that
-    holds most of the question's words (the slot) lacks it, and so does the sentence before, when
-    the slot sentence opens with a pronoun that points back to it ("She ... led the orchestra").
-    Only entities the contexts name elsewhere are judged here (one they lack is an unbacked name
-    already), and only capitalised ones: "In 1994" leaves the number checks to judge it."""
-    entity_words = {w.lower() for w in _NAME_RE.findall(entity) for w in w.split()}
+def slot_mismatch(claim: QuestionClaim, question: str, table: SentenceTable) -> bool:
+    """Whether the claim's entity is not where the contexts answer ``question``. The slot is the
+    context sentence holding most of the question's words. When it opens with a pronoun
+    ("She ... led the orchestra"), the entity must be in the sentence before, which the pronoun
+    points back to. Otherwise the entity must be in the slot sentence, and, for a subject
+    question ("Who runs the lessons?"), be the name nearest before the question's words there
+    ("Mara manages the pool and her deputy, Tomas, runs the lessons": Tomas).
+    Only entities the contexts name somewhere are judged here (one they lack is an unbacked name
+    already), and only capitalised ones: "In 1994" is left to the number checks."""
+    if claim.entity is None:
+        return False
+    entity_words = {w.lower() for w in _NAME_RE.findall(claim.entity) for w in w.split()}
     if not entity_words:
         return False
     some_word = cached_stem(min(entity_words))
-    holding = [i for i in table.with_stem(some_word) if entity_words <= set(table.tokens[i])]
+    holding = {i for i in table.with_stem(some_word) if entity_words <= set(table.tokens[i])}
     if not holding:
         return False
-    slot = _slot_sentence(question, table, {cached_stem(w) for w in entity_words})
+    q_stems = _question_stems(question) - {cached_stem(w) for w in entity_words}
+    slot = _slot_sentence(q_stems, table)
     if slot is None:
         return False  # no sentence states the slot: nothing to compare with
-    allowed = {slot}
-    first = table.tokens[slot][0] if table.tokens[slot] else ""
-    if first in _PRONOUN_OPENERS and slot > 0 and table.context_of[slot - 1] == table.context_of[slot]:
-        allowed.add(slot - 1)
-    return not allowed & set(holding)
+    tokens = table.tokens[slot]
+    if tokens and tokens[0] in _PRONOUN_OPENERS:
+        before = slot - 1
+        return not (before >= 0 and table.context_of[before] == table.context_of[slot] and before in holding)
+    if slot not in holding:
+        return True
+    if not claim.subject:
+        return False
+    first = next((k for k, s in enumerate(table.stems[slot]) if s in q_stems), len(tokens))
+    nearest = _names_before(table.texts[slot], first, {cached_stem(t) for t in tokenize(question)})
+    return bool(nearest) and not entity_words <= {w.lower() for w in nearest.split()}
+
+
+def _names_before(text: str, position: int, question_stems: set[str]) -> str:
+    """The last capitalised run of ``text`` that starts before token ``position``, leaving out
+    names the question itself states and a sentence-initial function word ("The", "She")."""
+    nearest = ""
+    for match in _NAME_RE.finditer(text):
+        start = len(tokenize(text[: match.start()]))
+        if start >= position:
+            break
+        words = [w for w in tokenize(match.group(0)) if w not in STOPWORDS]
+        if words and not {cached_stem(w) for w in words} <= question_stems:
+            nearest = " ".join(words)
+    return nearest

@@ -46,7 +46,8 @@ from pytest_rag.offline.features import (
 )
 from pytest_rag.offline.framing import claim_units
 from pytest_rag.offline.question import QuestionClaim, polarity_conflict, question_claim, slot_mismatch
-from pytest_rag.scoring.text import split_sentences, tokenize
+from pytest_rag.offline.unbacked import added_claim_cap
+from pytest_rag.scoring.text import content_words, split_sentences, tokenize
 
 __all__ = [
     "EDIT_CAP",
@@ -103,8 +104,11 @@ def capped_logit(logit: float, evidence: SentenceEvidence) -> float:
         or evidence.comparison_flip
         or evidence.swapped_name
         or evidence.wrong_slot
+        or evidence.swapped_words
     ):
         return min(logit, _EDIT_CAP_LOGIT)
+    if evidence.added_words:
+        return min(logit, added_claim_cap(evidence.added_words, content_words(tokenize(evidence.sentence))))
     return logit
 
 
@@ -247,6 +251,8 @@ class SentenceSupport:
     comparison_flip: bool = False  # restates a context sentence with a comparison reversed
     swapped_name: bool = False  # restates a context sentence with one of its names replaced
     wrong_slot: bool = False  # answers the question with an entity the contexts give for something else
+    swapped_words: tuple[str, ...] = ()  # (new, replaced): a near copy with another noun in one slot
+    added_words: tuple[str, ...] = ()  # unbacked words added to a span the sentence otherwise restates
 
     @classmethod
     def from_evidence(cls, evidence: SentenceEvidence, probability: float) -> SentenceSupport:
@@ -268,6 +274,11 @@ class SentenceSupport:
             reasons.append("restates a context sentence with a comparison or order reversed")
         if self.swapped_name:
             reasons.append("restates a context sentence with one of its names replaced")
+        if self.swapped_words:
+            new, old = self.swapped_words
+            reasons.append(f"restates a context sentence with {new!r} in place of {old!r}")
+        if self.added_words:
+            reasons.append("adds what the contexts do not say: " + ", ".join(self.added_words))
         if self.wrong_slot:
             reasons.append("answers the question with a name the contexts give for something else")
         elif self.negation_mismatch:
@@ -410,7 +421,7 @@ class LocalScorer:
         per_unit = [sentence_evidence(self._embedder, index, u, vectors[i]) for i, u in enumerate(units)]
         if asked is not None:
             made, question = asked
-            if made.entity is not None and slot_mismatch(made.entity, question, index.table):
+            if slot_mismatch(made, question, index.table):
                 per_unit[0] = replace(per_unit[0], wrong_slot=True)
             if polarity_conflict(made, question, index.table):
                 per_unit[0] = replace(per_unit[0], negation_flip=True)
