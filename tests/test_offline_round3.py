@@ -16,6 +16,7 @@ from pytest_rag.offline import LocalScorer
 from pytest_rag.offline.framing import is_framing, strip_framing
 from pytest_rag.offline.normalise import forms, name_forms
 from pytest_rag.offline.question import question_claim
+from pytest_rag.offline.scorer import EDIT_CAP
 from pytest_rag.offline.tasks import HANDLERS
 
 
@@ -126,7 +127,8 @@ def test_yes_no_answers_are_judged_against_the_sentence_that_answers_them(scorer
     right_yes = scorer.support("Yes.", LOCKERS, question="Can lockers be rented at Pine Street Pool?")
     without_question = scorer.support("Yes.", LOCKERS)
     assert right_no.probability > 0.5 and right_yes.probability > 0.5
-    assert wrong_no.probability <= 0.2 and wrong_no.sentences[0].negation_flip
+    assert wrong_no.sentences[0].probability <= EDIT_CAP and wrong_no.sentences[0].negation_flip
+    assert wrong_no.probability < wrong_no.cut
     assert without_question.probability < 0.5  # a bare "yes" matches nothing on its own
 
 
@@ -135,7 +137,8 @@ def test_a_lone_entity_must_fill_the_questions_slot(scorer: LocalScorer) -> None
     right = scorer.support("Tomas Brandt.", LOCKERS, question=question)
     wrong = scorer.support("Mara Quist.", LOCKERS, question=question)
     assert right.probability > 0.5
-    assert wrong.sentences[0].wrong_slot and wrong.probability <= 0.2
+    assert wrong.sentences[0].wrong_slot and wrong.sentences[0].probability <= EDIT_CAP
+    assert wrong.probability < wrong.cut
     assert "something else" in wrong.sentences[0].explain()
 
 
@@ -216,7 +219,7 @@ def test_more_added_content_lowers_support_further(scorer: LocalScorer) -> None:
 def test_a_different_noun_in_a_slot_is_an_edit(scorer: LocalScorer, answer: str, new: str) -> None:
     sentence = scorer.support(answer, BAKERY).sentences[0]
     assert sentence.swapped_words and sentence.swapped_words[0] == new
-    assert sentence.probability <= 0.2
+    assert sentence.probability <= EDIT_CAP
 
 
 @pytest.mark.parametrize(

@@ -124,7 +124,7 @@ def sentence_evidence(
     if not candidates.spans:
         features = (
             share(stems, index.content),
-            share(bigrams, index.bigrams) if bigrams else share(stems, index.content),
+            index.bigram_share(bigrams, candidates) if bigrams else share(stems, index.content),
             0.0, 0.0, 0.0, 0.0, 0.0,
             float(index.pooled_vector @ vector),
             _soft_precision(embedder, words, index, index.content),
@@ -167,7 +167,7 @@ def sentence_evidence(
         added_words = tuple(added) if added and restated_span(words, unbacked, half) else ()
     features = (
         share(stems, index.content),
-        share(bigrams, index.bigrams) if bigrams else share(stems, index.content),
+        index.bigram_share(bigrams, candidates) if bigrams else share(stems, index.content),
         share(stems, span.content),
         share(bigrams, span_bigrams) if bigrams else share(stems, span.content),
         lcs_length(stem_all(tokens), stem_all(span.tokens)) / len(tokens),

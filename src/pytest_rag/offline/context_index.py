@@ -53,16 +53,16 @@ class ContextIndex:
         self.numbers: frozenset[str] = table.number_forms() | {
             spelled[t] for t in table.counts if t in spelled
         }
-        self.bigrams: frozenset[tuple[str, ...]] = frozenset(
-            pair for stems in table.stems for pair in pairwise(stems)
-        )
         self.vocabulary_vectors = embedder.word_vectors(self.vocabulary)
         self.full_scan = self.sentence_count <= FULL_SCAN_SENTENCES
         self._sentence_sums: dict[int, tuple[FloatArray, float]] = {}
         self._spans: dict[tuple[int, int], tuple[Span, FloatArray]] = {}
         self._units: dict[int, tuple[tuple[str, str], ...]] = {}
         dim = embedder.dim
+        self._bigrams: frozenset[tuple[str, ...]] = frozenset()
+        self._found_bigrams: dict[tuple[str, ...], bool] = {}
         if self.full_scan:
+            self._bigrams = frozenset(pair for stems in table.stems for pair in pairwise(stems))
             sums = embedder.token_sums(list(table.texts))
             for i in range(self.sentence_count):
                 self._sentence_sums[i] = (sums.sums[i], float(sums.counts[i]))
@@ -105,6 +105,25 @@ class ContextIndex:
             return self._all
         ranked = self.table.rank(set(stems) - NEGATION_WORDS, CANDIDATE_SENTENCES)
         return self._gather(self._windows(ranked))
+
+    def bigram_share(self, bigrams: Sequence[tuple[str, ...]], candidates: Candidates) -> float:
+        """Share of a sentence's stemmed bigrams that occur within some context sentence (1.0 for
+        none). A small context holds them all in one set; in a large one a bigram with a content
+        word is looked up through that word's sentences, and a bigram of two function words
+        ("of the") among the sentence's candidate spans."""
+        if not bigrams:
+            return 1.0
+        if self.full_scan:
+            return sum(1 for b in bigrams if b in self._bigrams) / len(bigrams)
+        nearby = frozenset(b for span in candidates.spans if span.width == 1 for b in span.bigrams)
+        return sum(1 for b in bigrams if b in nearby or self._has_bigram(b)) / len(bigrams)
+
+    def _has_bigram(self, pair: tuple[str, ...]) -> bool:
+        if pair not in self._found_bigrams:
+            lists = [self.table.with_stem(w) for w in pair if w in self.content]
+            rows = min(lists, key=len) if lists else []
+            self._found_bigrams[pair] = any(pair in set(pairwise(self.table.stems[i])) for i in rows)
+        return self._found_bigrams[pair]
 
     def counted_with(self, number: str) -> frozenset[str]:
         """The stemmed words the contexts count with ``number`` (see numbers.numbers_with_units)."""

@@ -12,6 +12,7 @@ import heapq
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import chain
 
 from ..scoring.text import STOPWORDS, normalize_number, split_sentences, stem, tokenize
 
@@ -34,23 +35,21 @@ class SentenceTable:
                 self.texts.append(sentence)
                 self.context_of.append(ci)
         self.tokens: list[list[str]] = [tokenize(s) for s in self.texts]
-        self.counts: Counter[str] = Counter()
-        for tokens in self.tokens:
-            self.counts.update(tokens)
+        self.counts: Counter[str] = Counter(chain.from_iterable(self.tokens))
         stem_of = {t: cached_stem(t) for t in self.counts}
         self.stems: list[list[str]] = [[stem_of[t] for t in tokens] for tokens in self.tokens]
         self._postings: dict[str, list[int]] = {}
         self._numbers: dict[str, list[int]] = {}
         content = {t for t in self.counts if t not in STOPWORDS}
         numbers = {t: normalize_number(t) for t in content if _is_number(t)}
-        for i, tokens in enumerate(self.tokens):
+        number_tokens = numbers.keys()
+        for i, tokens in enumerate(self.tokens):  # ascending, so every postings list is sorted
             distinct = set(tokens)
             for token in distinct & content:
                 self._postings.setdefault(stem_of[token], []).append(i)
-            for token in distinct & numbers.keys():
-                self._numbers.setdefault(numbers[token], []).append(i)
-        for ids in self._postings.values():
-            ids.sort()
+            if number_tokens:
+                for token in distinct & number_tokens:
+                    self._numbers.setdefault(numbers[token], []).append(i)
 
     def number_forms(self) -> frozenset[str]:
         """Every number of the contexts normalised ("1,000" -> "1000", "five" -> "5"), with the

@@ -298,6 +298,7 @@ class GroundingReport:
 
     sentences: tuple[SentenceSupport, ...]
     probability: float
+    cut: float = 0.5  # the calibrated whole-text probability at which the text counts as supported
 
     def supported_fraction(self, threshold: float = 0.5) -> float:
         """Share of sentences whose support probability reaches ``threshold`` (1.0 if none)."""
@@ -435,7 +436,7 @@ class LocalScorer:
         )
         answer_model = self._models["answer"]
         probability = answer_model.probability(answer_features(logits))
-        return GroundingReport(sentences, probability)
+        return GroundingReport(sentences, probability, answer_model.threshold)
 
     # -- relevance, correctness, similarity ----------------------------------------------------
 
