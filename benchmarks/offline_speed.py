@@ -9,7 +9,9 @@ topped up to the wanted count with passages of other questions. Printed per size
 of ``support()`` (the call behind ``assert_faithful``) per sample, its time per 1,000 context words,
 and the ratio to the 5 x 100 words case, so the figures read the same on a slower machine. The
 1 MB case is every distinct LFQA and BEGIN passage, repeated until the contexts hold 1,000,000
-characters. Every call builds the context index anew: nothing is cached between calls.
+characters; it is also timed as the very first call of the process, before any word of the corpus
+has been embedded (word vectors are cached per process). Every call builds the context index
+anew: no index is cached between calls.
 """
 
 from __future__ import annotations
@@ -73,6 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     everything = list(dict.fromkeys(passages + [c for r in begin for c in r["contexts"]]))
     scorer = LocalScorer.load()
     print(f"calibration: {scorer.version}")
+    megabyte: list[str] = []
+    while sum(len(c) + 1 for c in megabyte) < 1_000_000:
+        megabyte.extend(everything)
+    start = time.perf_counter()
+    scorer.support(lfqa[0]["answer"], megabyte)
+    cold = (time.perf_counter() - start) * 1000
     print(
         f"{'contexts per sample':<26} {'words':>8} {'median ms':>10} {'ms / 1k words':>14} {'x 5 passages':>13}"
     )
@@ -85,13 +93,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"{f'{count} passages (~100 words)':<26} {words:>8.0f} {ms:>10.1f} {ms / words * 1000:>14.2f} {ms / base:>13.1f}"
         )
-    megabyte: list[str] = []
-    while sum(len(c) + 1 for c in megabyte) < 1_000_000:
-        megabyte.extend(everything)
     words = sum(len(c.split()) for c in megabyte)
-    ms = median_ms(scorer, samples(lfqa, passages, 1, 3)[:1] and [(lfqa[0]["answer"], megabyte)], 2)
+    ms = median_ms(scorer, [(lfqa[0]["answer"], megabyte)], 2)
     label = f"1 MB ({len(megabyte)} passages)"
     print(f"{label:<26} {words:>8} {ms:>10.1f} {ms / words * 1000:>14.2f} {ms / base:>13.1f}")
+    print(
+        f"{'1 MB, first call':<26} {words:>8} {cold:>10.1f}   (a fresh process embeds the corpus "
+        "vocabulary once; later calls reuse it)"
+    )
     return 0
 
 
