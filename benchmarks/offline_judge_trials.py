@@ -263,9 +263,7 @@ def short_claim_trials(root: Path) -> None:
             records = fit.load_grounding(root, embedder)
         finally:
             alignment.SHORT_CLAIM_WORDS = shipped  # type: ignore[misc]
-        label = (
-            "shipped" if limit == shipped else f"limit {limit} restated words" if limit < 1000 else "no limit"
-        )
+        label = "shipped" if limit == shipped else f"limit {limit}" if limit < 1000 else "no limit"
         print(f"  {'added/swapped checks, ' + label:<34} {file_out(records)}")
     records = fit.load_grounding(root, embedder)
     capped_logit = fit.capped_logit
