@@ -12,12 +12,12 @@ import pytest
 from pytest_rag.inputs import Sample, normalize_contexts
 from pytest_rag.judges.request import JudgeRequest
 from pytest_rag.metrics.single import Faithfulness, FaithfulnessVerdict
-from pytest_rag.offline import LocalScorer
+from pytest_rag.offline import LocalScorer, normalise
 from pytest_rag.offline.framing import is_framing, strip_framing
-from pytest_rag.offline.normalise import forms, name_forms
+from pytest_rag.offline.normalise import NameFormsError, forms, name_forms
 from pytest_rag.offline.question import question_claim
-from pytest_rag.offline.scorer import EDIT_CAP
-from pytest_rag.offline.tasks import HANDLERS
+from pytest_rag.offline.scorer import EDIT_CAP, GroundingReport, SentenceSupport
+from pytest_rag.offline.tasks import HANDLERS, grade_fraction
 
 
 @pytest.fixture(scope="module")
@@ -233,3 +233,45 @@ def test_a_different_noun_in_a_slot_is_an_edit(scorer: LocalScorer, answer: str,
 def test_faithful_rewording_is_neither_swap_nor_addition(scorer: LocalScorer, answer: str) -> None:
     sentence = scorer.support(answer, BAKERY).sentences[0]
     assert not sentence.swapped_words and not sentence.added_words
+
+
+# -- the grade's cut and the shipped table -----------------------------------------------------
+
+
+def _report(probability: float, supported: list[float], cut: float) -> GroundingReport:
+    sentences = tuple(SentenceSupport(f"s{i}", p, 0, "span", (), (), False) for i, p in enumerate(supported))
+    return GroundingReport(sentences, probability, cut)
+
+
+def test_the_pass_mark_sits_at_the_calibrated_cut() -> None:
+    assert grade_fraction(_report(0.41, [0.9, 0.9], cut=0.4)) == 5
+    assert grade_fraction(_report(0.41, [0.9, 0.3], cut=0.4)) == 4
+    # The same sentences below the cut fail, however many of them are supported.
+    assert grade_fraction(_report(0.39, [0.9, 0.9], cut=0.4)) == 3
+    assert grade_fraction(_report(0.39, [0.9, 0.1, 0.1], cut=0.4)) == 2
+    assert grade_fraction(_report(0.10, [0.1], cut=0.4)) == 1
+
+
+def test_the_shipped_cut_is_the_answer_models_threshold(scorer: LocalScorer) -> None:
+    report = scorer.support("Rosa's Bakery sells sourdough loaves.", BAKERY)
+    assert report.cut == scorer.calibration.models["answer"].threshold
+    assert 0.0 < report.cut < 1.0
+
+
+def test_a_broken_name_forms_file_is_an_error_naming_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Broken:
+        def joinpath(self, name: str) -> Broken:
+            return self
+
+        def read_text(self, encoding: str) -> str:
+            return '{"abbreviations": {}}'
+
+    monkeypatch.setattr(normalise.resources, "files", lambda package: Broken())
+    name_forms.cache_clear()
+    try:
+        with pytest.raises(NameFormsError, match=r"build_name_forms\.py"):
+            name_forms()
+    finally:
+        monkeypatch.undo()
+        name_forms.cache_clear()
+    assert name_forms().abbreviations["jan"] == "january"
