@@ -119,6 +119,7 @@ def test_yes_and_no_become_the_claim_they_make() -> None:
     assert made.claim == "the sauna is not open on Sundays."
     assert question_claim("Yes, you can.", "Can lockers be rented?", LOCKERS) is not None
     assert question_claim("The sauna is closed on Sundays.", "Is the sauna open on Sundays?", LOCKERS) is None
+    assert question_claim("No.", "Who runs the swimming lessons?", LOCKERS) is None  # not an entity
 
 
 def test_yes_no_answers_are_judged_against_the_sentence_that_answers_them(scorer: LocalScorer) -> None:

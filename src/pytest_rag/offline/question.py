@@ -91,7 +91,8 @@ def question_claim(answer: str, question: str, contexts: Sequence[str]) -> Quest
         negation = ["not"] if tokens[0] in _NO else []
         claim = " ".join([*body[:cut], q_words[0].lower(), *negation, *body[cut:]]) + "."
         return QuestionClaim(claim, negated=bool(negation))
-    if opener in _WH_WORDS and len(tokens) <= _MAX_ENTITY and not set(tokens) & _AUXILIARIES:
+    lone = len(tokens) <= _MAX_ENTITY and not set(tokens) & _AUXILIARIES and tokens[0] not in _YES | _NO
+    if opener in _WH_WORDS and lone:
         entity = answer.strip().rstrip(".!")
         rest = q_words[1:]
         if opener in {"who", "whom", "whose", "what", "which"}:
