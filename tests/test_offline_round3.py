@@ -276,3 +276,17 @@ def test_a_broken_name_forms_file_is_an_error_naming_the_fix(monkeypatch: pytest
         monkeypatch.undo()
         name_forms.cache_clear()
     assert name_forms().abbreviations["jan"] == "january"
+
+
+def test_a_yes_no_is_decided_by_the_clause_that_answers_it(scorer: LocalScorer) -> None:
+    # Two statements in one sentence: the negation of one does not answer a question on the other,
+    # and the colon of a time is no clause break.
+    context = [
+        "The gym opens at 06:30 on weekdays and is closed on public holidays, but the pool is not heated."
+    ]
+    opens = scorer.support("Yes.", context, question="Does the gym open at 06:30 on weekdays?")
+    holidays = scorer.support("No.", context, question="Is the gym open on public holidays?")
+    heated = scorer.support("Yes.", context, question="Is the pool heated?")
+    assert opens.probability >= opens.cut and not opens.sentences[0].negation_flip
+    assert holidays.probability >= holidays.cut
+    assert heated.sentences[0].negation_flip

@@ -47,7 +47,7 @@ _PRONOUN_OPENERS_TEXT = """
     she he it they this these its her his their there
 """
 _PRONOUN_OPENERS = frozenset(_PRONOUN_OPENERS_TEXT.split())
-_WORD_RE = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*\.?|\S")
+_WORD_RE = re.compile(r"\d+(?:[.,:/]\d+)*|[^\W_]+(?:['’.-][^\W_]+)*\.?|\S")  # "06:30" is one word
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,10 @@ _OPPOSITES_TEXT = """
 _OPPOSITES: frozenset[tuple[str, str]] = frozenset(
     (cached_stem(a), cached_stem(b)) for pair in _OPPOSITES_TEXT.split() for a, b in [pair.split(":")]
 )
-_POLARITY_COPY = 0.75  # share of the claim's words the slot sentence must hold to decide a yes/no
+_POLARITY_COPY = 0.75  # share of the claim's words the slot clause must hold to decide a yes/no
+_CLAUSE_BREAK_RE = re.compile(
+    r"[;:](?=\s)|,?\s+\b(?:but|whereas|while|although|though|however)\b|,\s+and\b", re.IGNORECASE
+)
 
 
 def _question_stems(question: str) -> set[str]:
@@ -138,18 +141,24 @@ def _slot_sentence(q_stems: set[str], table: SentenceTable) -> int | None:
 
 def polarity_conflict(claim: QuestionClaim, question: str, table: SentenceTable) -> bool:
     """Whether a yes/no answer says the opposite of the context sentence that answers it: "no"
-    where that sentence states the claim, or "yes" where it negates it. The sentence must hold
-    ``_POLARITY_COPY`` of the claim's content words, and a word the sentence states the opposite
-    of ("closed" for "not open") reconciles a "no"."""
+    where that sentence states the claim, or "yes" where it negates it. Of a sentence joining
+    statements ("..., but ..."), the clause holding most of the claim decides; it must hold
+    ``_POLARITY_COPY`` of the claim's content words, and a word it states the opposite of
+    ("closed" for "not open") reconciles a "no"."""
     if claim.negated is None:
         return False
     slot = _slot_sentence(_question_stems(question), table)
     if slot is None:
         return False
-    tokens = table.tokens[slot]
     core = {cached_stem(t) for t in tokenize(claim.claim) if t not in STOPWORDS and t not in NEGATION_WORDS}
-    stems = set(table.stems[slot])
-    if not core or len(core & stems) < _POLARITY_COPY * len(core):
+    if not core:
+        return False
+    # A sentence may join two statements ("Dogs are not allowed, but bicycles travel free"): the
+    # clause that holds most of the claim is the one that answers it.
+    clauses = [tokenize(c) for c in _CLAUSE_BREAK_RE.split(table.texts[slot])]
+    tokens = max(clauses, key=lambda c: len(core & {cached_stem(t) for t in c}))
+    stems = {cached_stem(t) for t in tokens}
+    if len(core & stems) < _POLARITY_COPY * len(core):
         return False
     if states_negation(tokens) == claim.negated:
         return False
