@@ -248,7 +248,7 @@ def test_bars_off_the_scale_and_unknown_arguments_fail_before_any_judge_is_asked
             "never fail; give a threshold from 1 to 3",
             "E*InputError: answer_relevancy: the ini threshold answer_relevancy = 0 is outside*1-5 scale*",
             "E*InputError: assert_faithful(): got an unexpected keyword argument 'treshold' (did you mean "
-            "threshold=?). It takes assert_faithful(output, context, threshold=None, [*], mode=None)",
+            "threshold=?). It takes assert_faithful(output, context, threshold=None, [*], mode=None*)",
             "E*InputError: faithfulness got unknown option(s) [[]'batch_sise'[]] (did you mean 'batch_size'?)*",
             "E*InputError: faithfulness needs retrieved contexts; pass context=[[]...[]]",
         ],
