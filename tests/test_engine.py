@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -197,6 +198,24 @@ def test_a_reply_cut_off_at_the_token_limit_is_an_error_without_a_repair_request
     assert fake_llm.request_count == 1  # a repair would be cut off the same way: none is asked
     assert info.value.kind == "cut off" and info.value.calls.failures == {"cut off": 1}
     assert not list(engine.cache.items())
+
+
+def test_max_tokens_raises_the_limit_on_the_wire_and_in_the_cache_key(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(Reply.truncated('{"reasoning": "The answer'), verdict(4))
+    with pytest.raises(JudgeError, match=r"max_tokens=1024\).*Raise --rag-max-tokens"):
+        run(ask_once(make_engine(tmp_path), make_judge(fake_llm)))
+    found, _ = run(ask_once(make_engine(tmp_path, max_tokens=4096), make_judge(fake_llm)))
+    assert found.score == 4
+    assert [r.body["max_tokens"] for r in fake_llm.requests] == [1024, 4096]
+    identity = make_judge(fake_llm).identity()
+    stored = {key for key, _ in make_engine(tmp_path).cache.items()}
+    raised = replace(request(), sampling=replace(request().sampling, max_tokens=4096))
+    assert stored == {raised.cache_key(identity)}  # the raised limit is part of the key
+    # the default limit finds no entry: a verdict written under another limit is another request
+    with pytest.raises(NeedsLiveCall):
+        run(ask_once(make_engine(tmp_path), make_judge(fake_llm), cache_only=True))
 
 
 def test_a_refusal_is_a_judge_error_and_never_a_score(fake_llm: FakeLLMServer, tmp_path: Path) -> None:

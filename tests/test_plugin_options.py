@@ -34,6 +34,7 @@ OPTIONS = (
     "--rag-timeout",
     "--rag-deadline",
     "--rag-max-attempts",
+    "--rag-max-tokens",
     "--rag-no-summary",
 )
 

@@ -109,6 +109,13 @@ def add_options(parser: Any) -> None:
         help=f"attempts per judge call on rate limits, 5xx and timeouts (default {ENGINE.max_attempts})",
     )
     group.addoption(
+        "--rag-max-tokens",
+        metavar="N",
+        type=int,
+        default=None,
+        help="most tokens a judge may write per reply (default: each metric's own, 1024 or 2048)",
+    )
+    group.addoption(
         "--rag-rpm",
         metavar="N",
         type=float,
@@ -160,6 +167,7 @@ def add_options(parser: Any) -> None:
     parser.addini("rag_timeout", "timeout of one judge request in seconds", default=None)
     parser.addini("rag_deadline", "seconds one judgment may take including retries", default=None)
     parser.addini("rag_max_attempts", "attempts per judge call", default=None)
+    parser.addini("rag_max_tokens", "most tokens a judge may write per reply", default=None)
     parser.addini("rag_rpm", "client-side limit of judge requests per minute", default=None)
     parser.addini("rag_tpm", "client-side limit of judge tokens per minute", default=None)
     parser.addini("rag_dry_run", "count live judge calls instead of making them", type="bool", default=False)
@@ -298,6 +306,7 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
             concurrency=_pick(config, "rag_concurrency", "rag_concurrency", int, ENGINE.concurrency, 1),
             deadline_s=_pick(config, "rag_deadline", "rag_deadline", float, ENGINE.deadline_s, 0.001),
             max_attempts=_pick(config, "rag_max_attempts", "rag_max_attempts", int, ENGINE.max_attempts, 1),
+            max_tokens=_pick(config, "rag_max_tokens", "rag_max_tokens", int, None, 16),
         ),
         judge_options=JudgeOptions(
             timeout_s=_pick(config, "rag_timeout", "rag_timeout", float, JUDGE.timeout_s, 0.001),

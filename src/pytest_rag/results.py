@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
+from .errors import cut_text
+
 
 @dataclass(frozen=True)
 class Scale:
@@ -153,6 +155,30 @@ class MetricResult(BaseModel):
         return self.evidence.model_dump(mode="json") if self.evidence is not None else {}
 
 
+#: What one check keeps of a judge's own words in records, reports and failure messages: its reasons,
+#: each evidence string and the length of a list of strings. A runaway reply (a schema-valid verdict
+#: with megabytes in one field) must not become a results file or an HTML report of that size.
+REASONS_CHARS = 2000
+EVIDENCE_CHARS = 500
+EVIDENCE_ITEMS = 50
+
+
+def bounded(value: Any, chars: int = EVIDENCE_CHARS) -> Any:
+    """``value`` with every string cut to ``chars`` and every list of strings to
+    :data:`EVIDENCE_ITEMS`, each cut saying what it left out. Lists of records (one per passage) are
+    bounded by the inputs, not by the judge, and keep their length."""
+    if isinstance(value, str):
+        return cut_text(value, chars)
+    if isinstance(value, list):
+        items = [bounded(item, chars) for item in value]
+        if len(items) > EVIDENCE_ITEMS and all(isinstance(item, str) for item in items):
+            return [*items[:EVIDENCE_ITEMS], f"...[cut: {len(items) - EVIDENCE_ITEMS} more items]"]
+        return items
+    if isinstance(value, Mapping):
+        return {key: bounded(item, chars) for key, item in value.items()}
+    return value
+
+
 def _cut(text: str, limit: int) -> tuple[str, bool]:
     return (text, False) if len(text) <= limit else (text[:limit].rstrip() + "…", True)
 
@@ -241,14 +267,14 @@ class CheckRecord(BaseModel):
             scale_high=result.scale_high,
             threshold=result.threshold,
             passed=result.passed,
-            reasons=result.reasons,
-            evidence=result.evidence_dict(),
+            reasons=cut_text(result.reasons, REASONS_CHARS),
+            evidence=bounded(result.evidence_dict()),
             details=dict(result.details),
             judges=list(result.judges),
             calls=result.calls.model_copy(),
             sample_id=sample_id,
             texts=texts,
-            highlights=result.evidence.highlights()
+            highlights=Highlights.model_validate(bounded(result.evidence.highlights().model_dump()))
             if isinstance(result.evidence, Evidence)
             else Highlights(),
         )

@@ -73,6 +73,7 @@ class JudgmentEngine:
         test_id: str,
         cache_only: bool,
     ) -> tuple[V, CallTally]:
+        request = self._with_token_limit(request)
         key = request.cache_key(judge.identity()) if judge.cacheable and self.cache.mode != "off" else None
         tally = CallTally()
         if key is not None and self.cache.reads:
@@ -120,6 +121,13 @@ class JudgmentEngine:
                 },
             )
         return verdict, tally
+
+    def _with_token_limit(self, request: JudgeRequest) -> JudgeRequest:
+        """The request with --rag-max-tokens applied (requests that write no text keep theirs)."""
+        limit = self.settings.max_tokens
+        if limit is None or request.sampling.max_tokens <= 0 or request.sampling.max_tokens == limit:
+            return request
+        return replace(request, sampling=replace(request.sampling, max_tokens=limit))
 
     def _check_available(self, judge: Judge, request: JudgeRequest) -> None:
         """A judge found unusable earlier in the run fails at once, with one line pointing at the check
@@ -172,7 +180,8 @@ class JudgmentEngine:
             failure = ("refused", f"the judge refused: {cut_text(refusal, 300)}")
         elif reply.truncated:
             failure = ("cut off", f"the reply was cut off at the token limit of the request "
-                       f"(max_tokens={request.sampling.max_tokens}); the verdict is incomplete")  # fmt: skip
+                       f"(max_tokens={request.sampling.max_tokens}), so the verdict is incomplete and was "
+                       "not repaired. Raise --rag-max-tokens for a verbose or reasoning judge")  # fmt: skip
         else:
             return parse_verdict(model, reply.text)
         tally.failed(failure[0])
