@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -40,7 +39,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from speed import JudgeServer, make_samples  # noqa: E402
+from speed import JudgeServer, bench_env, make_samples, pytest_command  # noqa: E402
 
 METRICS = [
     "faithfulness_claims",
@@ -149,34 +148,13 @@ def bare_main(path: Path, base_url: str, concurrency: int) -> int:
 # -- the runs ----------------------------------------------------------------------------------------
 
 
-def child_env(work: Path, samples: int) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "OPENAI_"))}
-    env.update(
-        OPENAI_API_KEY="bench",
-        BENCH_SAMPLES=str(work / "samples.json"),
-        BENCH_N=str(samples),
-        BENCH_OUT=str(work / "out.json"),
-    )
-    return env
-
-
 def run_pytest(
     server: JudgeServer, work: Path, test: str, cache: Path, samples: int, concurrency: int
 ) -> Any:
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "--rag-judge=openai:bench-judge",
-        f"--rag-judge-base-url={server.base_url}",
-        f"--rag-cache-dir={cache}",
-        f"--rag-concurrency={concurrency}",
-        f"test_cost.py::{test}",
-    ]
-    done = subprocess.run(command, cwd=work, env=child_env(work, samples), capture_output=True, text=True)
+    command = pytest_command(server, cache, f"--rag-concurrency={concurrency}", f"test_cost.py::{test}")
+    done = subprocess.run(
+        command, cwd=work, env=bench_env(work, BENCH_N=str(samples)), capture_output=True, text=True
+    )
     if done.returncode != 0:
         print(done.stdout[-4000:], done.stderr[-2000:])
         raise RuntimeError(f"the pytest-rag run ({test}) failed")

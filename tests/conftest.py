@@ -64,8 +64,21 @@ JUDGE_ENV_VARS = (
     "ANTHROPIC_BASE_URL",
     "OLLAMA_API_KEY",
     "OLLAMA_HOST",
-    "PYTEST_ADDOPTS",
 )
+
+#: What every inner pytest run (pytester, in-process or not) gets as PYTEST_ADDOPTS: the project's
+#: own pytest-asyncio setting, which inner runs in a temporary rootdir would otherwise lack (and warn
+#: about, 60-odd times per run). Anything inherited from the caller's shell is replaced.
+INNER_ADDOPTS = "-o asyncio_default_fixture_loop_scope=function"
+
+
+@pytest.fixture(autouse=True)
+def inner_runs_share_the_project_configuration(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")  # it clears PYTEST_ADDOPTS as it is set up: set ours after
+    monkeypatch.setenv("PYTEST_ADDOPTS", INNER_ADDOPTS)
 
 
 @pytest.fixture
@@ -121,19 +134,21 @@ def rag_args(
 ) -> list[str]:
     """Command-line options that point a pytester run at the fake server with fast failure settings.
 
-    ``--rag-judge-base-url`` serves OpenAI-compatible judges only; a test with an Anthropic judge also
-    sets ``ANTHROPIC_BASE_URL`` to ``server.anthropic_base_url``.
+    Each judge of the spec gets the fake server's address for its wire format (``PROVIDER:MODEL@URL``).
     """
+    urls = {"openai": server.openai_base_url, "ollama": server.openai_base_url}
+    urls["anthropic"] = server.anthropic_base_url
+    specs = [
+        f"{spec}@{urls[spec.split(':')[0]]}" if spec.split(":")[0] in urls else spec
+        for spec in judge.split(",")
+    ]
     return [
         "-p",
         "no:cacheprovider",
-        f"--rag-judge={judge}",
-        f"--rag-judge-base-url={server.openai_base_url}",
+        f"--rag-judge={','.join(specs)}",
         f"--rag-cache-dir={cache_dir}",
         "--rag-timeout=5",
         "--rag-deadline=10",
-        "-o",
-        "asyncio_default_fixture_loop_scope=function",  # silences pytest-asyncio's start-up warning
         *extra,
     ]
 

@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..errors import InputError, JudgeError, UnsupportedMetricError
+from ..errors import InputError, JudgeError, JudgeUnavailableError, UnsupportedMetricError
 from ..judges.clients import LoopClients
 from ..judges.protocol import Judge, JudgeOptions, JudgeReply, JudgeSpec
 from ..judges.request import JudgeRequest, JudgeTask, Message, Sampling
@@ -136,10 +136,11 @@ class OpenAIEmbedder:
             return key
         if self.base_url != OPENAI_DEFAULT_BASE_URL:
             return "not-needed"  # self-hosted servers usually take any key
-        raise JudgeError(
+        raise JudgeUnavailableError(
             f"{self.key_env} is not set, so the embeddings model {self.model} cannot be called. Export it, "
             "or pass embedding_model='local' to embed offline",
             judge=self.label,
+            kind="unavailable",
         )
 
     def new_client(self) -> Any:
@@ -152,7 +153,7 @@ class OpenAIEmbedder:
     async def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
         import openai
 
-        from ..judges.faults import translate
+        from ..judges.faults import translate, unreadable
 
         try:
             # base64 float32 is what the API sends when the SDK is left to choose; asking for it
@@ -161,7 +162,11 @@ class OpenAIEmbedder:
                 model=self.model, input=list(texts), encoding_format="base64"
             )
         except openai.OpenAIError as exc:
-            raise translate(exc, openai, judge=self.label, key_env=self.key_env) from None
+            raise translate(
+                exc, openai, judge=self.label, key_env=self.key_env, base_url=self.base_url
+            ) from None
+        if not isinstance(getattr(response, "data", None), list):  # a proxy's page instead of the API
+            raise unreadable(self.label, "no list of embeddings in the body", response, self.key_env)
         rows = sorted(response.data, key=lambda item: item.index)
         if len(rows) != len(texts):
             raise JudgeError(

@@ -157,6 +157,9 @@ def _tally_from_row(row: dict[str, Any]) -> CallTally:
         tokens_in=int(row.get("tokens_in") or 0),
         tokens_out=int(row.get("tokens_out") or 0),
         cost_usd=float(row.get("cost_usd") or 0.0),
+        attempts=int(row.get("attempts") or 0),
+        retries=int(row.get("retries") or 0),
+        failures={str(k): int(v) for k, v in (row.get("failures") or {}).items()},
     )
 
 

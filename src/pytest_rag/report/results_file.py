@@ -53,6 +53,9 @@ CHECK_COLUMNS = (
     "tokens_in",
     "tokens_out",
     "cost_usd",
+    "attempts",
+    "retries",
+    "failures",
 )
 AGGREGATE_COLUMNS = (
     "n",
@@ -63,6 +66,7 @@ AGGREGATE_COLUMNS = (
     "pass_rate",
     "passed_count",
     "with_threshold",
+    "not_judged",
 )
 
 
@@ -146,9 +150,19 @@ def check_row(key: str, record: CheckRecord) -> dict[str, Any]:
         "tokens_in": record.calls.tokens_in,
         "tokens_out": record.calls.tokens_out,
         "cost_usd": record.calls.cost_usd,
-        # The whole tally, for an exact read-back; latency is left out: it changes from run to run.
-        "calls": record.calls.model_dump(mode="json", exclude={"latency_s"}),
+        "attempts": record.calls.attempts,
+        "retries": record.calls.retries,
+        "failures": dict(sorted(record.calls.failures.items())),
+        "calls": _tally(record),
     }
+
+
+def _tally(record: CheckRecord) -> dict[str, Any]:
+    """The whole call tally, for an exact read-back; latency is left out (it changes from run to run)
+    and failure kinds are sorted (they are counted in the order they happened)."""
+    calls = record.calls.model_dump(mode="json", exclude={"latency_s"})
+    calls["failures"] = dict(sorted(calls["failures"].items()))
+    return calls
 
 
 def aggregate_rows(records: Sequence[CheckRecord]) -> list[dict[str, Any]]:
@@ -171,6 +185,7 @@ def aggregate_rows(records: Sequence[CheckRecord]) -> list[dict[str, Any]]:
                 "pass_rate": _number(a.pass_rate),
                 "passed_count": a.passed,
                 "with_threshold": a.with_threshold,
+                "not_judged": a.not_judged,
             }
         )
     return rows
