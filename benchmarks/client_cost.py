@@ -17,10 +17,14 @@ seconds, embeddings of 1,536 dimensions) and, in fresh processes:
    (``client.embeddings.create(model=..., input=[...])``: the SDK asks for base64 and decodes it);
 3. **a cached 4-metric ``assert_rag``**: the same samples again, every judgment from the cache
    pytest-rag's run filled: a warm-up pass, then five timed passes (the median pass is reported);
-4. **memory per sample** of a batch: step 1 again with ``--memory-samples`` samples (0 skips it).
+4. **memory per sample** of a batch: step 1 again with ``--memory-samples`` samples (0 skips it);
+5. for the reader who wants to know where the difference comes from, the same bare replay once more,
+   inside a pytest process that has loaded pytest-rag and judged a few samples, on pytest-rag's own
+   event-loop thread: what the SDK costs in such a process before pytest-rag adds anything.
 
-Rounds alternate pytest-rag and the bare SDK (``--rounds``) and the figures are medians, so load from
-other processes hits both alike; the ratios are the figures to read on a noisy machine.
+Each round runs pytest-rag and then the bare SDK (``--rounds``), and each ratio is the median of the
+rounds' own ratios, so load from other processes hits both sides of a ratio alike: on a noisy
+machine the ratios are the figures to read.
 """
 
 from __future__ import annotations
@@ -88,6 +92,21 @@ def test_batch(rag_judge):
     assert not errors
 
 
+def test_bare_in_process(rag_judge, request):
+    import sys
+
+    sys.path.insert(0, os.environ["BENCH_DIR"])
+    from client_cost import replay
+    from pytest_rag import plugin
+
+    rag_judge.evaluate(SAMPLES[:5], metrics=METRICS)  # a process that has judged, as in test_batch
+    requests = [json.loads(line) for line in open(os.environ["BENCH_REQUESTS"]) if line.strip()]
+    session = getattr(plugin, "rag_session", lambda config: config.stash[plugin.SESSION_KEY])(request.config)
+    figures = session._loop.run(replay(requests, os.environ["BENCH_BASE_URL"], {concurrency}))
+    with open(os.environ["BENCH_OUT"], "w") as out:
+        json.dump(figures, out)
+
+
 def test_cached(rag_judge):
     thresholds = {{name: 0 for name in METRICS}}
     for sample in SAMPLES:  # every judgment is cached by test_batch's run; this pass warms the process
@@ -149,11 +168,11 @@ def bare_main(path: Path, base_url: str, concurrency: int) -> int:
 
 
 def run_pytest(
-    server: JudgeServer, work: Path, test: str, cache: Path, samples: int, concurrency: int
+    server: JudgeServer, work: Path, test: str, cache: Path, samples: int, concurrency: int, **env: str
 ) -> Any:
     command = pytest_command(server, cache, f"--rag-concurrency={concurrency}", f"test_cost.py::{test}")
     done = subprocess.run(
-        command, cwd=work, env=bench_env(work, BENCH_N=str(samples)), capture_output=True, text=True
+        command, cwd=work, env=bench_env(work, BENCH_N=str(samples), **env), capture_output=True, text=True
     )
     if done.returncode != 0:
         print(done.stdout[-4000:], done.stderr[-2000:])
@@ -214,9 +233,8 @@ def main() -> int:
             work = Path(tmp)
             count = max(args.samples, args.memory_samples)
             (work / "samples.json").write_text(json.dumps(make_samples(count)))
-            (work / "test_cost.py").write_text(
-                textwrap.dedent(SUITE.format(mark=WARMUP_MARK, metrics=METRICS))
-            )
+            suite = SUITE.format(mark=WARMUP_MARK, metrics=METRICS, concurrency=args.concurrency)
+            (work / "test_cost.py").write_text(textwrap.dedent(suite))
             (work / "pytest.ini").write_text("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
             cache = work / "cache"
             for number in range(args.rounds):
@@ -225,7 +243,18 @@ def main() -> int:
                 rag = run_pytest(server, work, "test_batch", cache, args.samples, args.concurrency)
                 requests = measured_requests(server, work)
                 bare = run_bare(server, requests, args.concurrency)
-                rounds.append({"rag": rag, "bare": bare})
+                inside = run_pytest(
+                    server,
+                    work,
+                    "test_bare_in_process",
+                    work / f"cache-inside-{number}",
+                    args.samples,
+                    args.concurrency,
+                    BENCH_DIR=str(HERE),
+                    BENCH_REQUESTS=str(requests),
+                    BENCH_BASE_URL=server.base_url,
+                )
+                rounds.append({"rag": rag, "bare": bare, "bare_in_pytest": inside})
             server.clear()
             cached = run_pytest(server, work, "test_cached", cache, args.samples, args.concurrency)
             if server.stats()["requests"]:
@@ -239,31 +268,38 @@ def main() -> int:
     finally:
         server.stop()
 
+    def per_request_ms(run: dict[str, Any], requests: int) -> float:
+        return float(run["cpu_s"]) / requests * 1000
+
+    cpu = {side: [per_request_ms(r[side], r["bare"]["requests"]) for r in rounds] for side in rounds[0]}
+    wall = {side: [float(r[side]["wall_s"]) for r in rounds] for side in rounds[0]}
+    cpu_ratio = statistics.median(a / b for a, b in zip(cpu["rag"], cpu["bare"], strict=True))
+    wall_ratio = statistics.median(a / b for a, b in zip(wall["rag"], wall["bare"], strict=True))
     requests = rounds[-1]["bare"]["requests"]
-    rag_cpu = statistics.median(r["rag"]["cpu_s"] for r in rounds) / requests * 1000
-    bare_cpu = statistics.median(r["bare"]["cpu_s"] for r in rounds) / requests * 1000
-    rag_wall = statistics.median(r["rag"]["wall_s"] for r in rounds)
-    bare_wall = statistics.median(r["bare"]["wall_s"] for r in rounds)
     floor = -(-requests // args.concurrency) * args.latency
+    med = {side: (statistics.median(cpu[side]), statistics.median(wall[side])) for side in cpu}
     figures.update(
         samples=args.samples,
         requests=requests,
         requests_per_sample=requests / args.samples,
         rounds=rounds,
-        cpu_ms_per_request={"pytest_rag": rag_cpu, "bare_sdk": bare_cpu, "ratio": rag_cpu / bare_cpu},
-        wall_s={"pytest_rag": rag_wall, "bare_sdk": bare_wall, "ratio": rag_wall / bare_wall, "floor": floor},
+        cpu_ms_per_request={**{side: m[0] for side, m in med.items()}, "ratio": cpu_ratio},
+        wall_s={**{side: m[1] for side, m in med.items()}, "ratio": wall_ratio, "floor": floor},
         cached_assert_rag_ms=cached["per_call_s"] * 1000,
     )
     print(
         f"latency {args.latency}s, concurrency {args.concurrency}, {args.samples} samples x "
         f"{', '.join(METRICS)}: {requests} requests ({requests / args.samples:.1f} per sample), "
-        f"median of {args.rounds} round(s)"
+        f"{args.rounds} round(s): medians, and the median of the rounds' ratios"
     )
-    print(f"{'':<28}{'pytest-rag':>12}{'bare SDK':>12}{'ratio':>8}")
-    print(f"{'CPU per request (ms)':<28}{rag_cpu:>12.2f}{bare_cpu:>12.2f}{rag_cpu / bare_cpu:>8.2f}")
+    print(f"{'':<24}{'pytest-rag':>11}{'bare SDK':>10}{'ratio':>7}{'bare SDK in a pytest-rag process':>34}")
     print(
-        f"{'wall (s)':<28}{rag_wall:>12.2f}{bare_wall:>12.2f}{rag_wall / bare_wall:>8.2f}"
-        f"   (floor {floor:.2f} s)"
+        f"{'CPU per request (ms)':<24}{med['rag'][0]:>11.2f}{med['bare'][0]:>10.2f}{cpu_ratio:>7.2f}"
+        f"{med['bare_in_pytest'][0]:>34.2f}"
+    )
+    print(
+        f"{'wall (s)':<24}{med['rag'][1]:>11.2f}{med['bare'][1]:>10.2f}{wall_ratio:>7.2f}"
+        f"{med['bare_in_pytest'][1]:>34.2f}   (floor {floor:.2f} s)"
     )
     print(
         f"cached 4-metric assert_rag: {cached['per_call_s'] * 1000:.3f} ms per call (median of 5 passes over "
