@@ -218,7 +218,13 @@ def main() -> int:
             work = Path(tmp)
             (work / "samples.json").write_text(json.dumps(make_samples(max(args.samples, args.tests))))
             (work / "test_batch.py").write_text(textwrap.dedent(SUITE_BATCH.format(metrics=metrics)))
-            thresholds = {m: 0 for m in metrics}
+            # the bottom of each metric's scale: every check passes (a bar below the scale is refused)
+            thresholds = {
+                "faithfulness": 1,
+                "answer_relevancy": 1,
+                "context_precision": 0,
+                "context_recall": 1,
+            }
             (work / "test_route.py").write_text(textwrap.dedent(SUITE_ROUTE.format(thresholds=thresholds)))
             (work / "test_cached.py").write_text(textwrap.dedent(SUITE_CACHED))
             (work / "pytest.ini").write_text("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
