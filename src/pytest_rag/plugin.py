@@ -78,10 +78,11 @@ def rag_judge(request: pytest.FixtureRequest) -> Iterator[RagJudge]:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    """--rag-dry-run: a test whose checks were counted instead of judged is reported as skipped."""
+    """--rag-dry-run, --rag-batch: a test whose checks were counted or queued instead of judged is
+    reported as skipped."""
     report = yield
     rag = _session(item.config)
-    if rag is not None and rag.settings.dry_run and call.when == "call":
+    if rag is not None and (rag.settings.dry_run or rag.batching) and call.when == "call":
         from .engine.spending import skip_not_judged
 
         skip_not_judged(report, call.excinfo, rag.results.for_test(item.nodeid))

@@ -35,7 +35,12 @@ class Scale:
 
 
 class CallTally(BaseModel):
-    """Judge calls behind one result: how many were live or cached, and what they cost."""
+    """Judge calls behind one result: how many were live or cached, and what they cost.
+
+    ``batched`` counts replies of a provider batch (``--rag-batch``) used for the first time: they cost
+    the batch price, included in ``cost_usd``; ``saved_usd`` is what the same calls would have cost
+    more at live prices.
+    """
 
     live: int = 0
     cached: int = 0
@@ -44,6 +49,8 @@ class CallTally(BaseModel):
     tokens_out: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
+    batched: int = 0
+    saved_usd: float = 0.0
 
     def add(self, other: CallTally) -> None:
         self.live += other.live
@@ -53,6 +60,8 @@ class CallTally(BaseModel):
         self.tokens_out += other.tokens_out
         self.cost_usd += other.cost_usd
         self.latency_s += other.latency_s
+        self.batched += other.batched
+        self.saved_usd += other.saved_usd
 
 
 class Highlights(BaseModel):
@@ -123,7 +132,8 @@ class MetricResult(BaseModel):
     @property
     def cached(self) -> bool:
         """True when every judge call behind this result was served from the cache."""
-        return self.calls.live == 0 and self.calls.offline == 0 and self.calls.cached > 0
+        calls = self.calls
+        return calls.live == 0 and calls.offline == 0 and calls.batched == 0 and calls.cached > 0
 
     @property
     def spread(self) -> float:
@@ -233,4 +243,5 @@ class CheckRecord(BaseModel):
 
     @property
     def cached(self) -> bool:
-        return self.calls.live == 0 and self.calls.offline == 0 and self.calls.cached > 0
+        calls = self.calls
+        return calls.live == 0 and calls.offline == 0 and calls.batched == 0 and calls.cached > 0

@@ -25,6 +25,8 @@ from typing import Any
 from ..errors import ConfigError
 
 CACHE_MODES = ("rw", "ro", "replay", "refresh", "off")
+DEFAULT_CACHE_DIR = ".rag_cache"
+"""The cache directory's name under the rootdir (the ``pytest-rag`` commands: under the working directory)."""
 
 
 @dataclass(frozen=True)

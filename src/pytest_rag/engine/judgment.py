@@ -15,7 +15,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
@@ -29,6 +29,9 @@ from .parsing import InvalidVerdict, parse_verdict
 from .pricing import PriceTable
 from .ratelimit import RateLimiter, estimate_output_tokens, estimate_prompt_tokens
 from .spending import Spending
+
+if TYPE_CHECKING:
+    from .batch.desk import BatchDesk
 
 V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")
@@ -74,6 +77,8 @@ class JudgmentEngine:
         self.limiter = limiter or RateLimiter()
         self.spending = spending or Spending(self.prices)
         self.counters = EngineCounters()
+        self.batches: BatchDesk | None = None
+        """Provider batches (--rag-batch): consulted where a live call would be made."""
         self._sleep = sleep
         self._semaphore: asyncio.Semaphore | None = None
         self._rng = random.Random(0x5EED)
@@ -112,7 +117,8 @@ class JudgmentEngine:
                 )
         if cache_only and not judge.offline:
             raise NeedsLiveCall()
-        if self.spending.guards and not judge.offline:
+        collected = self.batches is not None and self.batches.has_reply(judge, request)  # paid for already
+        if self.spending.guards and not judge.offline and not collected:
             self.spending.before_live_call(judge, request, test_id)  # dry run / budget: may raise
         try:
             verdict, reply = await self._live(judge, request, model, tally)
@@ -179,6 +185,10 @@ class JudgmentEngine:
 
     async def _call(self, judge: Judge, request: JudgeRequest, tally: CallTally) -> JudgeReply:
         """One judge call with retries under the deadline; counts and prices it."""
+        if self.batches is not None and not judge.offline:
+            collected = await self.batches.answer(judge, request, tally)  # or queued: WaitingForBatchError
+            if collected is not None:
+                return collected
         settings = self.settings
         started = time.monotonic()
         deadline = started + settings.deadline_s

@@ -22,3 +22,15 @@ class EngineSettings:
     """Attempts per judge call on rate limits, 5xx, timeouts and dropped connections."""
     backoff_base_s: float = 0.5
     backoff_cap_s: float = 20.0
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """The provider batch APIs (``--rag-batch``): whether misses are queued, and how long to wait."""
+
+    enabled: bool = False
+    """Queue judgments that are not cached for the provider's batch API instead of calling the judge."""
+    poll_s: float = 30.0
+    """Seconds between two status checks while waiting for a batch (``evaluate(batch=True)``)."""
+    wait_s: float = 24 * 3600.0
+    """Longest ``evaluate(batch=True)`` waits for its batches: the providers' completion window."""

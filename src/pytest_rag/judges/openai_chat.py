@@ -73,7 +73,8 @@ class OpenAIChatJudge:
             )
         return self._client
 
-    def _payload(self, request: JudgeRequest) -> dict[str, Any]:
+    def request_body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The body of the chat completion request for ``request`` (a batch line carries the same)."""
         payload: dict[str, Any] = {
             "model": self.spec.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
@@ -101,7 +102,7 @@ class OpenAIChatJudge:
             payload["response_format"] = {"type": "json_object"}
         return payload
 
-    def _adapt(self, param: str | None) -> bool:
+    def adapt(self, param: str | None) -> bool:
         """Change how a rejected parameter is sent; False when there is nothing left to try."""
         if param in ("temperature", "seed") and self._adapted.get(param) != "drop":
             self._adapted[param] = "drop"
@@ -123,16 +124,20 @@ class OpenAIChatJudge:
         client = self._get_client()
         for _ in range(4):  # at most one adaptation per parameter
             try:
-                response = await client.chat.completions.create(**self._payload(request))
+                response = await client.chat.completions.create(**self.request_body(request))
                 break
             except openai.BadRequestError as exc:
-                if self._adapt(rejected_param(exc)):
+                if self.adapt(rejected_param(exc)):
                     continue
                 raise translate(exc, openai, judge=self.spec.label, key_env=self.key_env) from None
             except openai.OpenAIError as exc:
                 raise translate(exc, openai, judge=self.spec.label, key_env=self.key_env) from None
         else:
             raise JudgeError("the server kept rejecting request parameters", judge=self.spec.label)
+        return self.reply_of(response)
+
+    def reply_of(self, response: Any) -> JudgeReply:
+        """The reply in a chat completion (a live response, or one line of a batch's results)."""
         if not response.choices:
             raise TransientFault(f"{self.spec.label} returned no choices")
         choice = response.choices[0]

@@ -55,13 +55,18 @@ def summary_rows(records: Iterable[CheckRecord]) -> list[SummaryRow]:
                     metric,
                     judge,
                     [float(r.score) for r in scored if r.score is not None],
-                    sum(1 for r in members if r.error is not None),
+                    sum(1 for r in members if r.error is not None and not _waiting(r)),
                     [bool(r.passed) for r in scored if r.passed is not None],
                 ),
                 _scale(members),
             )
         )
     return rows
+
+
+def _waiting(record: CheckRecord) -> bool:
+    """A check queued for a provider batch: not judged yet, which is no error."""
+    return record.error_kind == "WaitingForBatchError"
 
 
 def total_calls(records: Iterable[CheckRecord]) -> CallTally:
@@ -152,16 +157,25 @@ def render(
         lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells)).rstrip())
     calls = total_calls(records)
     cost = f", est. cost ${calls.cost_usd:.4f}" if calls.cost_usd else ""
+    batched = f", {calls.batched} from batches" if calls.batched else ""
+    if calls.batched and calls.saved_usd:
+        cost += f" (batches at batch prices: {_usd(calls.saved_usd)} less than live)"
     lines.append("")
     lines.append(
-        f"judge calls: {calls.live} live, {calls.cached} cached, {calls.offline} offline; tokens: {calls.tokens_in:,} in, "
-        f"{calls.tokens_out:,} out{cost}"
+        f"judge calls: {calls.live} live, {calls.cached} cached{batched}, {calls.offline} offline; tokens: "
+        f"{calls.tokens_in:,} in, {calls.tokens_out:,} out{cost}"
     )
-    error_count = sum(1 for r in records if r.error is not None)
+    waiting = sum(1 for r in records if _waiting(r))
+    if waiting:
+        lines.append(
+            f"waiting for batch: {waiting} check(s) queued for the providers' batch APIs, not judged yet "
+            "(a later run judges them from the collected replies)"
+        )
+    error_count = sum(1 for r in records if r.error is not None and not _waiting(r))
     if error_count:
         kinds: dict[str, int] = {}
         for record in records:
-            if record.error is not None:
+            if record.error is not None and not _waiting(record):
                 kind = record.error_kind or "error"
                 kinds[kind] = kinds.get(kind, 0) + 1
         detail = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
