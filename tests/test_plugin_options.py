@@ -35,6 +35,9 @@ OPTIONS = (
     "--rag-deadline",
     "--rag-max-attempts",
     "--rag-no-summary",
+    "--rag-batch",
+    "--rag-batch-poll",
+    "--rag-batch-timeout",
 )
 
 

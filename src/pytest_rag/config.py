@@ -485,15 +485,14 @@ def add_batch_options(group: Any, parser: Any) -> None:
         "--rag-batch",
         action="store_true",
         default=None,
-        help="queue judgments that are not cached for the providers' batch APIs (half price) instead of "
-        "calling the judge; their tests are skipped until a later run collects the replies",
+        help="queue uncached judgments for the providers' batch APIs (half price); a later run judges them",
     )
     group.addoption(
         "--rag-batch-poll",
         metavar="SECONDS",
         type=float,
         default=None,
-        help=f"seconds between status checks while evaluate(batch=True) waits (default {BATCH.poll_s:g})",
+        help=f"seconds between batch status checks in evaluate(batch=True) (default {BATCH.poll_s:g})",
     )
     group.addoption(
         "--rag-batch-timeout",

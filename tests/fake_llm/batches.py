@@ -84,6 +84,7 @@ class FakeBatches:
         self._files: dict[str, tuple[str, bytes]] = {}
         self._batches: dict[str, _Batch] = {}
         self._scripts: deque[BatchScript] = deque()
+        self._refusals: deque[int] = deque()
         self.requests: list[RecordedRequest] = []
         """Every request that arrived inside a batch, in order."""
 
@@ -91,6 +92,11 @@ class FakeBatches:
         """How the next batches behave, one script per created batch (default: complete at once)."""
         with self._lock:
             self._scripts.extend(scripts)
+
+    def refuse(self, *statuses: int) -> None:
+        """Answer the next batch-creating requests (uploads, creations) with these HTTP error statuses."""
+        with self._lock:
+            self._refusals.extend(statuses)
 
     @property
     def created(self) -> list[str]:
@@ -114,6 +120,12 @@ class FakeBatches:
         kind, ident, action = match.groups()
         route = (request.method, kind, ident is not None, action)
         with self._lock:
+            if request.method == "POST" and ident is None and self._refusals:
+                status = self._refusals.popleft()
+                refusal = f"Refused by the test script (HTTP {status})."
+                if kind == "messages/batches":
+                    return _anthropic_error(status, refusal, "api_error")
+                return _openai_error(status, refusal, None)
             if route == ("POST", "files", False, None):
                 return self._upload(request)
             if route == ("GET", "files", True, "content"):

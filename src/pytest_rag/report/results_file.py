@@ -47,9 +47,11 @@ CHECK_COLUMNS = (
     "live",
     "cached",
     "offline",
+    "batched",
     "tokens_in",
     "tokens_out",
     "cost_usd",
+    "saved_usd",
 )
 AGGREGATE_COLUMNS = (
     "n",
@@ -128,9 +130,11 @@ def check_row(key: str, record: CheckRecord) -> dict[str, Any]:
         "live": record.calls.live,
         "cached": record.calls.cached,
         "offline": record.calls.offline,
+        "batched": record.calls.batched,
         "tokens_in": record.calls.tokens_in,
         "tokens_out": record.calls.tokens_out,
         "cost_usd": round(record.calls.cost_usd, 8),
+        "saved_usd": round(record.calls.saved_usd, 8),
     }
 
 

@@ -181,7 +181,7 @@ class BatchDesk:
             ) from None
         with self._lock:
             self._taken.add(key)
-        if collected.counted:  # counted by an earlier run (its repair was still waiting then)
+        if not self.store.claim(key):  # counted already: by an earlier run, or another worker just now
             tally.cached += 1
             return reply
         cost = self.prices.batch_cost(judge.spec, reply.input_tokens, reply.output_tokens)
@@ -190,7 +190,6 @@ class BatchDesk:
         tally.tokens_out += reply.output_tokens
         tally.cost_usd += cost
         tally.saved_usd += self.prices.cost(judge.spec, reply.input_tokens, reply.output_tokens) - cost
-        self.store.deliver(key, collected.model_copy(update={"counted": True}), replace=True)
         return reply
 
     def _queue(

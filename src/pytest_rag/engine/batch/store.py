@@ -141,14 +141,10 @@ class BatchStore:
 
     # -- collected replies ----------------------------------------------------------------------
 
-    def deliver(self, key: str, reply: CollectedReply, *, replace: bool = False) -> None:
-        """Keep a request's outcome; an outcome already kept stays unless ``replace`` (collecting the
-        same batch twice, after an interrupted collection, must not reset what a run counted)."""
-        value = reply.model_dump(mode="json")
-        if replace:
-            self._cache("replies").set(key, value)
-        else:
-            self._cache("replies").add(key, value)
+    def deliver(self, key: str, reply: CollectedReply) -> None:
+        """Keep a request's outcome; one kept already stays (collecting a batch a second time, after an
+        interrupted collection, must not reset what a run counted)."""
+        self._cache("replies").add(key, reply.model_dump(mode="json"))
 
     def reply(self, key: str) -> CollectedReply | None:
         if self._replies is None and not (self.root / "replies").is_dir():
@@ -160,6 +156,16 @@ class BatchStore:
             return CollectedReply.model_validate(value)
         except ValidationError:
             return None
+
+    def claim(self, key: str) -> bool:
+        """Mark a collected reply as counted; True for the one caller (of all processes) that did."""
+        replies = self._cache("replies")
+        with replies.transact():
+            value = replies.get(key)
+            if not isinstance(value, dict) or value.get("counted"):
+                return False
+            replies.set(key, {**value, "counted": True})
+        return True
 
     def discard(self, key: str) -> None:
         if self._replies is not None or (self.root / "replies").is_dir():
