@@ -322,7 +322,10 @@ class RagSession:
             line = progress.line
             rounds = BatchRounds(self.batch_desk(), self.settings.batch, show=line.show if line else None)
             settled = rounds.run(
-                live, run, waiting=lambda outcome: isinstance(outcome[0], WaitingForBatchError)
+                live,
+                run,
+                waiting=lambda outcome: isinstance(outcome[0], WaitingForBatchError),
+                carry=_carry_calls,
             )
         else:
             settled = run(live)
@@ -408,6 +411,22 @@ class RagSession:
             if self._engine.batches is not None:
                 self._engine.batches.close()
             self._engine.cache.close()
+
+
+def _carry_calls(waited: tuple[Any], later: tuple[Any]) -> None:
+    """Add the calls a waiting round of a check spent to the outcome of its next round."""
+    from .results import CallTally
+
+    spent = getattr(waited[0], "calls", None)
+    outcome = later[0]
+    if spent is None:
+        return
+    if isinstance(outcome, RagError):
+        calls = getattr(outcome, "calls", None)
+        outcome.calls = calls if calls is not None else CallTally()  # type: ignore[attr-defined]
+        outcome.calls.add(spent)  # type: ignore[attr-defined]
+    elif hasattr(outcome, "calls"):
+        outcome.calls.add(spent)  # a MetricResult is frozen, its tally is not
 
 
 class _Plan:

@@ -162,7 +162,9 @@ def skip_not_judged(report: Any, excinfo: Any, records: list[Any]) -> None:
     if not (stopped or (report.passed and (not_judged or waiting))):
         return
     if waiting or (stopped and excinfo.errisinstance(WaitingForBatchError)):
-        first = excinfo.value if stopped else next(r for r in records if r.error_kind == "WaitingForBatchError")
+        first = (
+            excinfo.value if stopped else next(r for r in records if r.error_kind == "WaitingForBatchError")
+        )
         why = str(getattr(first, "reason", None) or first.error).split("waiting for batch: ", 1)[-1]
         reason = f"waiting for batch: {max(waiting, 1)} check(s) not judged yet: {why}"
     else:

@@ -45,8 +45,11 @@ class BatchRounds:
         jobs: Sequence[J],
         run_once: Callable[[Sequence[J]], Sequence[R]],
         waiting: Callable[[R], bool],
+        carry: Callable[[R, R], None],
     ) -> list[R]:
-        """Outcomes of ``jobs``; ``waiting`` says which outcome is a check still waiting for a batch."""
+        """Outcomes of ``jobs``; ``waiting`` says which outcome is a check still waiting for a batch, and
+        ``carry(waited, later)`` moves what a waiting round spent (replies of earlier steps, counted
+        there) onto the outcome that replaces it, so the check's record counts every call once."""
         scope = BatchScope()
         with scope.active():
             results = list(run_once(jobs))
@@ -58,6 +61,7 @@ class BatchRounds:
             with scope.active():
                 again = run_once([jobs[i] for i in todo])
             for i, outcome in zip(todo, again, strict=True):
+                carry(results[i], outcome)
                 results[i] = outcome
         return results
 
