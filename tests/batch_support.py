@@ -19,6 +19,14 @@ JUDGE_PATHS = ("/v1/chat/completions", "/v1/messages", "/v1/embeddings")
 
 JUDGES = {"openai": "openai:fake-gpt", "anthropic": "anthropic:fake-claude"}
 
+THREE_FAITHFUL = """
+import pytest
+
+@pytest.mark.parametrize("answer", ["Refunds take five days.", "Refunds take a week.", "Refunds are instant."])
+def test_faithful(rag_judge, answer):
+    rag_judge.assert_faithful(answer, ["Refunds take five business days."], threshold=1)
+"""
+
 
 class ContentScores:
     """Valid verdicts whose ``score`` follows from the request's text (1-5), so equal scores in two runs
@@ -94,3 +102,14 @@ def line_starting(result: pytest.RunResult, prefix: str) -> str:
     found = [line for line in result.stdout.lines if line.startswith(prefix)]
     assert found, f"no line starts with {prefix!r}:\n{result.stdout.str()}"
     return found[0]
+
+
+def first_batch_run(
+    pytester: pytest.Pytester, server: FakeLLMServer, tmp_path: Path, judge: str = "openai:fake-gpt"
+) -> Path:
+    """Write :data:`THREE_FAITHFUL` and run it with ``--rag-batch``: its three checks are queued and
+    submitted (the tests skipped). Returns the cache directory for the runs that follow."""
+    pytester.makepyfile(THREE_FAITHFUL)
+    cache = tmp_path / "cache"
+    run(pytester, server, cache, "--rag-batch", judge=judge).assert_outcomes(skipped=3)
+    return cache

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from batch_support import (
+    THREE_FAITHFUL,
     ContentScores,
     body_text,
+    first_batch_run,
     judge_calls,
     line_starting,
     run,
@@ -53,14 +55,6 @@ def test_sample(rag_judge, index):
     )
 """
 
-THREE_FAITHFUL = """
-import pytest
-
-@pytest.mark.parametrize("answer", ["Refunds take five days.", "Refunds take a week.", "Refunds are instant."])
-def test_faithful(rag_judge, answer):
-    rag_judge.assert_faithful(answer, ["Refunds take five business days."], threshold=1)
-"""
-
 
 @pytest.fixture
 def server(fake_llm: FakeLLMServer) -> FakeLLMServer:
@@ -68,15 +62,18 @@ def server(fake_llm: FakeLLMServer) -> FakeLLMServer:
     return fake_llm
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.fixture(params=["openai", "anthropic"])
+def judge(request: pytest.FixtureRequest, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each provider's judge in turn, pointed at the fake server."""
+    return use_judge(str(request.param), server, monkeypatch)
+
+
 def test_two_batch_runs_then_a_plain_run_judge_exactly_like_a_live_run(
     pytester: pytest.Pytester,
     server: FakeLLMServer,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    provider: str,
+    judge: str,
 ) -> None:
-    judge = use_judge(provider, server, monkeypatch)
     pytester.makepyfile(SUITE)
     live = run(pytester, server, tmp_path / "live-cache", judge=judge, report=tmp_path / "live.json")
     live.assert_outcomes(passed=3)
@@ -149,9 +146,7 @@ def test_failures_inside_a_batch_are_judge_errors_and_invalid_replies_get_a_batc
     pytester: pytest.Pytester, server: FakeLLMServer, tmp_path: Path
 ) -> None:
     server.responder = by_answer
-    pytester.makepyfile(THREE_FAITHFUL)
-    cache = tmp_path / "cache"
-    run(pytester, server, cache, "--rag-batch").assert_outcomes(skipped=3)
+    cache = first_batch_run(pytester, server, tmp_path)
 
     second = run(pytester, server, cache, "--rag-batch")
     second.assert_outcomes(passed=1, failed=1, skipped=1)  # five days / instant / a week
@@ -170,19 +165,14 @@ def test_failures_inside_a_batch_are_judge_errors_and_invalid_replies_get_a_batc
     assert judge_calls(server) == []
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_an_expired_batch_is_reported_and_its_unanswered_requests_are_asked_again(
     pytester: pytest.Pytester,
     server: FakeLLMServer,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    provider: str,
+    judge: str,
 ) -> None:
-    judge = use_judge(provider, server, monkeypatch)
     server.batches.script(BatchScript(end="expired", answered=1))
-    pytester.makepyfile(THREE_FAITHFUL)
-    cache = tmp_path / "cache"
-    run(pytester, server, cache, "--rag-batch", judge=judge).assert_outcomes(skipped=3)
+    cache = first_batch_run(pytester, server, tmp_path, judge)
     second = run(pytester, server, cache, "--rag-batch", judge=judge)
     second.assert_outcomes(passed=1, skipped=2)
     assert "expired, collected: 1 answered, 2 not answered" in second.stdout.str()
@@ -191,20 +181,15 @@ def test_an_expired_batch_is_reported_and_its_unanswered_requests_are_asked_agai
     assert judge_calls(server) == []
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_a_cancelled_batch_is_collected_and_its_requests_are_asked_again(
     pytester: pytest.Pytester,
     server: FakeLLMServer,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    provider: str,
+    judge: str,
 ) -> None:
-    judge = use_judge(provider, server, monkeypatch)
     server.batches.script(BatchScript(polls=10))
-    pytester.makepyfile(THREE_FAITHFUL)
-    cache = tmp_path / "cache"
-    run(pytester, server, cache, "--rag-batch", judge=judge).assert_outcomes(skipped=3)
+    cache = first_batch_run(pytester, server, tmp_path, judge)
     capsys.readouterr()
     assert cli_main(["batch", "cancel", "--cache-dir", str(cache)]) == 0
     assert f"cancelled batch {server.batches.created[0]} ({judge})" in capsys.readouterr().out
@@ -219,9 +204,7 @@ def test_a_request_pending_in_a_batch_is_never_submitted_again(
     pytester: pytest.Pytester, server: FakeLLMServer, tmp_path: Path
 ) -> None:
     server.batches.script(BatchScript(polls=2))  # in progress when the second run checks
-    pytester.makepyfile(THREE_FAITHFUL)
-    cache = tmp_path / "cache"
-    run(pytester, server, cache, "--rag-batch").assert_outcomes(skipped=3)
+    cache = first_batch_run(pytester, server, tmp_path)
     second = run(pytester, server, cache, "--rag-batch")
     second.assert_outcomes(skipped=3)
     assert "this request is in a batch submitted earlier" in second.stdout.str()
@@ -257,9 +240,7 @@ def test_xdist_workers_queue_a_shared_request_once(
 def test_a_plain_run_collects_a_finished_batch_too(
     pytester: pytest.Pytester, server: FakeLLMServer, tmp_path: Path
 ) -> None:
-    pytester.makepyfile(THREE_FAITHFUL)
-    cache = tmp_path / "cache"
-    run(pytester, server, cache, "--rag-batch").assert_outcomes(skipped=3)
+    cache = first_batch_run(pytester, server, tmp_path)
     plain = run(pytester, server, cache)
     plain.assert_outcomes(passed=3)
     assert judge_calls(server) == []
@@ -318,19 +299,14 @@ def refuses_temperature(request: RecordedRequest) -> Reply:
     return Reply.json({"reasoning": "fine", "unsupported_statements": [], "score": 4})
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_a_parameter_the_model_refuses_is_dropped_and_the_request_asked_again(
     pytester: pytest.Pytester,
     server: FakeLLMServer,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    provider: str,
+    judge: str,
 ) -> None:
-    judge = use_judge(provider, server, monkeypatch)
     server.responder = refuses_temperature
-    pytester.makepyfile(THREE_FAITHFUL)
-    cache = tmp_path / "cache"
-    run(pytester, server, cache, "--rag-batch", judge=judge).assert_outcomes(skipped=3)
+    cache = first_batch_run(pytester, server, tmp_path, judge)
     run(pytester, server, cache, "--rag-batch", judge=judge).assert_outcomes(skipped=3)  # asked again
     assert [("temperature" in r.body) for r in server.batches.requests] == [True] * 3 + [False] * 3
     run(pytester, server, cache, "--rag-batch", judge=judge).assert_outcomes(passed=3)

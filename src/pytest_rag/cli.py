@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .engine.batch.cli import add_batch_commands
-from .engine.cache import DEFAULT_CACHE_DIR
+from .engine.cache import add_cache_dir_argument
 from .errors import RagError
 from .report.png_plot import add_plot_command
 
@@ -49,12 +49,7 @@ def _add_cache_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     ):
         action = actions.add_parser(name, help=help_text)
         action.add_argument("file", metavar="FILE", help="the judgment file (e.g. tests/rag_judgments.jsonl)")
-        action.add_argument(
-            "--cache-dir",
-            default=DEFAULT_CACHE_DIR,
-            metavar="DIR",
-            help=f"the judgment cache directory (default {DEFAULT_CACHE_DIR}, as --rag-cache-dir)",
-        )
+        add_cache_dir_argument(action)
         action.set_defaults(handler=handler)
 
 

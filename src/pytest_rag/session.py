@@ -319,8 +319,7 @@ class RagSession:
         if batch and live:
             from .engine.batch.rounds import BatchRounds
 
-            line = progress.line
-            rounds = BatchRounds(self.batch_desk(), self.settings.batch, show=line.show if line else None)
+            rounds = BatchRounds(self.batch_desk(), self.settings.batch, show=progress.show)
             settled = rounds.run(
                 live,
                 run,
@@ -415,17 +414,17 @@ class RagSession:
 
 def _carry_calls(waited: tuple[Any], later: tuple[Any]) -> None:
     """Add the calls a waiting round of a check spent to the outcome of its next round."""
-    from .results import CallTally
+    from .results import CallTally, MetricResult
 
     spent = getattr(waited[0], "calls", None)
     outcome = later[0]
     if spent is None:
         return
-    if isinstance(outcome, RagError):
-        calls = getattr(outcome, "calls", None)
-        outcome.calls = calls if calls is not None else CallTally()  # type: ignore[attr-defined]
-        outcome.calls.add(spent)  # type: ignore[attr-defined]
-    elif hasattr(outcome, "calls"):
+    if isinstance(outcome, JudgeError):
+        if outcome.calls is None:
+            outcome.calls = CallTally()
+        outcome.calls.add(spent)
+    elif isinstance(outcome, MetricResult):
         outcome.calls.add(spent)  # a MetricResult is frozen, its tally is not
 
 

@@ -54,6 +54,16 @@ class CachedReply:
         )
 
 
+def add_cache_dir_argument(parser: Any) -> None:
+    """The ``--cache-dir`` option of the ``pytest-rag`` commands that work on a cache directory."""
+    parser.add_argument(
+        "--cache-dir",
+        default=DEFAULT_CACHE_DIR,
+        metavar="DIR",
+        help=f"the judgment cache directory (default {DEFAULT_CACHE_DIR}, as --rag-cache-dir)",
+    )
+
+
 def check_mode(mode: str) -> str:
     if mode not in CACHE_MODES:
         raise ConfigError(f"unknown cache mode {mode!r}; use one of {', '.join(CACHE_MODES)} (--rag-cache)")

@@ -117,8 +117,7 @@ class JudgmentEngine:
                 )
         if cache_only and not judge.offline:
             raise NeedsLiveCall()
-        collected = self.batches is not None and self.batches.has_reply(judge, request)  # paid for already
-        if self.spending.guards and not judge.offline and not collected:
+        if self.spending.guards and not judge.offline and not self._collected(judge, request):
             self.spending.before_live_call(judge, request, test_id)  # dry run / budget: may raise
         try:
             verdict, reply = await self._live(judge, request, model, tally)
@@ -139,6 +138,10 @@ class JudgmentEngine:
                 },
             )
         return verdict, tally
+
+    def _collected(self, judge: Judge, request: JudgeRequest) -> bool:
+        """True when a finished provider batch answered the request (paid for already)."""
+        return self.batches is not None and self.batches.has_reply(judge, request)
 
     # -- live calls -------------------------------------------------------------------------------
 

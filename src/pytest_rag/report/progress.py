@@ -135,6 +135,15 @@ class BatchProgress:
             self._drawn_at = now
             self.line.show(self.text())
 
+    def show(self, text: str) -> None:
+        """Show ``text`` for now (what the batch waits for, e.g. a provider's batch); :meth:`close`
+        leaves the final counts in its place."""
+        with self._lock:
+            if self.line is None or self._closed:
+                return
+            self._drawn_at = self._clock()
+            self.line.show(text)
+
     def close(self) -> None:
         """Leave the final counts on the line, if progress was shown at all."""
         with self._lock:

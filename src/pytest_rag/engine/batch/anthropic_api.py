@@ -15,7 +15,7 @@ from typing import Any
 from ...judges.anthropic_messages import AnthropicJudge
 from ...judges.protocol import Judge, JudgeReply
 from ...judges.request import JudgeRequest
-from .apis import BatchState, Outcome, api_key, capped, problem, refused_param
+from .apis import BatchState, Outcome, capped, refused_param, sdk_client, target_of
 from .records import BatchTarget, Manifest, QueuedRequest
 
 MESSAGES = "/v1/messages"
@@ -31,89 +31,45 @@ class AnthropicBatches:
     def target(self, judge: Judge) -> BatchTarget | None:
         if not isinstance(judge, AnthropicJudge):
             return None
-        return BatchTarget(
-            api="anthropic",
-            endpoint=MESSAGES,
-            base_url=judge.base_url,
-            model=judge.spec.model,
-            judge=judge.spec.label,
-            key_env=judge.key_env,
-            timeout_s=judge.timeout_s,
-        )
+        return target_of("anthropic", MESSAGES, judge, judge.spec.model, judge.spec.label)
 
     def body(self, judge: Judge, request: JudgeRequest) -> dict[str, Any]:
         assert isinstance(judge, AnthropicJudge)
         return judge.request_body(request)
 
-    def _client(self, target: BatchTarget) -> Any:
+    def _client(self, target: BatchTarget, doing: str) -> Any:
         import anthropic
 
-        return anthropic.Anthropic(
-            api_key=api_key(target),
-            base_url=target.base_url,
-            timeout=max(target.timeout_s, 60.0),
-            max_retries=2,
-        )
+        return sdk_client(anthropic, "Anthropic", "AnthropicError", target, doing)
 
     def submit(self, target: BatchTarget, requests: Sequence[QueuedRequest]) -> tuple[str, str | None]:
-        import anthropic
-
-        client = self._client(target)
-        try:
+        with self._client(target, "submit a message batch") as client:
             batch = client.messages.batches.create(
                 requests=[{"custom_id": r.key, "params": r.body} for r in requests]
             )
-        except anthropic.AnthropicError as exc:
-            raise problem(exc, anthropic, target, "submit a message batch") from None
-        finally:
-            client.close()
         return str(batch.id), None
 
     def _state(self, batch: Any) -> BatchState:
         counts = batch.request_counts
         finished = counts.succeeded + counts.errored + counts.canceled + counts.expired
-        total = finished + counts.processing
         status = str(batch.processing_status)
         if status == "ended" and counts.expired:
             status = "expired"
         elif status == "ended" and counts.canceled:
             status = "canceled"
-        ended = batch.processing_status == "ended"
-        return BatchState(status, ended, total - counts.processing, total)
+        return BatchState(status, batch.processing_status == "ended", finished, finished + counts.processing)
 
     def state(self, manifest: Manifest) -> BatchState:
-        import anthropic
-
-        client = self._client(manifest.target)
-        try:
+        with self._client(manifest.target, f"check message batch {manifest.id}") as client:
             return self._state(client.messages.batches.retrieve(manifest.id))
-        except anthropic.AnthropicError as exc:
-            raise problem(exc, anthropic, manifest.target, f"check message batch {manifest.id}") from None
-        finally:
-            client.close()
 
     def outcomes(self, manifest: Manifest) -> Iterator[Outcome]:
-        import anthropic
-
-        client = self._client(manifest.target)
-        try:
-            for item in client.messages.batches.results(manifest.id):
-                yield _outcome(item)
-        except anthropic.AnthropicError as exc:
-            raise problem(exc, anthropic, manifest.target, f"download the results of {manifest.id}") from None
-        finally:
-            client.close()
+        with self._client(manifest.target, f"collect message batch {manifest.id}") as client:
+            yield from (_outcome(item) for item in client.messages.batches.results(manifest.id))
 
     def cancel(self, manifest: Manifest) -> BatchState:
-        import anthropic
-
-        client = self._client(manifest.target)
-        try:
+        with self._client(manifest.target, f"cancel message batch {manifest.id}") as client:
             return self._state(client.messages.batches.cancel(manifest.id))
-        except anthropic.AnthropicError as exc:
-            raise problem(exc, anthropic, manifest.target, f"cancel message batch {manifest.id}") from None
-        finally:
-            client.close()
 
     async def reply(self, judge: Judge, request: JudgeRequest, body: dict[str, Any]) -> JudgeReply:
         from anthropic.types import Message

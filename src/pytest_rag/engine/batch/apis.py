@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType, SimpleNamespace
 from typing import Any, Protocol
@@ -103,6 +104,38 @@ def api_key(target: BatchTarget) -> str:
         f"{target.key_env} is not set, so the batches of {target.judge} cannot be reached; export it "
         "(the key itself is never stored with a batch)"
     )
+
+
+def target_of(api: str, endpoint: str, owner: Any, model: str, label: str) -> BatchTarget:
+    """The target of a judge (or embedder) ``owner``: its base URL, key variable and timeout."""
+    return BatchTarget.model_validate(
+        {
+            "api": api,
+            "endpoint": endpoint,
+            "base_url": owner.base_url,
+            "model": model,
+            "judge": label,
+            "key_env": owner.key_env,
+            "timeout_s": owner.timeout_s,
+        }
+    )
+
+
+@contextmanager
+def sdk_client(
+    sdk: ModuleType, client: str, base_error: str, target: BatchTarget, doing: str
+) -> Iterator[Any]:
+    """A synchronous client of ``sdk`` for ``target`` while ``doing`` something; an SDK error inside
+    becomes a one-line :class:`BatchProblem`. Management calls are few: the SDK retries them twice."""
+    opened = getattr(sdk, client)(
+        api_key=api_key(target), base_url=target.base_url, timeout=max(target.timeout_s, 60.0), max_retries=2
+    )
+    try:
+        yield opened
+    except getattr(sdk, base_error) as exc:
+        raise problem(exc, sdk, target, doing) from None
+    finally:
+        opened.close()
 
 
 def problem(exc: BaseException, sdk: ModuleType, target: BatchTarget, doing: str) -> BatchProblem:

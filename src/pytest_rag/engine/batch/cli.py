@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..cache import DEFAULT_CACHE_DIR
+from ..cache import add_cache_dir_argument
 from ..limits import BatchSettings
 
 if TYPE_CHECKING:  # pydantic behind it: loaded when a command runs
@@ -35,29 +35,17 @@ def add_batch_commands(commands: argparse._SubParsersAction[argparse.ArgumentPar
         "status", help="check every pending batch (collecting finished ones), list all"
     )
     wait = actions.add_parser("wait", help="collect batches until none is pending")
-    wait.add_argument(
-        "--poll",
-        type=float,
-        default=DEFAULTS.poll_s,
-        metavar="S",
-        help=f"seconds between checks ({DEFAULTS.poll_s:g})",
-    )
-    wait.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULTS.wait_s,
-        metavar="S",
-        help=f"give up after this many seconds, exit status 1 ({DEFAULTS.wait_s:g})",
-    )
+    for flag, default, meaning in (
+        ("--poll", DEFAULTS.poll_s, "seconds between checks"),
+        ("--timeout", DEFAULTS.wait_s, "give up after this many seconds, with exit status 1"),
+    ):
+        wait.add_argument(
+            flag, type=float, default=default, metavar="S", help=f"{meaning} (default {default:g})"
+        )
     cancel = actions.add_parser("cancel", help="cancel pending batches (all of them when no id is given)")
     cancel.add_argument("ids", nargs="*", metavar="BATCH_ID", help="batch ids as `batch status` lists them")
     for action, handler in ((status, _status), (wait, _wait), (cancel, _cancel)):
-        action.add_argument(
-            "--cache-dir",
-            default=DEFAULT_CACHE_DIR,
-            metavar="DIR",
-            help=f"the judgment cache directory (default {DEFAULT_CACHE_DIR}, as --rag-cache-dir)",
-        )
+        add_cache_dir_argument(action)
         action.set_defaults(handler=handler)
 
 

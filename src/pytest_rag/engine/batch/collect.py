@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection
+from dataclasses import asdict
 
 from .apis import BatchProblem, Outcome, api_for_target
 from .records import CollectedReply, Manifest
@@ -65,17 +66,9 @@ def _take_outcomes(store: BatchStore, manifest: Manifest, now: float) -> None:
             continue  # not a request of this batch, or one seen twice
         if outcome.body is None and outcome.error is None:
             continue  # not answered: left out of the replies, so it is queued again when asked
+        found = {name: value for name, value in asdict(outcome).items() if name != "key"}
         store.deliver(
-            outcome.key,
-            CollectedReply(
-                batch=manifest.id,
-                parent=origin.parent,
-                body=outcome.body,
-                error=outcome.error,
-                raw=outcome.raw,
-                rejected_param=outcome.rejected_param,
-                collected_at=now,
-            ),
+            outcome.key, CollectedReply(batch=manifest.id, parent=origin.parent, collected_at=now, **found)
         )
         if outcome.body is not None:
             answered += 1

@@ -68,23 +68,20 @@ _ASKED: ContextVar[str | None] = ContextVar("pytest_rag_batch_asked", default=No
 """The key of the latest first request in this task: the engine asks a repair right after it."""
 
 
+@dataclass
 class BatchDesk:
-    def __init__(
-        self,
-        store: BatchStore,
-        cache: JudgmentCache,
-        prices: PriceTable,
-        spending: Spending,
-        *,
-        queueing: bool,
-    ) -> None:
-        self.store = store
-        self.cache = cache
-        self.prices = prices
-        self.spending = spending
-        self.queueing = queueing
-        self._pending = store.pending_keys()
-        self._adaptations = store.adaptations()
+    """The batches of one cache directory, as one process's engine sees them; ``queueing`` is
+    ``--rag-batch`` (without it a miss outside ``evaluate(batch=True)`` is judged live)."""
+
+    store: BatchStore
+    cache: JudgmentCache
+    prices: PriceTable
+    spending: Spending
+    queueing: bool
+
+    def __post_init__(self) -> None:
+        self._pending = self.store.pending_keys()
+        self._adaptations = self.store.adaptations()
         self._routes: dict[int, tuple[BatchAPI, BatchTarget] | None] = {}
         self._taken: set[str] = set()
         self._lock = threading.Lock()

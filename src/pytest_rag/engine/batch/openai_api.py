@@ -20,7 +20,7 @@ from ...judges.openai_chat import OpenAIChatJudge
 from ...judges.protocol import Judge, JudgeReply
 from ...judges.request import JudgeRequest
 from ..embeddings import EmbeddingBatch, EmbeddingJudge, OpenAIEmbedder
-from .apis import BatchProblem, BatchState, Outcome, api_key, capped, problem, refused_param
+from .apis import BatchProblem, BatchState, Outcome, capped, refused_param, sdk_client, target_of
 from .records import BatchTarget, Manifest, QueuedRequest
 
 CHAT = "/v1/chat/completions"
@@ -56,26 +56,10 @@ class OpenAIBatches:
 
     def target(self, judge: Judge) -> BatchTarget | None:
         if isinstance(judge, OpenAIChatJudge) and judge.spec.provider == "openai":
-            return BatchTarget(
-                api="openai",
-                endpoint=CHAT,
-                base_url=judge.base_url,
-                model=judge.spec.model,
-                judge=judge.spec.label,
-                key_env=judge.key_env,
-                timeout_s=judge.timeout_s,
-            )
+            return target_of("openai", CHAT, judge, judge.spec.model, judge.spec.label)
         if isinstance(judge, EmbeddingJudge) and isinstance(judge.embedder, OpenAIEmbedder):
             embedder = judge.embedder
-            return BatchTarget(
-                api="openai",
-                endpoint=EMBEDDINGS,
-                base_url=embedder.base_url,
-                model=embedder.model,
-                judge=embedder.label,
-                key_env=embedder.key_env,
-                timeout_s=embedder.timeout_s,
-            )
+            return target_of("openai", EMBEDDINGS, embedder, embedder.model, embedder.label)
         return None
 
     def body(self, judge: Judge, request: JudgeRequest) -> dict[str, Any]:
@@ -84,26 +68,18 @@ class OpenAIBatches:
         assert isinstance(judge, EmbeddingJudge) and isinstance(judge.embedder, OpenAIEmbedder)
         return {"model": judge.embedder.model, "input": [str(t) for t in request.task.inputs["texts"]]}
 
-    def _client(self, target: BatchTarget) -> Any:
+    def _client(self, target: BatchTarget, doing: str) -> Any:
         import openai
 
-        return openai.OpenAI(
-            api_key=api_key(target),
-            base_url=target.base_url,
-            timeout=max(target.timeout_s, 60.0),
-            max_retries=2,
-        )
+        return sdk_client(openai, "OpenAI", "OpenAIError", target, doing)
 
     def submit(self, target: BatchTarget, requests: Sequence[QueuedRequest]) -> tuple[str, str | None]:
-        import openai
-
         lines = [
             json.dumps({"custom_id": r.key, "method": "POST", "url": target.endpoint, "body": r.body})
             for r in requests
         ]
         data = ("\n".join(lines) + "\n").encode("utf-8")
-        client = self._client(target)
-        try:
+        with self._client(target, "submit a batch") as client:
             uploaded = client.files.create(
                 file=("pytest-rag-batch.jsonl", data, "application/jsonl"), purpose="batch"
             )
@@ -113,19 +89,7 @@ class OpenAIBatches:
                 completion_window="24h",
                 metadata={"created_by": "pytest-rag", "judge": target.judge[:500]},
             )
-        except openai.OpenAIError as exc:
-            raise problem(exc, openai, target, "submit a batch") from None
-        finally:
-            client.close()
         return str(batch.id), str(uploaded.id)
-
-    def _retrieve(self, manifest: Manifest, client: Any) -> Any:
-        import openai
-
-        try:
-            return client.batches.retrieve(manifest.id)
-        except openai.OpenAIError as exc:
-            raise problem(exc, openai, manifest.target, f"check batch {manifest.id}") from None
 
     def _state(self, batch: Any, manifest: Manifest) -> BatchState:
         counts = batch.request_counts
@@ -134,18 +98,12 @@ class OpenAIBatches:
         return BatchState(str(batch.status), batch.status in ENDED, done, total)
 
     def state(self, manifest: Manifest) -> BatchState:
-        client = self._client(manifest.target)
-        try:
-            return self._state(self._retrieve(manifest, client), manifest)
-        finally:
-            client.close()
+        with self._client(manifest.target, f"check batch {manifest.id}") as client:
+            return self._state(client.batches.retrieve(manifest.id), manifest)
 
     def outcomes(self, manifest: Manifest) -> Iterator[Outcome]:
-        import openai
-
-        client = self._client(manifest.target)
-        try:
-            batch = self._retrieve(manifest, client)
+        with self._client(manifest.target, f"collect batch {manifest.id}") as client:
+            batch = client.batches.retrieve(manifest.id)
             if batch.status == "failed":  # the whole input was refused: every request failed with it
                 errors = [
                     f"{e.message} (line {e.line})" if e.line else str(e.message)
@@ -155,31 +113,13 @@ class OpenAIBatches:
                 yield from (Outcome(key, error=reason) for key in manifest.request_keys())
                 return
             for file_id in (batch.output_file_id, batch.error_file_id):
-                if not file_id:
-                    continue
-                try:
+                if file_id:
                     text = client.files.content(file_id).text
-                except openai.OpenAIError as exc:
-                    raise problem(
-                        exc, openai, manifest.target, f"download the results of {manifest.id}"
-                    ) from None
-                for line in text.splitlines():
-                    if line.strip():
-                        yield _outcome(line)
-        finally:
-            client.close()
+                    yield from (_outcome(line) for line in text.splitlines() if line.strip())
 
     def cancel(self, manifest: Manifest) -> BatchState:
-        import openai
-
-        client = self._client(manifest.target)
-        try:
-            batch = client.batches.cancel(manifest.id)
-        except openai.OpenAIError as exc:
-            raise problem(exc, openai, manifest.target, f"cancel batch {manifest.id}") from None
-        finally:
-            client.close()
-        return self._state(batch, manifest)
+        with self._client(manifest.target, f"cancel batch {manifest.id}") as client:
+            return self._state(client.batches.cancel(manifest.id), manifest)
 
     async def reply(self, judge: Judge, request: JudgeRequest, body: dict[str, Any]) -> JudgeReply:
         if isinstance(judge, OpenAIChatJudge):

@@ -38,7 +38,6 @@ class BatchRounds:
         self.settings = settings
         self.show = show
         self.sleep = sleep
-        self.shown = False
 
     def run(
         self,
@@ -78,13 +77,8 @@ class BatchRounds:
             scope.waiting,
             poll_s=self.settings.poll_s,
             timeout_s=self.settings.wait_s,
-            show=self._show,
+            show=self.show,
             sleep=self.sleep,
         )
         desk.reload()
         return finished
-
-    def _show(self, text: str) -> None:
-        if self.show is not None:
-            self.show(text)
-            self.shown = True
