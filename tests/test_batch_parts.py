@@ -21,6 +21,12 @@ from pytest_rag.engine.batch.submit import submit
 from pytest_rag.engine.pricing import PriceTable
 from pytest_rag.errors import ConfigError
 from pytest_rag.judges.protocol import JudgeSpec
+from pytest_rag.report.comparison import records_from_json
+from pytest_rag.report.html.payload import SOURCE_BATCH, _source
+from pytest_rag.report.progress import BatchProgress
+from pytest_rag.report.results_file import build_report
+from pytest_rag.report.summary import render
+from pytest_rag.results import CallTally, CheckRecord
 
 pytest_plugins = ["pytester"]
 
@@ -187,3 +193,52 @@ def test_status_wait_and_cancel_on_the_command_line(
     run(pytester, fake_llm, cache).assert_outcomes(passed=3)  # a plain run uses them
     assert cli_main(["batch", "status", "--cache-dir", str(cache)]) == 0
     assert "0 collected repl(ies) not used yet" in capsys.readouterr().out  # stored, so let go
+
+
+# -- what a person reads --------------------------------------------------------------------------------
+
+
+def record(**calls: float) -> CheckRecord:
+    return CheckRecord(
+        test_id="t", metric="faithfulness", judge="openai:gpt-4o-mini", score=4, scale_low=1, scale_high=5,
+        calls=CallTally.model_validate(calls),
+    )  # fmt: skip
+
+
+def test_the_summary_counts_waiting_checks_apart_from_judge_errors_and_says_what_batches_saved() -> None:
+    waiting = CheckRecord(
+        test_id="w", metric="faithfulness", judge="openai:gpt-4o-mini", error="[faithfulness] waiting ...",
+        error_kind="WaitingForBatchError",
+    )  # fmt: skip
+    failed = waiting.model_copy(update={"error_kind": "JudgeError", "test_id": "e"})
+    lines = render([record(batched=2, cost_usd=0.02, saved_usd=0.02), record(cached=1), waiting, failed])
+    assert lines[1].split()[-1] == "1"  # the errors column: the judge error, not the waiting check
+    calls = next(line for line in lines if line.startswith("judge calls:"))
+    assert calls.startswith("judge calls: 0 live, 1 cached, 2 from batches, 0 offline")
+    assert calls.endswith("est. cost $0.0200 (batches at batch prices: $0.0200 less than live)")
+    assert "waiting for batch: 1 check(s) queued" in "\n".join(lines)
+    assert "judge errors: 1 (1 JudgeError)" in "\n".join(lines)
+
+
+def test_a_check_judged_from_a_batch_is_marked_so_in_the_html_report_and_the_results_file() -> None:
+    batched = record(batched=1, cost_usd=0.001, saved_usd=0.001)
+    assert _source(batched.calls) == SOURCE_BATCH and _source(record(cached=1).calls) != SOURCE_BATCH
+    row = build_report([batched])["checks"][0]
+    assert (row["batched"], row["saved_usd"]) == (1, 0.001)
+    assert records_from_json({"checks": [row]}, "x")[0].calls == batched.calls  # read back: baselines, shards
+
+
+def test_progress_shows_what_a_batch_waits_for_then_leaves_the_final_counts() -> None:
+    shown: list[str] = []
+    finished: list[str] = []
+    line = type(
+        "Line",
+        (),
+        {"show": lambda self, text: shown.append(text), "finish": lambda self, t: finished.append(t)},
+    )
+    progress = BatchProgress(line(), 2, show_after_s=10)
+    progress.show("pytest-rag: waiting for 1 batch(es): 0/2 request(s) done (in_progress) · 0m00s")
+    progress.finished(record(batched=1))
+    progress.close()
+    assert shown[0].startswith("pytest-rag: waiting for 1 batch(es)")
+    assert finished and finished[0].startswith("pytest-rag: judged 1/2 (0 cached, 0 live, 1 from batches)")
