@@ -135,6 +135,13 @@ def render(
     rows = summary_rows(records)
     lines: list[str] = []
     extra = spending_lines(records, dry_run=dry_run, budget_usd=budget_usd)
+    waiting = sum(1 for r in records if _waiting(r))
+    if waiting:
+        extra.insert(
+            0,
+            f"waiting for batch: {waiting} check(s) queued for the providers' batch APIs, not judged yet "
+            "(a later run judges them from the collected replies)",
+        )
     if quiet:
         for row in rows:
             a = row.aggregate
@@ -165,12 +172,6 @@ def render(
         f"judge calls: {calls.live} live, {calls.cached} cached{batched}, {calls.offline} offline; tokens: "
         f"{calls.tokens_in:,} in, {calls.tokens_out:,} out{cost}"
     )
-    waiting = sum(1 for r in records if _waiting(r))
-    if waiting:
-        lines.append(
-            f"waiting for batch: {waiting} check(s) queued for the providers' batch APIs, not judged yet "
-            "(a later run judges them from the collected replies)"
-        )
     error_count = sum(1 for r in records if r.error is not None and not _waiting(r))
     if error_count:
         kinds: dict[str, int] = {}

@@ -49,10 +49,15 @@ def _refresh(store: BatchStore, manifest: Manifest, now: float) -> BatchProblem 
         manifest.problem = ""
         if state.ended:
             _take_outcomes(store, manifest, now)
-    except BatchProblem as exc:
-        manifest.problem = str(exc)
+    except (BatchProblem, OSError, ValueError) as exc:  # ValueError: a reply the SDK could not read
+        found = (
+            exc
+            if isinstance(exc, BatchProblem)
+            else BatchProblem(f"could not collect {manifest.label}: {exc}")
+        )
+        manifest.problem = str(found)
         store.save(manifest)
-        return exc
+        return found
     store.save(manifest)
     return None
 

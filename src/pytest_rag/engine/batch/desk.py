@@ -81,6 +81,7 @@ class BatchDesk:
 
     def __post_init__(self) -> None:
         self._pending = self.store.pending_keys()
+        self._replies = self.store.reply_count() > 0
         self._adaptations = self.store.adaptations()
         self._routes: dict[int, tuple[BatchAPI, BatchTarget] | None] = {}
         self._taken: set[str] = set()
@@ -88,9 +89,13 @@ class BatchDesk:
 
     def reload(self) -> None:
         """Read again which keys are pending (after this process submitted or collected)."""
-        pending = self.store.pending_keys()
+        pending, replies = self.store.pending_keys(), self.store.reply_count() > 0
         with self._lock:
-            self._pending = pending
+            self._pending, self._replies = pending, replies
+
+    def _idle(self) -> bool:
+        """True when nothing can come of asking: no reply waits to be used, and nothing is queued."""
+        return not self._replies and not self.queueing and _SCOPE.get() is None
 
     def known(self, key: str) -> bool:
         """True when the cache holds a verdict for ``key`` (such a request is never submitted)."""
@@ -111,14 +116,14 @@ class BatchDesk:
 
     def has_reply(self, judge: Judge, request: JudgeRequest) -> bool:
         """True when a finished batch answered ``request`` (so no live call is needed to judge it)."""
-        if self._route(judge) is None:
+        if not self._replies or self._route(judge) is None:
             return False
         return self.store.reply(request.cache_key(judge.identity())) is not None
 
     async def answer(self, judge: Judge, request: JudgeRequest, tally: CallTally) -> JudgeReply | None:
         """The collected reply for ``request``; or queue it and raise WaitingForBatchError; or None
         for a live call."""
-        route = self._route(judge)
+        route = None if self._idle() else self._route(judge)
         if route is None:
             return None
         api, target = route
