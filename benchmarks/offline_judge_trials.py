@@ -1,4 +1,4 @@
-"""Re-run the `local-judge-5` round's tried-and-not-kept variants of the offline judge.
+"""Re-run the tried-and-not-kept variants of the offline judge (`local-judge-5` and `-6` rounds).
 
     python benchmarks/offline_judge_trials.py [--datasets ../shared/datasets]
 
@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from pytest_rag.offline.alignment import index_contexts  # noqa: E402
+from pytest_rag.offline.context_index import ContextIndex  # noqa: E402
 from pytest_rag.offline.embedder import load_embedder  # noqa: E402
 from pytest_rag.offline.register import CONVERSATIONAL_WORDS  # noqa: E402
 from pytest_rag.offline.scorer import EDIT_CAP  # noqa: E402
-from pytest_rag.offline.spans import ContextIndex  # noqa: E402
 from pytest_rag.scoring.text import NEGATION_WORDS, STOPWORDS, content_words, numbers_in, stem, tokenize  # noqa: E402
 
 Array = npt.NDArray[np.float64]
@@ -246,6 +246,56 @@ class _Truncating:
         return getattr(self.model, name)
 
 
+# -- local-judge-6: added content, swapped nouns, the grade's cut --------------------------------
+
+
+def short_claim_trials(root: Path) -> None:
+    """The added-content and noun-swap checks at other sentence lengths, and switched off; the
+    faithfulness grade's pass mark by the old rule (three quarters of the sentences at 0.5)."""
+    from pytest_rag.offline import alignment
+
+    embedder = load_embedder()
+    print("local-judge-6 checks, file-out balanced accuracy / AUROC")
+    shipped = alignment.SHORT_CLAIM_WORDS
+    for limit in (shipped, 8, 1000):
+        alignment.SHORT_CLAIM_WORDS = limit  # type: ignore[misc]
+        try:
+            records = fit.load_grounding(root, embedder)
+        finally:
+            alignment.SHORT_CLAIM_WORDS = shipped  # type: ignore[misc]
+        label = "shipped" if limit == shipped else f"limit {limit}" if limit < 1000 else "no limit"
+        print(f"  {'added/swapped checks, ' + label:<34} {file_out(records)}")
+    records = fit.load_grounding(root, embedder)
+    capped_logit = fit.capped_logit
+
+    def without_new_checks(logit: float, unit: Any) -> float:
+        return capped_logit(logit, dataclasses.replace(unit, swapped_words=(), added_words=()))
+
+    with patched("capped_logit", without_new_checks):
+        print(f"  {'added/swapped checks off':<34} {file_out(records)}")
+
+    print("faithfulness 'grade >= 4', file-out balanced accuracy: old rule (3/4 sentences) / calibrated cut")
+    for dataset in DATASETS:
+        groups = {r.group for r in records if r.dataset == dataset}
+        test = [r for r in records if r.dataset == dataset]
+        sentence_model, answer_model = fit.fit_grounding(
+            [r for r in records if r.dataset != dataset and r.group not in groups]
+        )
+        y = np.array([r.label for r in test], dtype=np.float64)
+        p = np.array([answer_model.probability(fit.answer_row(sentence_model, r)) for r in test])
+        share = np.array(
+            [
+                np.mean([capped_logit(sentence_model.logit(u.features), u) >= 0 for u in r.units] or [1.0])
+                for r in test
+            ]
+        )
+        old = (share >= 0.75) | ((share >= 1.0) & (p >= 0.5))
+        print(
+            f"  {dataset:<34} {fit.balanced_accuracy(y, old):.3f} / "
+            f"{fit.balanced_accuracy(y, p >= answer_model.threshold):.3f}"
+        )
+
+
 # -- correctness variants ----------------------------------------------------------------------
 
 _NUMBER_WORDS_TEXT = """
@@ -361,6 +411,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not (args.datasets / "lfqa_verification").is_dir():
         parser.error(f"no datasets under {args.datasets}; pass --datasets PATH/TO/shared/datasets")
     grounding_trials(args.datasets)
+    short_claim_trials(args.datasets)
     correctness_trials(args.datasets)
     return 0
 

@@ -15,6 +15,14 @@ answers pytest-rag users write, so nothing may be fitted on it.
 after the comparison and name checks of ``local-judge-5``, in four other domains, to see whether
 those checks carry beyond the cases they were built on.
 
+``rag_probes_round3.jsonl`` (43 cases) was written before the ``local-judge-6`` checks, in six new
+domains (museum, vet clinic, energy supplier, university, biography, restaurant): added claims,
+swapped common nouns and quantifiers, faithful name forms (demonyms, month and weekday
+abbreviations, ordinals, initials, possessives), bare "yes"/"no" and lone-entity answers judged
+with their ``question`` (a probe's optional field), an entity of the context in the wrong slot,
+and framing sentences. ``rag_probes_heldback.jsonl`` (24 cases, four more domains: hotel, telecom,
+film, zoo) was written at the same time and evaluated only once the checks were done.
+
 Printed: balanced accuracy of "passes ``assert_faithful`` at the default threshold 4" (the
 faithfulness grade the judge gives), AUROC of the whole-answer support probability, the share of
 (faithful, unfaithful) pairs on the same context that are ranked the right way round, and per
@@ -68,7 +76,7 @@ def load_probes(path: Path, scorer: LocalScorer) -> list[Probe]:
         try:
             row = json.loads(line)
             contexts, answer = tuple(row["contexts"]), row["answer"]
-            report = scorer.support(answer, list(contexts))
+            report = scorer.support(answer, list(contexts), row.get("question"))
             probes.append(
                 Probe(
                     id=row["id"],

@@ -49,16 +49,15 @@ from pytest_rag.offline.features import (  # noqa: E402
     correctness_features,
     relevance_features,
 )
-from pytest_rag.offline.scorer import LogisticModel, capped_logit  # noqa: E402
-from pytest_rag.scoring.text import split_sentences  # noqa: E402
+from pytest_rag.offline.scorer import LogisticModel, answer_units, capped_logit  # noqa: E402
 
 SEED = 13
 FOLDS = 5
 L2 = 1.0
 SMOOTHING = 6  # neighbouring threshold candidates averaged on each side (see best_threshold)
-VERSION = "local-judge-5"
+VERSION = "local-judge-6"
 Array = npt.NDArray[np.float64]
-CALIBRATION_PATH = ROOT / "src" / "pytest_rag" / "local" / "calibration.json"
+CALIBRATION_PATH = ROOT / "src" / "pytest_rag" / "offline" / "calibration.json"
 
 
 # -- logistic regression -----------------------------------------------------------------------
@@ -179,7 +178,7 @@ def grounding_record(
     unit_labels: list[int] | None = None,
 ) -> GroundingRecord:
     answer, contexts = row["answer"], row["contexts"]
-    units = split_sentences(answer)
+    units = answer_units(answer)  # as the judge reads an answer: framing sentences left out
     index = index_contexts(embedder, contexts)
     vectors = embedder.embed([*units, answer])
     evidence = [sentence_evidence(embedder, index, u, vectors[i]) for i, u in enumerate(units)]

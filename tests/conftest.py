@@ -134,14 +134,18 @@ def rag_args(
 ) -> list[str]:
     """Command-line options that point a pytester run at the fake server with fast failure settings.
 
-    ``--rag-judge-base-url`` serves OpenAI-compatible judges only; a test with an Anthropic judge also
-    sets ``ANTHROPIC_BASE_URL`` to ``server.anthropic_base_url``.
+    Each judge of the spec gets the fake server's address for its wire format (``PROVIDER:MODEL@URL``).
     """
+    urls = {"openai": server.openai_base_url, "ollama": server.openai_base_url}
+    urls["anthropic"] = server.anthropic_base_url
+    specs = [
+        f"{spec}@{urls[spec.split(':')[0]]}" if spec.split(":")[0] in urls else spec
+        for spec in judge.split(",")
+    ]
     return [
         "-p",
         "no:cacheprovider",
-        f"--rag-judge={judge}",
-        f"--rag-judge-base-url={server.openai_base_url}",
+        f"--rag-judge={','.join(specs)}",
         f"--rag-cache-dir={cache_dir}",
         "--rag-timeout=5",
         "--rag-deadline=10",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -103,8 +104,7 @@ def test_429_with_retry_after_is_waited_out_then_succeeds(fake_llm: FakeLLMServe
     assert found.score == 5
     first, second = fake_llm.requests
     assert second.received_at - first.received_at >= 0.2  # the server's wait, not the backoff base
-    assert engine.counters.retries == 1
-    assert tally.live == 1
+    assert (tally.live, tally.attempts, tally.retries, tally.failures) == (1, 2, 1, {"rate limit": 1})
 
 
 def test_500s_past_max_attempts_end_in_a_judge_error_naming_the_fault(
@@ -120,7 +120,8 @@ def test_500s_past_max_attempts_end_in_a_judge_error_naming_the_fault(
     assert "--rag-max-attempts" in message
     assert info.value.judge == "openai:fake-gpt" and info.value.metric == "faithfulness"
     assert fake_llm.request_count == 3
-    assert engine.counters.errors == 1
+    calls = info.value.calls
+    assert (calls.live, calls.attempts, calls.retries, calls.failures) == (0, 3, 2, {"server error": 3})
     assert not list(engine.cache.items())
 
 
@@ -159,8 +160,7 @@ def test_malformed_json_gets_one_repair_that_succeeds(fake_llm: FakeLLMServer, t
     engine = make_engine(tmp_path)
     found, tally = run(ask_once(engine, make_judge(fake_llm)))
     assert found.score == 4
-    assert engine.counters.repaired == 1
-    assert tally.live == 2
+    assert (tally.live, tally.attempts, tally.failures) == (2, 2, {})  # a repaired reply is no failure
     repair = fake_llm.requests[1].json_body["messages"]
     assert repair[-2] == {"role": "assistant", "content": '{"reasoning": "ok", "score": '}
     assert "not valid JSON" in repair[-1]["content"]
@@ -186,12 +186,36 @@ def test_an_out_of_range_score_is_invalid_not_clamped(fake_llm: FakeLLMServer, t
         run(ask_once(make_engine(tmp_path), make_judge(fake_llm)))
 
 
-def test_a_truncated_reply_is_repaired_not_parsed(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+def test_a_reply_cut_off_at_the_token_limit_is_an_error_without_a_repair_request(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
     fake_llm.script(Reply.truncated('{"reasoning": "The answer'), verdict(3))
     engine = make_engine(tmp_path)
-    found, _ = run(ask_once(engine, make_judge(fake_llm)))
-    assert found.score == 3
-    assert "cut off at the token limit" in fake_llm.requests[1].json_body["messages"][-1]["content"]
+    with pytest.raises(
+        JudgeError, match=r"cut off at the token limit of the request \(max_tokens=1024\)"
+    ) as info:
+        run(ask_once(engine, make_judge(fake_llm)))
+    assert fake_llm.request_count == 1  # a repair would be cut off the same way: none is asked
+    assert info.value.kind == "cut off" and info.value.calls.failures == {"cut off": 1}
+    assert not list(engine.cache.items())
+
+
+def test_max_tokens_raises_the_limit_on_the_wire_and_in_the_cache_key(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(Reply.truncated('{"reasoning": "The answer'), verdict(4))
+    with pytest.raises(JudgeError, match=r"max_tokens=1024\).*Raise --rag-max-tokens"):
+        run(ask_once(make_engine(tmp_path), make_judge(fake_llm)))
+    found, _ = run(ask_once(make_engine(tmp_path, max_tokens=4096), make_judge(fake_llm)))
+    assert found.score == 4
+    assert [r.body["max_tokens"] for r in fake_llm.requests] == [1024, 4096]
+    identity = make_judge(fake_llm).identity()
+    stored = {key for key, _ in make_engine(tmp_path).cache.items()}
+    raised = replace(request(), sampling=replace(request().sampling, max_tokens=4096))
+    assert stored == {raised.cache_key(identity)}  # the raised limit is part of the key
+    # the default limit finds no entry: a verdict written under another limit is another request
+    with pytest.raises(NeedsLiveCall):
+        run(ask_once(make_engine(tmp_path), make_judge(fake_llm), cache_only=True))
 
 
 def test_a_refusal_is_a_judge_error_and_never_a_score(fake_llm: FakeLLMServer, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from conftest import rag_args
 from fake_llm import FakeLLMServer
 from pytest_rag.errors import InputError
-from pytest_rag.inputs import Chunk, Sample, coerce_sample, normalize_contexts, require_text
+from pytest_rag.inputs import Chunk, ContextLike, Sample, coerce_sample, normalize_contexts, require_text
 from pytest_rag.metrics.prompts import context_blocks
 
 
@@ -95,6 +95,18 @@ def test_mixed_forms_in_one_list() -> None:
 
 def test_none_means_no_context() -> None:
     assert normalize_contexts(None) == ()
+
+
+@pytest.mark.parametrize("blank", ["", "   ", ["", " \n"], [Chunk("")], {"text": " "}])
+def test_contexts_that_are_all_blank_are_no_contexts(blank: ContextLike) -> None:
+    assert normalize_contexts(blank) == ()
+
+
+def test_a_blank_chunk_among_others_keeps_its_rank() -> None:
+    assert [c.text for c in normalize_contexts(["", "Refunds take 30 days."])] == [
+        "",
+        "Refunds take 30 days.",
+    ]
 
 
 def test_every_form_renders_the_same_prompt_blocks() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -108,7 +109,9 @@ def test_unparseable_twice_fails_the_test_and_is_counted_as_a_judge_error(
         [
             "faithfulness*openai:fake-gpt*1-5*0*-*-*-*1",
             "",
-            "judge calls: 2 live, 0 cached, 0 offline; tokens: * in, * out*",  # failed calls cost too
+            # both replies cost tokens; the failed request is named by its kind
+            "judge calls: 2 live, 0 cached, 0 offline; requests: 2 sent, 1 failed (1 invalid), 0 retried;"
+            " tokens: * in, * out*",
             "*judge errors: 1 (1 JudgeError); excluded from the means above",
         ]
     )
@@ -210,6 +213,52 @@ def test_input_errors_fail_with_what_to_pass(
     assert fake_llm.request_count == 0
 
 
+def test_bars_off_the_scale_and_unknown_arguments_fail_before_any_judge_is_asked(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makeini("[pytest]\nrag_threshold_answer_relevancy = 0\n")
+    pytester.makepyfile(
+        """
+        def test_above(rag_judge):
+            rag_judge.assert_faithful("Paris.", ["Paris is the capital."], threshold=7)
+
+        def test_below_a_rubric(rag_judge):
+            rag_judge.assert_rubric("Paris.", rubric={1: "wrong", 3: "right"}, threshold=0.5)
+
+        def test_from_the_ini(rag_judge):
+            rag_judge.assert_relevant("Paris.", "What is the capital?")
+
+        def test_typo(rag_judge):
+            rag_judge.assert_faithful("Paris.", ["Paris is the capital."], treshold=4)
+
+        def test_unknown_option(rag_judge):
+            rag_judge.score("faithfulness", answer="Paris.", context=["Paris."], mode="claims", batch_sise=3)
+
+        def test_blank_context(rag_judge):
+            rag_judge.faithfulness("Paris.", "")
+        """
+    )
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(failed=6)
+    result.stdout.fnmatch_lines(
+        [
+            "E*InputError: faithfulness: threshold=7 is outside the metric's 1-5 scale, so the check "
+            "could never pass; give a threshold from 1 to 5",
+            "E*InputError: rubric: threshold=0.5 is outside the metric's 1-3 scale, so the check could "
+            "never fail; give a threshold from 1 to 3",
+            "E*InputError: answer_relevancy: the ini threshold answer_relevancy = 0 is outside*1-5 scale*",
+            "E*InputError: assert_faithful(): got an unexpected keyword argument 'treshold' (did you mean "
+            "threshold=?). It takes assert_faithful(output, context, threshold=None, [*], mode=None*)",
+            "E*InputError: faithfulness got unknown option(s) [[]'batch_sise'[]] (did you mean 'batch_size'?)*",
+            "E*InputError: faithfulness needs retrieved contexts; pass context=[[]...[]]",
+        ],
+        consecutive=False,
+    )
+    assert fake_llm.request_count == 0
+    # bad input is the caller's error, not a judgment: nothing to count in the summary
+    assert "pytest-rag summary" not in result.stdout.str()
+
+
 def test_a_missing_api_key_fails_with_the_way_out(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, judge_env: None, tmp_path: Path
 ) -> None:
@@ -220,3 +269,83 @@ def test_a_missing_api_key_fails_with_the_way_out(
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["E*OPENAI_API_KEY is not set*--rag-cache=replay*--rag-judge=local*"])
+
+
+THIRTY_CHECKS = """
+import pytest
+
+@pytest.mark.parametrize("i", range(30))
+def test_answer(rag_judge, i):
+    rag_judge.assert_faithful(f"Paris is the capital, says answer {i}.", ["Paris is the capital of France."])
+"""
+
+ENGINE_FRAMES = ("engine/", "concurrent/futures", "session.py", "metrics/")
+
+
+def test_thirty_checks_without_a_key_explain_it_once_and_stay_short(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, judge_env: None, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    pytester.makepyfile(THIRTY_CHECKS)
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "asyncio_default_fixture_loop_scope=function",
+        "--rag-judge=openai:gpt-4o",
+        f"--rag-cache-dir={tmp_path / 'c'}",
+    )
+    result.assert_outcomes(failed=30)
+    text = result.stdout.str()
+    assert text.count("OPENAI_API_KEY") <= 3
+    assert len(result.stdout.lines) < 200
+    assert not any(frame in text for frame in ENGINE_FRAMES)
+    # every later check points at the first, in one line, and is still counted as an error
+    assert text.count("see the first failing check of it, test_thirty_checks") == 29
+    result.stdout.fnmatch_lines(["*judge errors: 30 (30 JudgeUnavailableError)*"])
+
+
+def test_a_refused_connection_names_the_address_and_is_not_retried(
+    pytester: pytest.Pytester, judge_env: None, tmp_path: Path
+) -> None:
+    pytester.makepyfile(THIRTY_CHECKS.replace("range(30)", "range(3)"))
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", f"--rag-judge=openai:m@{url}", f"--rag-cache-dir={tmp_path / 'c'}"
+    )
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(
+        [f"E*JudgeUnavailableError: *cannot reach {url}*Check the base URL (--rag-judge-base-url*"]
+    )
+    # one attempt in all: the later checks knew the judge was unusable
+    result.stdout.fnmatch_lines(["*requests: 1 sent, 1 failed (1 unavailable), 0 retried*"])
+
+
+def test_a_replay_miss_and_an_input_error_stop_at_the_users_line(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(
+        """
+        def ask(rag_judge, answer, context):
+            return rag_judge.faithfulness(answer, context)
+
+        def test_miss(rag_judge):
+            ask(rag_judge, "Paris.", ["Paris is the capital."])
+
+        def test_bad_input(rag_judge):
+            ask(rag_judge, "Paris.", [])
+        """
+    )
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=replay"))
+    result.assert_outcomes(failed=2)
+    text = result.stdout.str()
+    assert not any(frame in text for frame in ENGINE_FRAMES)
+    # the user's own helper is part of their code, so its line is shown too
+    assert text.count("return rag_judge.faithfulness(answer, context)") == 2
+    result.stdout.fnmatch_lines(["*:2: CacheMissError", "*:2: InputError"], consecutive=False)
+    # --fulltrace keeps every frame, for bug reports
+    full = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=replay", "--fulltrace"))
+    assert "engine/judgment.py" in full.stdout.str()

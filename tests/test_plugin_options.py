@@ -34,6 +34,7 @@ OPTIONS = (
     "--rag-timeout",
     "--rag-deadline",
     "--rag-max-attempts",
+    "--rag-max-tokens",
     "--rag-no-summary",
     "--rag-batch",
     "--rag-batch-poll",
@@ -178,9 +179,97 @@ def test_the_base_url_option_wins_over_the_environment(
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
     fake_llm.script(verdict(5))
     pytester.makepyfile(FAITHFUL_TEST)
-    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    result = pytester.runpytest(
+        "--rag-judge=openai:fake-gpt",
+        f"--rag-judge-base-url={fake_llm.openai_base_url}",
+        f"--rag-cache-dir={tmp_path / 'c'}",
+    )
     assert result.ret == 0
     assert fake_llm.request_count == 1
+
+
+def test_an_anthropic_judge_reaches_the_server_of_the_base_url_option(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, judge_env: None, tmp_path: Path
+) -> None:
+    fake_llm.script(verdict(5))
+    pytester.makepyfile(FAITHFUL_TEST)
+    result = pytester.runpytest(
+        "--rag-judge=anthropic:fake-claude",
+        f"--rag-judge-base-url={fake_llm.anthropic_base_url}",
+        f"--rag-cache-dir={tmp_path / 'c'}",
+        "--rag-timeout=5",
+    )
+    assert result.ret == 0, result.stdout.str()
+    assert [r.api for r in fake_llm.requests] == ["anthropic"]
+
+
+def test_openai_base_url_from_the_environment_does_not_reach_anthropic_judges(
+    pytester: pytest.Pytester, judge_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    config = pytester.parseconfigure("--rag-judge=anthropic:claude-x,openai:gpt-x")
+    from pytest_rag.plugin import SESSION_KEY
+
+    anthropic_judge, openai_judge = config.stash[SESSION_KEY].judges()
+    assert anthropic_judge.identity()["base_url"] == "https://api.anthropic.com"
+    assert openai_judge.identity()["base_url"] == "http://127.0.0.1:9/v1"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("openai:llama3@http://gpu:8000/v1/", [JudgeSpec("openai", "llama3", "http://gpu:8000/v1")]),
+        (
+            "openai:m@HTTPS://h/v1,anthropic:claude-3-5-sonnet@20240620",
+            [JudgeSpec("openai", "m", "HTTPS://h/v1"), JudgeSpec("anthropic", "claude-3-5-sonnet@20240620")],
+        ),
+    ],
+)
+def test_a_spec_can_carry_its_own_url(text: str, expected: list[JudgeSpec]) -> None:
+    assert parse_judge_specs(text, known_providers=KNOWN) == expected
+
+
+def test_a_judge_url_beats_the_run_wide_one() -> None:
+    specs = parse_judge_specs(
+        "openai:a@http://mine/v1,openai:b", known_providers=KNOWN, base_url="http://all/v1"
+    )
+    assert [s.base_url for s in specs] == ["http://mine/v1", "http://all/v1"]
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (("--rag-judge=local@http://h:1/v1",), "runs in-process and talks to no server"),
+        (
+            ("--rag-judge=local", "--rag-judge-base-url=http://h:1/v1"),
+            "no judge of this run talks to a server",
+        ),
+        (
+            ("--rag-judge=openai:a,anthropic:b", "--rag-judge-base-url=http://h:1/v1"),
+            "judges of different providers (anthropic, openai)",
+        ),
+    ],
+)
+def test_a_base_url_no_judge_can_use_is_a_start_up_error(
+    pytester: pytest.Pytester, judge_env: None, args: tuple[str, ...], problem: str
+) -> None:
+    pytester.makepyfile(FAITHFUL_TEST)
+    result = pytester.runpytest(*args)
+    assert result.ret != 0
+    result.assert_outcomes(errors=1)
+    assert problem in result.stdout.str()
+    assert "--rag-judge-base-url" in result.stdout.str() or "remove the @URL" in result.stdout.str()
+
+
+def test_a_run_wide_url_serves_the_remote_judges_of_an_ensemble_with_the_offline_one(
+    pytester: pytest.Pytester, judge_env: None
+) -> None:
+    config = pytester.parseconfigure("--rag-judge=local,openai:m", "--rag-judge-base-url=http://h:1/v1/")
+    from pytest_rag.plugin import SESSION_KEY
+
+    local, remote = config.stash[SESSION_KEY].judges()
+    assert local.offline
+    assert remote.identity()["base_url"] == "http://h:1/v1"
 
 
 # -- ensembles --------------------------------------------------------------------------------------
@@ -195,8 +284,7 @@ def by_provider(request: RecordedRequest) -> Reply:
 def test_an_ensemble_asks_every_judge_and_reports_the_median(
     pytester: pytest.Pytester, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_llm.anthropic_base_url)
-    fake_llm.responder = by_provider
+    fake_llm.responder = by_provider  # each judge reaches the fake server by its own @URL (rag_args)
     pytester.makepyfile(
         """
         def test_both(rag_judge):

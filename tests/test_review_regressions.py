@@ -366,6 +366,7 @@ def test_a_server_error_that_echoes_the_api_key_does_not_carry_it_into_the_error
         FakeSdk,  # type: ignore[arg-type]
         judge="openai:gpt-4o",
         key_env="OPENAI_API_KEY",
+        base_url="https://api.openai.com/v1",
     )
     assert isinstance(translated, (JudgeError, TransientFault))
     assert key not in str(translated)
@@ -382,6 +383,7 @@ def test_an_unexpected_sdk_error_that_echoes_the_api_key_does_not_carry_it(
         FakeSdk,  # type: ignore[arg-type]
         judge="anthropic:claude",
         key_env="ANTHROPIC_API_KEY",
+        base_url="https://api.anthropic.com",
     )
     assert key not in str(translated)
 

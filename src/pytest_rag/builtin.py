@@ -26,12 +26,11 @@ def _openai(spec: JudgeSpec, options: JudgeOptions) -> Judge:
 def _ollama(spec: JudgeSpec, options: JudgeOptions) -> Judge:
     from .judges.openai_chat import OLLAMA_DEFAULT_BASE_URL, OpenAIChatJudge
 
+    base_url = spec.base_url or OLLAMA_DEFAULT_BASE_URL
     host = os.environ.get("OLLAMA_HOST", "").strip()
-    if host:  # Ollama's own convention: "http://gpu-box:11434" or "gpu-box:11434"
+    if host and not spec.base_url:  # Ollama's own convention: "http://gpu-box:11434" or "gpu-box:11434"
         host = host if "://" in host else f"http://{host}"
         base_url = host.rstrip("/") + "/v1"
-    else:
-        base_url = spec.base_url or OLLAMA_DEFAULT_BASE_URL
     own = JudgeSpec(spec.provider, spec.model, base_url)
     return OpenAIChatJudge(own, timeout_s=options.timeout_s, key_env="OLLAMA_API_KEY")
 
@@ -39,8 +38,7 @@ def _ollama(spec: JudgeSpec, options: JudgeOptions) -> Judge:
 def _anthropic(spec: JudgeSpec, options: JudgeOptions) -> Judge:
     from .judges.anthropic_messages import AnthropicJudge
 
-    own = JudgeSpec(spec.provider, spec.model, None)  # the OpenAI base URL is not Anthropic's
-    return AnthropicJudge(own, timeout_s=options.timeout_s)
+    return AnthropicJudge(spec, timeout_s=options.timeout_s)
 
 
 def _local(spec: JudgeSpec, options: JudgeOptions) -> Judge:

@@ -30,6 +30,7 @@ class RagSettings:
     judge: str | None
     judge_source: str
     base_url: str | None
+    base_url_source: str = "--rag-judge-base-url"
     repeats: int = 1
     cache_mode: str = "rw"
     cache_dir: Path = Path(DEFAULT_CACHE_DIR)
@@ -53,13 +54,13 @@ def add_options(parser: Any) -> None:
         "--rag-judge",
         metavar="SPEC",
         default=None,
-        help="judge(s) as PROVIDER:MODEL, comma-separated for an ensemble; default local (offline)",
+        help="judge(s) as PROVIDER:MODEL[@URL], comma-separated for an ensemble; default local (offline)",
     )
     group.addoption(
         "--rag-judge-base-url",
         metavar="URL",
         default=None,
-        help="OpenAI-compatible server for openai:MODEL judges (vLLM, llama.cpp); default $OPENAI_BASE_URL",
+        help="server for judges naming none (vLLM, llama.cpp, a proxy); per judge: --rag-judge=P:MODEL@URL",
     )
     group.addoption(
         "--rag-judge-repeat",
@@ -110,6 +111,13 @@ def add_options(parser: Any) -> None:
         help=f"attempts per judge call on rate limits, 5xx and timeouts (default {ENGINE.max_attempts})",
     )
     group.addoption(
+        "--rag-max-tokens",
+        metavar="N",
+        type=int,
+        default=None,
+        help="most tokens a judge may write per reply (default: each metric's own, 1024 or 2048)",
+    )
+    group.addoption(
         "--rag-rpm",
         metavar="N",
         type=float,
@@ -151,7 +159,9 @@ def add_options(parser: Any) -> None:
     parser.addini("rag_html", "write the HTML report to this path (relative to the rootdir)", default=None)
 
     parser.addini("rag_judge", "judge spec(s), as --rag-judge", default=None)
-    parser.addini("rag_judge_base_url", "base URL of an OpenAI-compatible judge server", default=None)
+    parser.addini(
+        "rag_judge_base_url", "server of the judges that name none, as --rag-judge-base-url", default=None
+    )
     parser.addini("rag_judge_repeat", "independent judgments per check", default=None)
     parser.addini("rag_cache", "judgment cache mode (rw, ro, replay, refresh, off)", default=None)
     parser.addini("rag_cache_dir", "judgment cache directory", default=None)
@@ -159,6 +169,7 @@ def add_options(parser: Any) -> None:
     parser.addini("rag_timeout", "timeout of one judge request in seconds", default=None)
     parser.addini("rag_deadline", "seconds one judgment may take including retries", default=None)
     parser.addini("rag_max_attempts", "attempts per judge call", default=None)
+    parser.addini("rag_max_tokens", "most tokens a judge may write per reply", default=None)
     parser.addini("rag_rpm", "client-side limit of judge requests per minute", default=None)
     parser.addini("rag_tpm", "client-side limit of judge tokens per minute", default=None)
     parser.addini("rag_dry_run", "count live judge calls instead of making them", type="bool", default=False)
@@ -273,12 +284,12 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
         judge, source = _ini(config, "rag_judge"), "ini option rag_judge"
     if not judge:
         judge, source = DEFAULT_JUDGE, "default"
-    base_url = (
-        config.getoption("rag_judge_base_url")
-        or _ini(config, "rag_judge_base_url")
-        or os.environ.get("OPENAI_BASE_URL")
-        or None
-    )
+    base_url, base_url_source = config.getoption("rag_judge_base_url"), "--rag-judge-base-url"
+    if not base_url:
+        base_url, base_url_source = (
+            _ini(config, "rag_judge_base_url") or None,
+            "ini option rag_judge_base_url",
+        )
     cache_mode = check_mode(config.getoption("rag_cache") or _ini(config, "rag_cache") or "rw")
     cache_dir_text = config.getoption("rag_cache_dir") or _ini(config, "rag_cache_dir")
     root = Path(str(config.rootpath))
@@ -289,7 +300,8 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
     return RagSettings(
         judge=judge,
         judge_source=source,
-        base_url=base_url,
+        base_url=base_url.rstrip("/") if base_url else None,
+        base_url_source=base_url_source,
         repeats=_pick(config, "rag_judge_repeat", "rag_judge_repeat", int, 1, 1),
         cache_mode=cache_mode,
         cache_dir=cache_dir,
@@ -297,6 +309,7 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
             concurrency=_pick(config, "rag_concurrency", "rag_concurrency", int, ENGINE.concurrency, 1),
             deadline_s=_pick(config, "rag_deadline", "rag_deadline", float, ENGINE.deadline_s, 0.001),
             max_attempts=_pick(config, "rag_max_attempts", "rag_max_attempts", int, ENGINE.max_attempts, 1),
+            max_tokens=_pick(config, "rag_max_tokens", "rag_max_tokens", int, None, 16),
         ),
         judge_options=JudgeOptions(
             timeout_s=_pick(config, "rag_timeout", "rag_timeout", float, JUDGE.timeout_s, 0.001),

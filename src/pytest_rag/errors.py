@@ -8,6 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Most characters of a judge's raw reply that pytest-rag keeps anywhere (errors, records, reports).
+RAW_REPLY_LIMIT = 4000
+
+
+def cut_text(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, with a marker saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} ...[cut: {len(text) - limit:,} more characters of {len(text):,}]"
+
 
 class RagError(Exception):
     """Base of every pytest-rag error."""
@@ -25,7 +35,9 @@ class JudgeError(RagError):
     """The judge could not produce a valid verdict: network faults past the deadline, refusals,
     replies that stayed invalid after the repair attempt, an unknown model.
 
-    ``raw_reply`` keeps what the judge said, so the failure can be read rather than guessed.
+    ``raw_reply`` keeps what the judge said (cut to :data:`RAW_REPLY_LIMIT`), so the failure can be
+    read rather than guessed; ``kind`` names the failure for the summary's counts ("rate limit",
+    "timeout", "unreadable", "refused" ...).
     """
 
     def __init__(
@@ -35,21 +47,38 @@ class JudgeError(RagError):
         judge: str = "",
         metric: str = "",
         raw_reply: str | None = None,
-        attempts: int = 0,
+        kind: str = "error",
     ) -> None:
         self.judge = judge
         self.metric = metric
-        self.raw_reply = raw_reply
-        self.attempts = attempts
+        self.raw_reply = None if raw_reply is None else cut_text(raw_reply, RAW_REPLY_LIMIT)
+        self.kind = kind
         self.calls: Any = None  # the CallTally of the judge calls made before failing (they cost tokens)
         self.reason = message
         text = message
         if judge or metric:
             text = f"[{metric or '?'} by {judge or '?'}] {message}"
-        if raw_reply is not None:
-            shown = raw_reply if len(raw_reply) <= 2000 else raw_reply[:2000] + " ...[truncated]"
-            text += f"\n--- raw judge reply ---\n{shown}\n--- end of reply ---"
+        if self.raw_reply is not None:
+            text += f"\n--- raw judge reply ---\n{cut_text(self.raw_reply, 2000)}\n--- end of reply ---"
         super().__init__(text)
+
+    def naming(self, metric: str) -> JudgeError:
+        """The same error with the metric named (a provider knows its judge, not the metric)."""
+        named = type(self)(
+            self.reason, judge=self.judge, metric=metric, raw_reply=self.raw_reply, kind=self.kind
+        )
+        named.calls = self.calls
+        return named
+
+
+class JudgeUnavailableError(JudgeError):
+    """The judge cannot work at all in this run: no API key (and no base URL of a server that needs
+    none), credentials rejected, nothing listening at its address. The first check that meets it
+    says why; every later check of that judge fails at once with a one-line reference, and no
+    request is retried or sent again."""
+
+    #: the test whose check first found the judge unusable, on the one-line errors of later checks
+    refers_to: str | None = None
 
 
 class CacheMissError(JudgeError):
@@ -66,7 +95,8 @@ class BudgetExceededError(JudgeError):
 
 
 class NotJudgedError(JudgeError):
-    """``--rag-dry-run`` counted the judgment instead of making it; the check is not judged."""
+    """``--rag-dry-run`` counted the judgment instead of making it; the check is not judged (nothing
+    went wrong: the summary says "not judged", not "error")."""
 
 
 class WaitingForBatchError(NotJudgedError):

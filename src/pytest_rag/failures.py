@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .results import MetricResult
+from .errors import cut_text
+from .results import EVIDENCE_CHARS, REASONS_CHARS, MetricResult
 
 MAX_ITEMS = 12
 
@@ -27,11 +28,11 @@ def _evidence_lines(evidence: Mapping[str, Any]) -> list[str]:
                     text = ", ".join(f"{k}={v}" for k, v in item.items() if v not in (None, "", [], ()))
                 else:
                     text = str(item)
-                lines.append(f"    - {text}")
+                lines.append(f"    - {cut_text(text, EVIDENCE_CHARS)}")
             if len(value) > MAX_ITEMS:
                 lines.append(f"    ... and {len(value) - MAX_ITEMS} more")
         elif value not in (None, "", {}):
-            lines.append(f"  {heading}: {value}")
+            lines.append(f"  {heading}: {cut_text(str(value), EVIDENCE_CHARS)}")
     return lines
 
 
@@ -60,7 +61,7 @@ def describe(result: MetricResult) -> str:
     for name, value in result.details.items():
         lines.append(f"  {name.replace('_', ' ')}: {value:.3g}")
     if result.reasons:
-        lines.append(f"  reasons: {result.reasons}")
+        lines.append(f"  reasons: {cut_text(result.reasons, REASONS_CHARS)}")
     lines.extend(_evidence_lines(result.evidence_dict()))
     return "\n".join(lines)
 

@@ -22,11 +22,13 @@ one sync and one async way to score, each asked whether to enforce the threshold
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, overload
 
+from .errors import InputError
 from .inputs import ContextLike, Sample, require_text
 from .results import MetricResult
 
@@ -94,12 +96,33 @@ class _Form(Generic[P]):
         self.name = name
 
     def resolve(self, runner: CheckRunner, args: Any, kwargs: Any) -> Check:
-        """The builder's check, with the metric and mode this form was declared for."""
+        """The builder's check, with the metric and mode this form was declared for. Arguments the
+        form does not take are an input error that names the form's parameters (and the likely one
+        for a typo such as ``treshold=``), raised before anything is judged."""
+        try:
+            self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise InputError(self._misuse(str(exc), kwargs)) from None
         check = self.build(runner, *args, **kwargs)
         metric = self.metric or check.metric
         if metric is None:
             raise TypeError(f"{self.name} names no metric; declare it with score_form('NAME')")
         return replace(check, metric=metric, mode=check.mode if check.mode is not None else self.mode)
+
+    def _misuse(self, problem: str, kwargs: Mapping[str, Any]) -> str:
+        names = list(self.signature.parameters)
+        unknown = [key for key in kwargs if key not in names]
+        hint = ""
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], names, n=1)
+            hint = f" (did you mean {close[0]}=?)" if close else ""
+        shown = self.signature.replace(
+            parameters=[
+                p.replace(annotation=inspect.Parameter.empty) for p in self.signature.parameters.values()
+            ],
+            return_annotation=inspect.Signature.empty,
+        )
+        return f"{self.name}(): {problem}{hint}. It takes {self.name}{shown}"
 
     def dress(self, runner: CheckRunner, function: Any) -> Any:
         """Give the bound helper the builder's name, documentation and parameters, and keep it on

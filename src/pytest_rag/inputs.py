@@ -68,14 +68,21 @@ def _chunk_from(item: Any, position: int) -> Chunk:
 
 
 def normalize_contexts(context: ContextLike) -> tuple[Chunk, ...]:
-    """Turn any supported context form into an ordered tuple of chunks (rank order preserved)."""
+    """Turn any supported context form into an ordered tuple of chunks (rank order preserved).
+
+    Contexts that are all blank (``""``, ``["", " "]``) are no contexts: retrieval found nothing,
+    and a metric that needs contexts says so, exactly as for ``[]``. A blank chunk among others
+    stays, since it holds a rank the retrieval metrics count.
+    """
     if context is None:
         return ()
     if isinstance(context, (str, Chunk, Mapping)):
-        return (_chunk_from(context, 1),)
-    if isinstance(context, Iterable):
-        return tuple(_chunk_from(item, i) for i, item in enumerate(context, start=1))
-    return (_chunk_from(context, 1),)
+        chunks: tuple[Chunk, ...] = (_chunk_from(context, 1),)
+    elif isinstance(context, Iterable):
+        chunks = tuple(_chunk_from(item, i) for i, item in enumerate(context, start=1))
+    else:
+        chunks = (_chunk_from(context, 1),)
+    return chunks if any(chunk.text.strip() for chunk in chunks) else ()
 
 
 def require_text(value: Any, name: str, *, allow_empty: bool = False) -> str:

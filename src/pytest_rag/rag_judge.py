@@ -105,10 +105,18 @@ class RagJudge:
 
     @score_form("faithfulness")
     def faithfulness(
-        self, output: str, context: ContextLike, threshold: float | None = None, *, mode: str | None = None
+        self,
+        output: str,
+        context: ContextLike,
+        threshold: float | None = None,
+        *,
+        mode: str | None = None,
+        question: str | None = None,
     ) -> Check:
-        """Is ``output`` supported by ``context``? 1-5 (single mode) or supported/total (claims mode)."""
-        return Check(answer=output, context=context, threshold=threshold, mode=mode)
+        """Is ``output`` supported by ``context``? 1-5 (single mode) or supported/total (claims mode).
+        ``question`` lets a judge that reads inputs (the offline one) check a bare "yes" or a lone
+        entity as the claim it makes; LLM prompts do not show it."""
+        return Check(answer=output, context=context, threshold=threshold, mode=mode, question=question)
 
     assert_faithful, afaithfulness, aassert_faithful = faithfulness.other_forms()
 

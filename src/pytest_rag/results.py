@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
+from .errors import cut_text
+
 
 @dataclass(frozen=True)
 class Scale:
@@ -35,7 +37,13 @@ class Scale:
 
 
 class CallTally(BaseModel):
-    """Judge calls behind one result: how many were live or cached, and what they cost.
+    """Judge calls behind one result: how many were live or cached, what they cost, and what went
+    wrong on the way (requests that failed, by kind, and how many were retried).
+
+    ``live`` counts replies received from a live judge, ``attempts`` every request sent (replies,
+    failures and repair requests alike), ``failures`` the requests or replies that did not give a
+    usable verdict, by kind ("rate limit", "server error", "timeout", "connection", "unreadable",
+    "refused", "cut off", "invalid", "too large", "rejected", "unavailable").
 
     ``batched`` counts replies of a provider batch (``--rag-batch``) used for the first time: they cost
     the batch price, included in ``cost_usd``; ``saved_usd`` is what the same calls would have cost
@@ -49,6 +57,9 @@ class CallTally(BaseModel):
     tokens_out: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
+    attempts: int = 0
+    retries: int = 0
+    failures: dict[str, int] = Field(default_factory=dict)
     batched: int = 0
     saved_usd: float = 0.0
 
@@ -60,8 +71,16 @@ class CallTally(BaseModel):
         self.tokens_out += other.tokens_out
         self.cost_usd += other.cost_usd
         self.latency_s += other.latency_s
+        self.attempts += other.attempts
+        self.retries += other.retries
         self.batched += other.batched
         self.saved_usd += other.saved_usd
+        for kind, count in other.failures.items():
+            self.failures[kind] = self.failures.get(kind, 0) + count
+
+    def failed(self, kind: str) -> None:
+        """Count one request or reply that did not give a usable verdict."""
+        self.failures[kind] = self.failures.get(kind, 0) + 1
 
 
 class Highlights(BaseModel):
@@ -145,6 +164,30 @@ class MetricResult(BaseModel):
         return self.evidence.model_dump(mode="json") if self.evidence is not None else {}
 
 
+#: What one check keeps of a judge's own words in records, reports and failure messages: its reasons,
+#: each evidence string and the length of a list of strings. A runaway reply (a schema-valid verdict
+#: with megabytes in one field) must not become a results file or an HTML report of that size.
+REASONS_CHARS = 2000
+EVIDENCE_CHARS = 500
+EVIDENCE_ITEMS = 50
+
+
+def bounded(value: Any, chars: int = EVIDENCE_CHARS) -> Any:
+    """``value`` with every string cut to ``chars`` and every list of strings to
+    :data:`EVIDENCE_ITEMS`, each cut saying what it left out. Lists of records (one per passage) are
+    bounded by the inputs, not by the judge, and keep their length."""
+    if isinstance(value, str):
+        return cut_text(value, chars)
+    if isinstance(value, list):
+        items = [bounded(item, chars) for item in value]
+        if len(items) > EVIDENCE_ITEMS and all(isinstance(item, str) for item in items):
+            return [*items[:EVIDENCE_ITEMS], f"...[cut: {len(items) - EVIDENCE_ITEMS} more items]"]
+        return items
+    if isinstance(value, Mapping):
+        return {key: bounded(item, chars) for key, item in value.items()}
+    return value
+
+
 def _cut(text: str, limit: int) -> tuple[str, bool]:
     return (text, False) if len(text) <= limit else (text[:limit].rstrip() + "…", True)
 
@@ -184,6 +227,10 @@ class SampleExcerpt(BaseModel):
             reference=reference,
             truncated=cut,
         )
+
+
+#: Error kinds of checks that were counted instead of judged: nothing went wrong, nothing was learnt.
+NOT_JUDGED_KINDS = frozenset({"NotJudgedError", "WaitingForBatchError"})
 
 
 class CheckRecord(BaseModel):
@@ -229,14 +276,14 @@ class CheckRecord(BaseModel):
             scale_high=result.scale_high,
             threshold=result.threshold,
             passed=result.passed,
-            reasons=result.reasons,
-            evidence=result.evidence_dict(),
+            reasons=cut_text(result.reasons, REASONS_CHARS),
+            evidence=bounded(result.evidence_dict()),
             details=dict(result.details),
             judges=list(result.judges),
             calls=result.calls.model_copy(),
             sample_id=sample_id,
             texts=texts,
-            highlights=result.evidence.highlights()
+            highlights=Highlights.model_validate(bounded(result.evidence.highlights().model_dump()))
             if isinstance(result.evidence, Evidence)
             else Highlights(),
         )
@@ -245,3 +292,9 @@ class CheckRecord(BaseModel):
     def cached(self) -> bool:
         calls = self.calls
         return calls.live == 0 and calls.offline == 0 and calls.batched == 0 and calls.cached > 0
+
+    @property
+    def not_judged(self) -> bool:
+        """True for a check counted instead of judged (``--rag-dry-run``) or waiting for a provider
+        batch (``--rag-batch``): not a judge error."""
+        return self.error_kind in NOT_JUDGED_KINDS

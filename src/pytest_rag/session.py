@@ -102,7 +102,7 @@ class RagSession:
 
     def _build_judges(self) -> list[Judge]:
         if self._judges is None:
-            from .judges.spec import parse_judge_specs
+            from .judges.spec import check_base_urls, parse_judge_specs
 
             settings = self.settings
             assert settings.judge is not None
@@ -115,9 +115,11 @@ class RagSession:
             except ConfigError as exc:
                 raise ConfigError(f"{exc} (from {settings.judge_source})") from None
             self._check_threshold_names()
-            self._judges = [
-                self.registry.providers[spec.provider](spec, settings.judge_options) for spec in specs
-            ]
+            judges = [self.registry.providers[spec.provider](spec, settings.judge_options) for spec in specs]
+            check_base_urls(
+                list(zip(specs, judges, strict=True)), settings.base_url, settings.base_url_source
+            )
+            self._judges = judges
         return self._judges
 
     def _check_threshold_names(self) -> None:
@@ -234,9 +236,20 @@ class RagSession:
         """Check the inputs and build the plan of one check (which runs fast first, then live)."""
         assert check.metric is not None
         metric = self._metric_class(check.metric, check.mode)()
+        metric.check_options(check.options)
         metric.check_inputs(sample)
         bar = self.threshold_for(metric.name, metric.default_threshold, check.threshold, mode=metric.mode)
+        metric.check_threshold(bar, check.options, self._threshold_source(metric, check.threshold))
         return _Plan(self, test_id, check, sample, metric, bar)
+
+    def _threshold_source(self, metric: Metric, explicit: float | None) -> str:
+        """Where a check's bar came from, as the user wrote it, for an error about it."""
+        if explicit is not None:
+            return f"threshold={explicit:g}"
+        for key in (f"{metric.name}[{metric.mode}]", metric.name):
+            if key in self.settings.thresholds:
+                return f"the ini threshold {key} = {self.settings.thresholds[key]:g}"
+        return f"the default threshold {metric.default_threshold}"
 
     def score(self, test_id: str, check: Check, sample: Sample) -> MetricResult:
         """Score one check from a sync test: cached and offline judgments finish here, live ones

@@ -33,6 +33,7 @@ class Aggregate:
     ci_high: float | None
     passed: int
     with_threshold: int
+    not_judged: int = 0  # checks counted instead of judged (dry run): neither scored nor errors
 
     @property
     def pass_rate(self) -> float | None:
@@ -40,7 +41,7 @@ class Aggregate:
 
 
 def aggregate(
-    metric: str, judge: str, scores: Sequence[float], errors: int, passes: Sequence[bool]
+    metric: str, judge: str, scores: Sequence[float], errors: int, passes: Sequence[bool], not_judged: int = 0
 ) -> Aggregate:
     from .stats import bootstrap_mean_ci
 
@@ -55,6 +56,7 @@ def aggregate(
         ci_high=interval.high if interval else None,
         passed=sum(1 for p in passes if p),
         with_threshold=len(passes),
+        not_judged=not_judged,
     )
 
 

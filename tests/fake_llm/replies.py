@@ -100,6 +100,22 @@ class Reply:
         return TruncatedReply(content=text)
 
     @staticmethod
+    def raw(body: str, status: int = 200, content_type: str = "text/html") -> RawReply:
+        """These exact bytes with this status and content type, whatever the API: what a proxy's error
+        page or a broken gateway sends (a 200 whose body is HTML, truncated JSON, nothing at all)."""
+        _require_str("Reply.raw", body)
+        if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+            raise ValueError(f"Reply.raw status must be an HTTP status code, got {status!r}")
+        return RawReply(body=body, code=status, content_type=content_type)
+
+    @staticmethod
+    def cut(body: str, content_type: str = "application/json") -> CutReply:
+        """Announce a longer body, send only ``body``, then reset the connection: a reply that
+        dies mid-body."""
+        _require_str("Reply.cut", body)
+        return CutReply(body=body, content_type=content_type)
+
+    @staticmethod
     def reset() -> ResetReply:
         """Drop the TCP connection (RST) without sending any response bytes."""
         return ResetReply()
@@ -181,6 +197,23 @@ class TruncatedReply(Reply):
     """The model stopped at its token limit."""
 
     content: str
+
+
+@dataclass(frozen=True)
+class RawReply(Reply):
+    """Verbatim bytes, status and content type (see :meth:`Reply.raw`)."""
+
+    body: str
+    code: int = 200
+    content_type: str = "text/html"
+
+
+@dataclass(frozen=True)
+class CutReply(Reply):
+    """A body that stops short of its announced length (see :meth:`Reply.cut`)."""
+
+    body: str
+    content_type: str = "application/json"
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from typing import Any, cast
 from . import anthropic_wire, openai_wire
 from .batches import FakeBatches
 from .recorded import RecordedRequest
-from .replies import DelayReply, RejectParamReply, Reply, ResetReply, StatusReply
+from .replies import CutReply, DelayReply, RawReply, RejectParamReply, Reply, ResetReply, StatusReply
 from .schema_instance import SchemaInstanceError
 from .schema_responder import schema_responder
 from .wire import Answer, ScriptMisuseError
@@ -302,6 +302,11 @@ class FakeLLMServer:
             return self._misuse(wire, str(exc))
 
     def _render(self, wire: Any, request: RecordedRequest, reply: Reply | None) -> Answer:
+        if isinstance(reply, RawReply):
+            return Answer(reply.code, reply.body.encode("utf-8"), {}, reply.content_type)
+        if isinstance(reply, CutReply):
+            body = reply.body.encode("utf-8")
+            return Answer(200, body, {}, reply.content_type, declared_length=2 * len(body) + 64)
         if isinstance(reply, StatusReply):
             return cast(Answer, wire.status_answer(reply))
         if isinstance(reply, RejectParamReply):
@@ -420,11 +425,14 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             self.send_response(answer.status)
             self.send_header("Content-Type", answer.content_type)
-            self.send_header("Content-Length", str(len(answer.body)))
+            self.send_header("Content-Length", str(answer.declared_length or len(answer.body)))
             for name, value in answer.headers.items():
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(answer.body)
+            if answer.declared_length is not None:
+                self.wfile.flush()
+                self._drop_connection()
         except OSError:
             self.close_connection = True
 

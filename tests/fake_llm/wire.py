@@ -24,6 +24,7 @@ class Answer:
     body: bytes
     headers: dict[str, str] = field(default_factory=dict)
     content_type: str = "application/json"
+    declared_length: int | None = None  # announce more bytes than sent, then drop the connection
 
 
 def json_answer(status: int, payload: object, headers: dict[str, str] | None = None) -> Answer:

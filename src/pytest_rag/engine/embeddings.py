@@ -31,7 +31,7 @@ from typing import Annotated, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from ..errors import InputError, JudgeError, UnsupportedMetricError
+from ..errors import InputError, JudgeError, JudgeUnavailableError, UnsupportedMetricError
 from ..judges.protocol import Judge, JudgeOptions, JudgeReply, JudgeSpec
 from ..judges.request import JudgeRequest, JudgeTask, Message, Sampling
 
@@ -114,16 +114,17 @@ class OpenAIEmbedder:
             return key
         if self.base_url != OPENAI_DEFAULT_BASE_URL:
             return "not-needed"  # self-hosted servers usually take any key
-        raise JudgeError(
+        raise JudgeUnavailableError(
             f"{self.key_env} is not set, so the embeddings model {self.model} cannot be called. Export it, "
             "or pass embedding_model='local' to embed offline",
             judge=self.label,
+            kind="unavailable",
         )
 
     async def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
         import openai
 
-        from ..judges.faults import translate
+        from ..judges.faults import translate, unreadable
 
         # One short-lived client per call: embedders are not closed by the session, and a client
         # must not outlive the event loop it was created on.
@@ -133,9 +134,13 @@ class OpenAIEmbedder:
         try:
             response = await client.embeddings.create(model=self.model, input=list(texts))
         except openai.OpenAIError as exc:
-            raise translate(exc, openai, judge=self.label, key_env=self.key_env) from None
+            raise translate(
+                exc, openai, judge=self.label, key_env=self.key_env, base_url=self.base_url
+            ) from None
         finally:
             await client.close()
+        if not isinstance(getattr(response, "data", None), list):  # a proxy's page instead of the API
+            raise unreadable(self.label, "no list of embeddings in the body", response, self.key_env)
         rows = sorted(response.data, key=lambda item: item.index)
         if len(rows) != len(texts):
             raise JudgeError(

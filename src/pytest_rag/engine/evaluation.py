@@ -104,7 +104,6 @@ async def evaluate(
     test_id: str,
     cache_only: bool,
 ) -> MetricResult:
-    metric.check_options(options)
     askers = [
         BoundAsker(engine, judge, repeat, test_id, cache_only, metric.name)
         for judge in judges

@@ -14,20 +14,21 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
-from ..errors import CacheMissError, JudgeError
+from ..errors import CacheMissError, JudgeError, JudgeUnavailableError, RagError, cut_text
 from ..judges.protocol import Judge, JudgeReply, TransientFault
 from ..judges.request import JudgeRequest, Message
 from ..results import CallTally
 from .cache import CachedReply, JudgmentCache
 from .limits import EngineSettings
-from .parsing import InvalidVerdict, parse_verdict
+from .parsing import InvalidVerdict, parse_verdict, refusal_in
 from .pricing import PriceTable
 from .ratelimit import RateLimiter, estimate_output_tokens, estimate_prompt_tokens
+from .remedies import remedy
 from .spending import Spending
 
 if TYPE_CHECKING:
@@ -40,24 +41,6 @@ T = TypeVar("T")
 class NeedsLiveCall(Exception):
     """Raised on the synchronous fast path when a judgment is not in the cache: the caller then runs
     the evaluation again on the engine's event loop, where live calls can be made."""
-
-
-@dataclass
-class EngineCounters:
-    """What happened inside this process's judge calls that the check records do not show: retries,
-    repair attempts and failed calls (calls, tokens and cost are summed from the records instead)."""
-
-    repaired: int = 0
-    retries: int = 0
-    errors: int = 0
-
-
-@dataclass
-class Answer:
-    verdict: BaseModel
-    cached: bool
-    key: str | None
-    tally: CallTally = field(default_factory=CallTally)
 
 
 class JudgmentEngine:
@@ -76,7 +59,8 @@ class JudgmentEngine:
         self.prices = prices or PriceTable()
         self.limiter = limiter or RateLimiter()
         self.spending = spending or Spending(self.prices)
-        self.counters = EngineCounters()
+        # judges that cannot work this run: label -> (why, the test whose check found out)
+        self._unavailable: dict[str, tuple[str, str]] = {}
         self.batches: BatchDesk | None = None
         """Provider batches (--rag-batch): consulted where a live call would be made."""
         self._sleep = sleep
@@ -94,6 +78,7 @@ class JudgmentEngine:
         test_id: str,
         cache_only: bool,
     ) -> tuple[V, CallTally]:
+        request = self._with_token_limit(request)
         key = request.cache_key(judge.identity()) if judge.cacheable and self.cache.mode != "off" else None
         tally = CallTally()
         if key is not None and self.cache.reads:
@@ -117,6 +102,7 @@ class JudgmentEngine:
                 )
         if cache_only and not judge.offline:
             raise NeedsLiveCall()
+        self._check_available(judge, request)
         if self.spending.guards and not judge.offline and not self._collected(judge, request):
             self.spending.before_live_call(judge, request, test_id)  # dry run / budget: may raise
         try:
@@ -124,6 +110,8 @@ class JudgmentEngine:
         except JudgeError as exc:
             if exc.calls is None:
                 exc.calls = tally  # failed calls still spent tokens: the summary counts them
+            if isinstance(exc, JudgeUnavailableError):
+                self._unavailable.setdefault(judge.spec.label, (exc.reason, test_id))
             raise
         if key is not None:
             self.cache.put(
@@ -139,9 +127,30 @@ class JudgmentEngine:
             )
         return verdict, tally
 
+    def _with_token_limit(self, request: JudgeRequest) -> JudgeRequest:
+        """The request with --rag-max-tokens applied (requests that write no text keep theirs)."""
+        limit = self.settings.max_tokens
+        if limit is None or request.sampling.max_tokens <= 0 or request.sampling.max_tokens == limit:
+            return request
+        return replace(request, sampling=replace(request.sampling, max_tokens=limit))
+
     def _collected(self, judge: Judge, request: JudgeRequest) -> bool:
         """True when a finished provider batch answered the request (paid for already)."""
         return self.batches is not None and self.batches.has_reply(judge, request)
+
+    def _check_available(self, judge: Judge, request: JudgeRequest) -> None:
+        """A judge found unusable earlier in the run fails at once, with one line pointing at the check
+        that says why: no request, no retry, no repeat of the long explanation."""
+        found = self._unavailable.get(judge.spec.label)
+        if found is not None:
+            error = JudgeUnavailableError(
+                f"the judge is unavailable in this run: see the first failing check of it, {found[1]}",
+                judge=judge.spec.label,
+                metric=request.metric,
+                kind="unavailable",
+            )
+            error.refers_to = found[1]
+            raise error
 
     # -- live calls -------------------------------------------------------------------------------
 
@@ -150,29 +159,42 @@ class JudgmentEngine:
     ) -> tuple[V, JudgeReply]:
         reply = await self._call(judge, request, tally)
         try:
-            return self._accept(judge, request, model, reply), reply
+            return self._accept(judge, request, model, reply, tally), reply
         except InvalidVerdict as first:
-            if reply.refusal is not None:
-                raise self._error(judge, request, f"the judge refused: {reply.refusal}", reply.text) from None
             repair = self._repair_request(request, reply.text, str(first))
-            self.counters.repaired += 1
             second = await self._call(judge, repair, tally)
             try:
-                return self._accept(judge, request, model, second), second
+                return self._accept(judge, request, model, second, tally), second
             except InvalidVerdict as again:
+                tally.failed("invalid")
                 raise self._error(
                     judge,
                     request,
                     f"invalid verdict after one repair attempt: first reply {first}; repaired reply {again}",
                     second.text,
+                    kind="invalid",
                 ) from None
 
-    def _accept(self, judge: Judge, request: JudgeRequest, model: type[V], reply: JudgeReply) -> V:
-        if reply.refusal is not None and not reply.text.strip():
-            raise self._error(judge, request, f"the judge refused: {reply.refusal}", reply.refusal)
-        if reply.truncated:
-            raise InvalidVerdict("the reply was cut off at the token limit")
-        return parse_verdict(model, reply.text)
+    def _accept(
+        self, judge: Judge, request: JudgeRequest, model: type[V], reply: JudgeReply, tally: CallTally
+    ) -> V:
+        """The verdict in the reply. A reply that no repair can mend (a refusal, a reply cut off at the
+        token limit, one too large to keep) is a judge error at once; an invalid one gets a repair."""
+        limit = self.settings.max_reply_chars
+        refusal = reply.refusal if reply.refusal is not None else refusal_in(reply.text)
+        if len(reply.text) > limit:
+            failure = ("too large", f"the reply has {len(reply.text):,} characters, more than the "
+                       f"{limit:,} a verdict can need; it was not kept")  # fmt: skip
+        elif refusal is not None:
+            failure = ("refused", f"the judge refused: {cut_text(refusal, 300)}")
+        elif reply.truncated:
+            failure = ("cut off", f"the reply was cut off at the token limit of the request "
+                       f"(max_tokens={request.sampling.max_tokens}), so the verdict is incomplete and was "
+                       "not repaired. Raise --rag-max-tokens for a verbose or reasoning judge")  # fmt: skip
+        else:
+            return parse_verdict(model, reply.text)
+        tally.failed(failure[0])
+        raise self._error(judge, request, failure[1], reply.text, kind=failure[0])
 
     def _repair_request(self, request: JudgeRequest, raw: str, problem: str) -> JudgeRequest:
         fix = (
@@ -182,12 +204,14 @@ class JudgmentEngine:
         messages = (*request.messages, Message("assistant", raw), Message("user", fix))
         return replace(request, messages=messages, template_id=request.template_id + "+repair")
 
-    def _error(self, judge: Judge, request: JudgeRequest, message: str, raw: str | None) -> JudgeError:
-        self.counters.errors += 1
-        return JudgeError(message, judge=judge.spec.label, metric=request.metric, raw_reply=raw)
+    def _error(
+        self, judge: Judge, request: JudgeRequest, message: str, raw: str | None, *, kind: str
+    ) -> JudgeError:
+        return JudgeError(message, judge=judge.spec.label, metric=request.metric, raw_reply=raw, kind=kind)
 
     async def _call(self, judge: Judge, request: JudgeRequest, tally: CallTally) -> JudgeReply:
-        """One judge call with retries under the deadline; counts and prices it."""
+        """One judge call with retries under the deadline; counts every attempt, failure and retry,
+        and prices the call."""
         if self.batches is not None and not judge.offline:
             collected = await self.batches.answer(judge, request, tally)  # or queued: WaitingForBatchError
             if collected is not None:
@@ -201,40 +225,40 @@ class JudgmentEngine:
             attempt += 1
             try:
                 if judge.offline:
-                    reply = await judge.complete(request)
+                    reply = await self._send(judge, request)
                 else:
                     async with self._limit():
                         if queued:  # waiting for a free slot is queueing, not judging: start the clock now
                             queued = False
                             deadline = time.monotonic() + settings.deadline_s
+                        tally.attempts += 1
                         # the deadline bounds each attempt too, not only the waits between them
                         remaining = max(0.001, deadline - time.monotonic())
                         try:
                             reply = await asyncio.wait_for(self._rate_limited(judge, request), remaining)
                         except asyncio.TimeoutError:
                             raise TransientFault(
-                                f"the judgment deadline of {settings.deadline_s:g}s passed mid-request"
+                                f"the judgment deadline of {settings.deadline_s:g}s passed mid-request",
+                                kind="deadline",
                             ) from None
                 break
             except TransientFault as fault:
+                tally.failed(fault.kind)
                 delay = self._backoff(attempt, fault.retry_after)
                 if attempt >= settings.max_attempts or time.monotonic() + delay > deadline:
                     raise self._error(
                         judge,
                         request,
                         f"gave up after {attempt} attempt(s) in {time.monotonic() - started:.1f}s: {fault}. "
-                        "Raise --rag-deadline or --rag-max-attempts, or lower --rag-concurrency",
-                        None,
+                        + remedy(fault.kind, judge, settings),
+                        fault.raw,
+                        kind=fault.kind,
                     ) from None
-                self.counters.retries += 1
+                tally.retries += 1
                 await self._sleep(delay)
             except JudgeError as exc:
-                self.counters.errors += 1
-                if not exc.metric:  # a provider knows the judge, not the metric: name it for the reader
-                    raise type(exc)(
-                        exc.reason, judge=exc.judge, metric=request.metric, raw_reply=exc.raw_reply
-                    ) from None
-                raise
+                tally.failed(exc.kind)
+                raise exc if exc.metric else exc.naming(request.metric) from None
         elapsed = time.monotonic() - started
         cost = self.prices.cost(judge.spec, reply.input_tokens, reply.output_tokens)
         if judge.offline:
@@ -249,13 +273,28 @@ class JudgmentEngine:
             self.spending.spent(cost)
         return reply
 
+    async def _send(self, judge: Judge, request: JudgeRequest) -> JudgeReply:
+        """Ask the judge once. A judge that raises something other than the protocol's two kinds of
+        fault has a bug: that becomes a judge error of this check, never a crash of the session."""
+        try:
+            return await judge.complete(request)
+        except (TransientFault, RagError):
+            raise
+        except Exception as exc:
+            raise JudgeError(
+                f"the judge failed with {type(exc).__name__}: {exc} (a bug in the judge provider)",
+                judge=judge.spec.label,
+                metric=request.metric,
+                kind="judge bug",
+            ) from exc
+
     async def _rate_limited(self, judge: Judge, request: JudgeRequest) -> JudgeReply:
         """One request under the --rag-rpm/--rag-tpm buckets: reserve an estimate, correct it after."""
         limiter = self.limiter
         if not limiter.active:
-            return await judge.complete(request)
+            return await self._send(judge, request)
         permit = await limiter.acquire(estimate_prompt_tokens(request) + estimate_output_tokens(request))
-        reply = await judge.complete(request)  # a failed attempt keeps its reservation
+        reply = await self._send(judge, request)  # a failed attempt keeps its reservation
         limiter.settle(permit, reply.input_tokens + reply.output_tokens or None)
         return reply
 

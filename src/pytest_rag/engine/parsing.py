@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+
+from ..judges.escaping import unescape_data
 
 V = TypeVar("V", bound=BaseModel)
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_REFUSAL = re.compile(
+    r"^\W*(?:i'?m sorry|sorry|i apologi[sz]e|unfortunately,? i|i can(?:no|'|’)t|i cannot|i am unable|i'?m unable|"
+    r"i won(?:'|’)t|i will not|i am not able|i'?m not able|as an ai)\b",
+    re.IGNORECASE,
+)
 
 
 class InvalidVerdict(Exception):
@@ -35,6 +42,15 @@ def extract_json_text(text: str) -> str:
     return stripped
 
 
+def refusal_in(text: str) -> str | None:
+    """The text itself when it is a plain refusal ("I can't help with that."): no JSON object in it,
+    and it opens the way refusals do. A refusal is reported as one, not as invalid JSON."""
+    stripped = text.strip()
+    if stripped and "{" not in stripped and _REFUSAL.match(stripped):
+        return stripped
+    return None
+
+
 def parse_verdict(model: type[V], text: str) -> V:
     candidate = extract_json_text(text)
     try:
@@ -44,9 +60,21 @@ def parse_verdict(model: type[V], text: str) -> V:
     if not isinstance(data, dict):
         raise InvalidVerdict(f"expected a JSON object, got {type(data).__name__}")
     try:
-        return model.model_validate(data)
+        return model.model_validate(_unescaped(data))
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()[:5]
         )
         raise InvalidVerdict(f"does not match the {model.__name__} schema: {problems}") from None
+
+
+def _unescaped(value: Any) -> Any:
+    """Every string of a verdict with the data blocks' escaping undone: a statement the judge copied
+    from the answer (``R&amp;D``) must match the answer's own text (``R&D``)."""
+    if isinstance(value, str):
+        return unescape_data(value)
+    if isinstance(value, list):
+        return [_unescaped(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _unescaped(item) for key, item in value.items()}
+    return value

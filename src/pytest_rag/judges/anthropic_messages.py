@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import JudgeError
-from .faults import rejected_param, translate
+from .faults import missing_key, rejected_param, translate, unreadable
 from .protocol import JudgeOptions, JudgeReply, JudgeSpec
 from .request import JudgeRequest
 
@@ -53,11 +53,7 @@ class AnthropicJudge:
 
             key = os.environ.get(self.key_env)
             if not key:
-                raise JudgeError(
-                    f"{self.key_env} is not set, so {self.spec.label} cannot be called. Export it, replay a "
-                    "recorded store with --rag-cache=replay, or use the offline judge (--rag-judge=local)",
-                    judge=self.spec.label,
-                )
+                raise missing_key(self.spec.label, self.key_env, base_url_hint=False)
             self._client = anthropic.AsyncAnthropic(
                 api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
             )
@@ -100,8 +96,10 @@ class AnthropicJudge:
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         import anthropic
+        from anthropic.types import Message
 
         client = self._get_client()
+        label, key_env = self.spec.label, self.key_env
         for _ in range(2):
             try:
                 response = await client.messages.create(**self._payload(request))
@@ -109,11 +107,21 @@ class AnthropicJudge:
             except anthropic.BadRequestError as exc:
                 if self.adapt(rejected_param(exc)):
                     continue
-                raise translate(exc, anthropic, judge=self.spec.label, key_env=self.key_env) from None
+                raise translate(
+                    exc, anthropic, judge=label, key_env=key_env, base_url=self.base_url
+                ) from None
             except anthropic.AnthropicError as exc:
-                raise translate(exc, anthropic, judge=self.spec.label, key_env=self.key_env) from None
+                raise translate(
+                    exc, anthropic, judge=label, key_env=key_env, base_url=self.base_url
+                ) from None
+            except ValueError as exc:  # a body sent as JSON that is not JSON
+                raise unreadable(
+                    label, f"a body that is not valid JSON ({exc})", getattr(exc, "doc", ""), key_env
+                ) from None
         else:
-            raise JudgeError("the server kept rejecting request parameters", judge=self.spec.label)
+            raise JudgeError("the server kept rejecting request parameters", judge=label, kind="rejected")
+        if not isinstance(response, Message):  # the SDK hands back the text of a non-JSON body
+            raise unreadable(label, "a body that is not JSON (an error page of a proxy?)", response, key_env)
         return self.reply_of(response)
 
     def reply_of(self, response: Any) -> JudgeReply:
@@ -121,10 +129,10 @@ class AnthropicJudge:
         text = ""
         texts: list[str] = []
         for part in response.content:
-            if getattr(part, "type", None) == "tool_use":
+            if part.type == "tool_use":
                 text = json.dumps(part.input, ensure_ascii=False)
                 break
-            if getattr(part, "type", None) == "text":
+            if part.type == "text":
                 texts.append(part.text)
         if not text:
             text = "".join(texts)

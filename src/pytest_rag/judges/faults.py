@@ -8,12 +8,13 @@ Messages never include credentials: they name the environment variable to check 
 from __future__ import annotations
 
 import email.utils
+import socket
 import time
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from ..errors import JudgeError
+from ..errors import JudgeError, JudgeUnavailableError
 from ..redaction import redact
 from .protocol import TransientFault
 
@@ -64,29 +65,83 @@ def rejected_param(exc: Any) -> str | None:
     return None
 
 
-def translate(exc: BaseException, sdk: ModuleType, *, judge: str, key_env: str) -> BaseException:
+def _refused_connection(exc: BaseException) -> str | None:
+    """Why nothing could even be reached, when that is the cause: a refused connection or a host
+    name that does not resolve. Such a judge cannot work this run; retrying only hides it."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # the SDK wraps httpx, which wraps the socket error
+        if seen is None:
+            return None
+        if isinstance(seen, ConnectionRefusedError) or "connection refused" in str(seen).lower():
+            return "the connection was refused"
+        if isinstance(seen, socket.gaierror) or "name or service not known" in str(seen).lower():
+            return "the host name does not resolve"
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def translate(
+    exc: BaseException, sdk: ModuleType, *, judge: str, key_env: str, base_url: str
+) -> BaseException:
     """Map an SDK exception to TransientFault (retry) or JudgeError (final). Server text is redacted:
     a proxy that echoes the request's headers must not put the key into a message."""
     if isinstance(exc, sdk.APITimeoutError):
-        return TransientFault(f"request timed out ({judge})")
+        return TransientFault(f"request timed out ({judge})", kind="timeout")
     if isinstance(exc, sdk.APIConnectionError):
-        return TransientFault(f"connection failed ({judge}): {type(exc).__name__}")
+        refused = _refused_connection(exc)
+        if refused is not None:
+            return JudgeUnavailableError(
+                f"cannot reach {base_url}: {refused}. Is the judge server running there? Check the "
+                "base URL (--rag-judge-base-url, or PROVIDER:MODEL@URL in --rag-judge)",
+                judge=judge,
+                kind="unavailable",
+            )
+        return TransientFault(f"connection failed ({judge}): {type(exc).__name__}", kind="connection")
     if isinstance(exc, sdk.APIStatusError):
         status = int(exc.status_code)
         detail = redact(error_detail(exc), key_env)
         if status in RETRYABLE_STATUS:
             headers = getattr(getattr(exc, "response", None), "headers", None)
-            return TransientFault(f"HTTP {status} from {judge}: {detail}", retry_after_seconds(headers))
+            kind = "rate limit" if status == 429 else "server error"
+            return TransientFault(
+                f"HTTP {status} from {judge}: {detail}", retry_after_seconds(headers), kind=kind
+            )
         if status in (401, 403):
-            return JudgeError(
+            return JudgeUnavailableError(
                 f"HTTP {status}: the judge rejected the credentials; check {key_env} "
                 "(the key itself is never printed)",
                 judge=judge,
+                kind="unavailable",
             )
         if status == 404:
             return JudgeError(
                 f"HTTP 404: {detail}. Check the model name in --rag-judge and the base URL",
                 judge=judge,
+                kind="rejected",
             )
-        return JudgeError(f"HTTP {status}: {detail}", judge=judge)
+        return JudgeError(f"HTTP {status}: {detail}", judge=judge, kind="rejected")
     return JudgeError(f"{type(exc).__name__}: {redact(str(exc), key_env)}", judge=judge)
+
+
+def unreadable(judge: str, what: str, raw: object, key_env: str) -> TransientFault:
+    """A reply the SDK could not read as the API's answer (an HTML error page from a proxy, a body
+    that is not JSON or breaks off): worth one more try, and counted as unreadable."""
+    text = raw if isinstance(raw, str) else repr(raw)
+    return TransientFault(
+        f"{judge} sent a reply that is not the API's answer: {what}",
+        kind="unreadable",
+        raw=redact(text, key_env),
+    )
+
+
+def missing_key(judge: str, key_env: str, *, base_url_hint: bool) -> JudgeUnavailableError:
+    """The judge needs an API key that is not set: it cannot work in this run."""
+    ways = "Export it, "
+    if base_url_hint:
+        ways += "point --rag-judge-base-url at a compatible server, "
+    return JudgeUnavailableError(
+        f"{key_env} is not set, so {judge} cannot be called. {ways}replay a recorded store with "
+        "--rag-cache=replay, or use the offline judge (--rag-judge=local)",
+        judge=judge,
+        kind="unavailable",
+    )

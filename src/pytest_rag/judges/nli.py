@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..offline.nli_model import ModelDir, NliModel, describe_model_dir, load_nli_model
+from ..offline.question import QuestionClaim
 from ..offline.scorer import GroundingReport, LocalScorer, SentenceSupport
 from ..scoring.text import tokenize
 from .local import LocalJudge
@@ -34,7 +35,16 @@ class NliScorer(LocalScorer):
     def version(self) -> str:
         return f"nli:{self.nli.model_dir.fingerprint()}+{self.calibration.version}"
 
-    def _grounding(self, units: Sequence[str], whole: str, contexts: Sequence[str]) -> GroundingReport:
+    def _grounding(
+        self,
+        units: Sequence[str],
+        whole: str,
+        contexts: Sequence[str],
+        asked: tuple[QuestionClaim, str] | None = None,
+    ) -> GroundingReport:
+        # A short answer arrives already rewritten as the claim it makes with its question; the
+        # NLI model judges that claim, so the slot and polarity rules of the offline judge are
+        # not needed here.
         if not units:
             return GroundingReport((), 1.0)
         per_unit, _ = self.evidence(units, whole, contexts)

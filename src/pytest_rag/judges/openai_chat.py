@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import JudgeError
-from .faults import rejected_param, translate
-from .protocol import JudgeOptions, JudgeReply, JudgeSpec, TransientFault
+from .faults import missing_key, rejected_param, translate, unreadable
+from .protocol import JudgeOptions, JudgeReply, JudgeSpec
 from .request import JudgeRequest
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -40,7 +40,10 @@ class OpenAIChatJudge:
         self.spec = spec
         self.timeout_s = timeout_s
         self.key_env = key_env
-        default = OLLAMA_DEFAULT_BASE_URL if spec.provider == "ollama" else OPENAI_DEFAULT_BASE_URL
+        if spec.provider == "ollama":
+            default = OLLAMA_DEFAULT_BASE_URL
+        else:  # the SDK's own variable, read here so that it reaches OpenAI judges only
+            default = os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL
         self.base_url = (spec.base_url or default).rstrip("/")
         self._client: Any = None
         self._adapted: dict[str, str] = {}  # parameter -> how it is sent now ("drop", "json_object", ...)
@@ -54,12 +57,7 @@ class OpenAIChatJudge:
             return key
         if self.base_url != OPENAI_DEFAULT_BASE_URL:
             return _NO_KEY_NEEDED  # self-hosted servers usually take any key
-        raise JudgeError(
-            f"{self.key_env} is not set, so {self.spec.label} cannot be called. Export it, point "
-            "--rag-judge-base-url at a compatible server, replay a recorded store with "
-            "--rag-cache=replay, or use the offline judge (--rag-judge=local)",
-            judge=self.spec.label,
-        )
+        raise missing_key(self.spec.label, self.key_env, base_url_hint=True)
 
     def _get_client(self) -> Any:
         if self._client is None:
@@ -120,8 +118,10 @@ class OpenAIChatJudge:
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         import openai
+        from openai.types.chat import ChatCompletion
 
         client = self._get_client()
+        label, key_env = self.spec.label, self.key_env
         for _ in range(4):  # at most one adaptation per parameter
             try:
                 response = await client.chat.completions.create(**self.request_body(request))
@@ -129,17 +129,24 @@ class OpenAIChatJudge:
             except openai.BadRequestError as exc:
                 if self.adapt(rejected_param(exc)):
                     continue
-                raise translate(exc, openai, judge=self.spec.label, key_env=self.key_env) from None
+                raise translate(exc, openai, judge=label, key_env=key_env, base_url=self.base_url) from None
             except openai.OpenAIError as exc:
-                raise translate(exc, openai, judge=self.spec.label, key_env=self.key_env) from None
+                raise translate(exc, openai, judge=label, key_env=key_env, base_url=self.base_url) from None
+            except ValueError as exc:  # a body sent as JSON that is not JSON
+                raise unreadable(
+                    label, f"a body that is not valid JSON ({exc})", getattr(exc, "doc", ""), key_env
+                ) from None
         else:
-            raise JudgeError("the server kept rejecting request parameters", judge=self.spec.label)
+            raise JudgeError("the server kept rejecting request parameters", judge=label, kind="rejected")
+        if not isinstance(response, ChatCompletion):  # the SDK hands back the text of a non-JSON body
+            raise unreadable(label, "a body that is not JSON (an error page of a proxy?)", response, key_env)
         return self.reply_of(response)
 
     def reply_of(self, response: Any) -> JudgeReply:
         """The reply in a chat completion (a live response, or one line of a batch's results)."""
+        label, key_env = self.spec.label, self.key_env
         if not response.choices:
-            raise TransientFault(f"{self.spec.label} returned no choices")
+            raise unreadable(label, "a chat completion without choices", response.model_dump_json(), key_env)
         choice = response.choices[0]
         message = choice.message
         usage = response.usage

@@ -41,11 +41,17 @@ class JudgeReply:
 
 
 class TransientFault(Exception):
-    """A fault that may pass: rate limits, 5xx, timeouts, dropped connections."""
+    """A fault that may pass: rate limits, 5xx, timeouts, dropped connections, a reply that could not
+    be read (a proxy's error page). ``kind`` names it for the summary's failure counts; ``raw`` keeps
+    what came back, if anything did."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, retry_after: float | None = None, *, kind: str = "error", raw: str | None = None
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.kind = kind
+        self.raw = raw
 
 
 @runtime_checkable

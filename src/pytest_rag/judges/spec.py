@@ -1,9 +1,20 @@
-"""Parsing judge specs such as ``openai:gpt-4o,anthropic:claude-sonnet-4-5`` or ``local``."""
+"""Parsing judge specs such as ``openai:gpt-4o,anthropic:claude-sonnet-4-5`` or ``local``.
+
+A spec may carry its own server: ``openai:llama3@http://gpu-box:8000/v1``, so an ensemble can mix a
+local server with a hosted model. ``--rag-judge-base-url`` fills in the URL of every judge that names
+none. A URL that no judge uses is an error at start-up, never silently ignored: a run that quietly went
+to the public host instead of the user's server costs money and minutes before anyone notices.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 from ..errors import ConfigError
-from .protocol import JudgeSpec
+from .protocol import Judge, JudgeSpec
+
+_OWN_URL = re.compile(r"@(?=https?://)", re.IGNORECASE)
 
 HOW_TO_CHOOSE = (
     "choose a judge with --rag-judge=PROVIDER:MODEL on the command line, the ini option "
@@ -21,6 +32,7 @@ def parse_judge_specs(
         item = raw.strip()
         if not item:
             continue
+        item, own_url = _split_url(item)
         provider, _, model = item.partition(":")
         provider = provider.strip().lower()
         model = model.strip()
@@ -29,7 +41,7 @@ def parse_judge_specs(
                 f"unknown judge provider {provider!r} in {item!r}; known providers: "
                 f"{', '.join(sorted(known_providers))}. Write PROVIDER:MODEL, e.g. openai:gpt-4o"
             )
-        specs.append(JudgeSpec(provider=provider, model=model, base_url=base_url))
+        specs.append(JudgeSpec(provider=provider, model=model, base_url=own_url or base_url))
     if not specs:
         raise ConfigError(f"the judge spec {text!r} names no judge; {HOW_TO_CHOOSE}")
     labels = [s.label for s in specs]
@@ -37,3 +49,59 @@ def parse_judge_specs(
     if duplicates:
         raise ConfigError(f"judge {duplicates[0]!r} is listed twice; list each judge once")
     return specs
+
+
+def _split_url(item: str) -> tuple[str, str | None]:
+    """``openai:m@http://h/v1`` -> (``openai:m``, ``http://h/v1``); model names may contain ``@`` too
+    (``claude-3-5-sonnet@20240620``), so only ``@`` followed by a scheme starts a URL."""
+    parts = _OWN_URL.split(item, maxsplit=1)
+    if len(parts) == 1:
+        return item, None
+    return parts[0].strip(), parts[1].strip().rstrip("/")
+
+
+def check_base_urls(judges: Sequence[tuple[JudgeSpec, Judge]], base_url: str | None, source: str) -> None:
+    """Fail at start-up when a base URL would be ignored or is ambiguous.
+
+    ``judges`` pairs each parsed spec with the judge built from it. ``base_url`` is the run-wide URL
+    (``--rag-judge-base-url`` or the ini key, named by ``source``); a spec that carries another URL
+    got it from its own ``@URL``. An offline judge has no
+    server, so a URL of its own is a mistake; a run-wide URL must reach at least one judge, and one
+    provider's kind of server only: an OpenAI-compatible address is not an Anthropic one.
+    """
+    served: dict[str, list[str]] = {}
+    for spec, judge in judges:
+        url = spec.base_url
+        if url is None:
+            continue
+        own = url != base_url
+        if judge.offline:
+            if own:
+                raise ConfigError(
+                    f"judge {spec.label!r} runs in-process and talks to no server, so its URL "
+                    f"{url!r} would be ignored; remove the @URL from that judge"
+                )
+            continue
+        used = getattr(judge, "base_url", url)
+        if str(used).rstrip("/") != url.rstrip("/"):
+            raise ConfigError(
+                f"judge {spec.label!r} would send its requests to {used!r}, not to {url!r}; "
+                "this provider does not take a base URL"
+            )
+        if not own:
+            served.setdefault(spec.provider, []).append(spec.label)
+    if base_url is None:
+        return
+    if not served:
+        labels = ", ".join(spec.label for spec, _ in judges)
+        raise ConfigError(
+            f"{source} is set to {base_url!r}, but no judge of this run talks to a server ({labels}); "
+            "remove it, or choose a judge that does (openai:MODEL, anthropic:MODEL, ollama:MODEL)"
+        )
+    if len(served) > 1:
+        example = ", ".join(f"{labels[0]}@URL" for labels in served.values())
+        raise ConfigError(
+            f"{source} ({base_url!r}) would apply to judges of different providers "
+            f"({', '.join(sorted(served))}), which do not share a server; give each judge its own "
+            f"URL in the spec instead, e.g. --rag-judge={example}"
+        )

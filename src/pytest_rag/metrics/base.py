@@ -7,6 +7,7 @@ then verification, nuggets) are compositions of such single questions.
 
 from __future__ import annotations
 
+import difflib
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -71,7 +72,28 @@ class Metric(ABC):
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             allowed = ", ".join(self.options) if self.options else "none"
-            raise InputError(f"{self.name} got unknown option(s) {unknown}; the options it reads: {allowed}")
+            close = difflib.get_close_matches(unknown[0], self.options, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise InputError(
+                f"{self.name} got unknown option(s) {unknown}{hint}; the options it reads: {allowed}"
+            )
+
+    def scale_for(self, options: Mapping[str, Any]) -> Scale:
+        """The scale of a check with these options: the class's own, unless options define it."""
+        return self.scale
+
+    def check_threshold(self, threshold: float | None, options: Mapping[str, Any], source: str) -> None:
+        """A bar outside the scale can never be met (or is always met): an input error before any
+        judge is asked. ``source`` says where the bar came from (``threshold=7``, an ini key)."""
+        from ..errors import InputError
+
+        scale = self.scale_for(options)
+        if threshold is not None and not scale.low <= threshold <= scale.high:
+            raise InputError(
+                f"{self.name}: {source} is outside the metric's {scale} scale, so the check could "
+                f"{'never pass' if threshold > scale.high else 'never fail'}; give a threshold from "
+                f"{scale.low:g} to {scale.high:g}"
+            )
 
     def check_inputs(self, sample: Sample) -> None:
         """Raise :class:`~pytest_rag.errors.InputError` when a required input is missing."""

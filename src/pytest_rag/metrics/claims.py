@@ -42,9 +42,13 @@ def verdicts_in_order(metric: str, judge: str, verdicts: Sequence[Any], n: int, 
     return ordered
 
 
-async def extract_statements(ask: Asker, metric: str, template: Template, tag: str, text: str) -> list[str]:
-    """One extraction call; blank items are dropped (they carry no statement)."""
-    request = judge_request(metric, template, block(tag, text), ClaimList, {"text": text}, max_tokens=2048)
+async def extract_statements(
+    ask: Asker, metric: str, template: Template, tag: str, text: str, question: str = ""
+) -> list[str]:
+    """One extraction call; blank items are dropped (they carry no statement). ``question`` goes
+    to the task inputs only (the offline judge reads a bare "yes" with it), not into the prompt."""
+    inputs = {"text": text, "question": question} if question else {"text": text}
+    request = judge_request(metric, template, block(tag, text), ClaimList, inputs, max_tokens=2048)
     verdict = await ask(request, ClaimList)
     return [c.strip() for c in verdict.claims if c.strip()]
 
@@ -61,7 +65,9 @@ class FaithfulnessClaims(Metric):
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         size = read_int(options, "batch_size", DEFAULT_BATCH, metric=self.name)
-        claims = await extract_statements(ask, self.name, EXTRACT_CLAIMS, "answer", sample.answer)
+        claims = await extract_statements(
+            ask, self.name, EXTRACT_CLAIMS, "answer", sample.answer, sample.question
+        )
         if not claims:
             return Scored(
                 score=1.0,

@@ -3,8 +3,8 @@
 Two rules hold for every template:
 
 * Untrusted text (answers, contexts, references, questions) sits inside tagged blocks, and the
-  instructions tell the judge that anything inside a block is material to grade, never an order. A
-  closing tag that appears inside the text itself is defused so the text cannot end its block early.
+  instructions tell the judge that anything inside a block is material to grade, never an order.
+  Block text is escaped (:mod:`~pytest_rag.judges.escaping`), so it cannot open or end a block.
 * Every prompt carries the length-is-not-quality paragraph: judges favour long answers,
   and saying so plainly reduces it.
 
@@ -14,11 +14,11 @@ caching applies to it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..inputs import Chunk
+from ..judges.escaping import escape_data
 from ..judges.request import Message
 
 DATA_RULE = (
@@ -43,40 +43,15 @@ SCORE_REASONING = "two to four sentences explaining the score, citing the decisi
 SHORT_REASON = "one or two sentences"
 """The ``reasoning`` of the dual-template ratings."""
 
-_BLOCK_NAMES = (
-    "question",
-    "answer",
-    "context",
-    "reference",
-    "passage",
-    "claims",
-    "claim",
-    "facts",
-    "nuggets",
-    "rubric",
-    "statement",
-    "response",
-    "part",
-    "citation",
-)
-_CLOSING_TAG = re.compile(r"<\s*/\s*(" + "|".join(_BLOCK_NAMES) + r")\b", re.IGNORECASE)
-_OPENING_TAG = re.compile(r"<\s*(" + "|".join(_BLOCK_NAMES) + r")\b", re.IGNORECASE)
-
-
-def defuse(text: str) -> str:
-    """Neutralise tags inside untrusted text that could close or open one of our blocks."""
-    text = _CLOSING_TAG.sub(lambda m: "&lt;/" + m.group(1), text)
-    return _OPENING_TAG.sub(lambda m: "&lt;" + m.group(1), text)
-
 
 def block(tag: str, text: str, **attributes: object) -> str:
     """One fenced data block: ``<tag attr="...">text</tag>``."""
     attrs = "".join(
-        f' {name}="{defuse(str(value)).replace(chr(34), chr(39))}"'
+        f' {name}="{escape_data(str(value)).replace(chr(34), chr(39))}"'
         for name, value in attributes.items()
         if value is not None
     )
-    return f"<{tag}{attrs}>\n{defuse(text)}\n</{tag}>"
+    return f"<{tag}{attrs}>\n{escape_data(text)}\n</{tag}>"
 
 
 def context_blocks(chunks: Sequence[Chunk], tag: str = "context") -> str:

@@ -54,6 +54,10 @@ class Rubric(Metric):
     required = ("answer",)
     options = ("rubric", "criteria")
 
+    def scale_for(self, options: Mapping[str, Any]) -> Scale:
+        levels = read_rubric(options)
+        return Scale(min(levels), max(levels))
+
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         levels = read_rubric(options)
         criteria = read_text(options, "criteria", metric=self.name)

@@ -31,7 +31,13 @@ class Faithfulness(SingleJudgment):
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
-        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        inputs: dict[str, Any] = {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        if sample.question:
+            # For judges that read inputs (the offline judge turns "yes"/"no" into the claim it
+            # makes). The prompt does not show it: faithfulness is judged against the context
+            # alone, and LLM prompts and cache keys stay as they were.
+            inputs["question"] = sample.question
+        return user, inputs
 
     def scored(self, verdict: FaithfulnessVerdict) -> Scored:
         evidence = UnsupportedStatements(unsupported_statements=verdict.unsupported_statements)

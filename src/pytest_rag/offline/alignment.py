@@ -23,75 +23,25 @@ from ..scoring.text import (
     lcs_length,
     ngrams,
     numbers_in,
-    split_sentences,
     stem,
     tokenize,
 )
 from .comparisons import comparisons_in, is_comparison_flip
+from .context_index import ContextIndex
 from .embedder import FloatArray, StaticEmbedder
 from .names import is_name_swap, names_in
 from .negation import is_negation_flip, states_negation
-from .numbers import miscounted_numbers, number_set, numbers_with_units
+from .normalise import name_is_backed
+from .numbers import miscounted_numbers
 from .register import register_features
-from .spans import MAX_WINDOW, ContextIndex, Span, stem_all
+from .slots import noun_swap
+from .spans import stem_all
+from .unbacked import SHORT_CLAIM_WORDS, absent_words, added_content, restated_span, unbacked_words
 
 
 def index_contexts(embedder: StaticEmbedder, contexts: Sequence[str]) -> ContextIndex:
-    """Split every context into sentences and build the candidate spans and vocabularies."""
-    sentences: list[tuple[int, str]] = []
-    for ci, context in enumerate(contexts):
-        sentences.extend((ci, s) for s in split_sentences(context))
-    sums = embedder.token_sums([s for _, s in sentences])
-    tokens = [tokenize(s) for _, s in sentences]
-    spans: list[Span] = []
-    vectors: list[FloatArray] = []
-    start = 0
-    while start < len(sentences):
-        ci = sentences[start][0]
-        stop = start
-        while stop < len(sentences) and sentences[stop][0] == ci:
-            stop += 1
-        for i in range(start, stop):
-            for width in range(1, MAX_WINDOW + 1):
-                if i + width > stop:
-                    break
-                span_tokens = [t for k in range(i, i + width) for t in tokens[k]]
-                spans.append(
-                    Span(
-                        context_index=ci,
-                        text=" ".join(s for _, s in sentences[i : i + width]),
-                        tokens=tuple(span_tokens),
-                        content=frozenset(stem_all(content_words(span_tokens))),
-                        bigrams=frozenset(ngrams(stem_all(span_tokens), 2)),
-                        has_negation=any(t in NEGATION_WORDS for t in span_tokens),
-                        width=width,
-                        core=frozenset(
-                            stem(t) for t in content_words(span_tokens) if t not in NEGATION_WORDS
-                        ),
-                        states_negation=states_negation(span_tokens),
-                    )
-                )
-                vectors.append(sums.pooled(i, i + width))
-        start = stop
-    all_tokens = [t for ts in tokens for t in ts]
-    vocabulary = tuple(dict.fromkeys(content_words(all_tokens)))
-    number_units = frozenset(pair for ts in tokens for pair in numbers_with_units(ts))
-    dim = embedder.dim
-    return ContextIndex(
-        spans=tuple(spans),
-        span_vectors=np.stack(vectors) if vectors else np.zeros((0, dim), dtype=np.float32),
-        single_sentence=np.array([s.width == 1 for s in spans], dtype=bool),
-        sentence_count=len(sentences),
-        content=frozenset(stem_all(vocabulary)),
-        bigrams=frozenset(b for s in spans if s.width == 1 for b in s.bigrams),
-        tokens=frozenset(all_tokens),
-        numbers=frozenset(number_set(all_tokens)),
-        number_units=number_units,
-        units=frozenset(unit for _, unit in number_units),
-        vocabulary=vocabulary,
-        vocabulary_vectors=embedder.word_vectors(vocabulary),
-        pooled_vector=sums.pooled(0, len(sentences)) if sentences else np.zeros(dim, dtype=np.float32),
-    )
+    """Split every context into sentences and index them for alignment (see :mod:`.context_index`)."""
+    return ContextIndex(embedder, contexts)
 
 
 @dataclass(frozen=True)
@@ -108,6 +58,9 @@ class SentenceEvidence:
     negation_flip: bool = False  # a near copy of a context sentence with the negation reversed
     swapped_name: bool = False  # a near copy of a context sentence with one of its names replaced
     comparison_flip: bool = False  # a near copy of a context sentence with a comparison reversed
+    wrong_slot: bool = False  # answers the question with an entity the contexts give for something else
+    swapped_words: tuple[str, ...] = ()  # (new, replaced): a near copy with another noun in one slot
+    added_words: tuple[str, ...] = ()  # unbacked words added to a span the sentence otherwise restates
 
 
 def share(items: Sequence[Hashable], pool: Container[Hashable]) -> float:
@@ -150,7 +103,11 @@ def sentence_evidence(
     )
     unsupported_names = tuple(
         dict.fromkeys(
-            n for n in names if not set(tokenize(n)) <= index.tokens and stem(n.lower()) not in index.content
+            n
+            for n in names
+            if not set(tokenize(n)) <= index.tokens
+            and stem(n.lower()) not in index.content
+            and not name_is_backed(n, tokens, index.name_forms, index.initials)
         )
     )
     register = register_features(sentence, tokens)
@@ -163,33 +120,59 @@ def sentence_evidence(
         )  # fmt: skip
         return SentenceEvidence(sentence, features, None, "", unsupported_numbers, unsupported_names, False)
 
-    cosines = index.span_vectors @ vector
+    candidates = index.candidates(stems)
+    if not candidates.spans:
+        features = (
+            share(stems, index.content),
+            index.bigram_share(bigrams, candidates) if bigrams else share(stems, index.content),
+            0.0, 0.0, 0.0, 0.0, 0.0,
+            float(index.pooled_vector @ vector),
+            _soft_precision(embedder, words, index, index.content),
+            len(unsupported_numbers) / len(set(numbers)) if numbers else 0.0,
+            len(unsupported_names) / len(set(names)) if names else 0.0,
+            0.0,
+            math.log1p(sum(1 for s in stems if s not in index.content)),
+            math.log1p(len(words)),
+            *register,
+        )  # fmt: skip
+        return SentenceEvidence(sentence, features, None, "", unsupported_numbers, unsupported_names, False)
+    cosines = candidates.vectors @ vector
     stem_set = set(stems)
-    lexical = np.array([len(stem_set & s.content) / len(stem_set) if stem_set else 0.0 for s in index.spans])
-    widths = np.array([s.width for s in index.spans], dtype=np.float64)
+    lexical = np.array(
+        [len(stem_set & s.content) / len(stem_set) if stem_set else 0.0 for s in candidates.spans]
+    )
+    widths = np.array([s.width for s in candidates.spans], dtype=np.float64)
     # Prefer the narrowest span that explains the sentence: wider windows only win when they add.
     choice = lexical + cosines - 0.03 * (widths - 1)
     best = int(np.argmax(choice))
-    span = index.spans[best]
+    span = candidates.spans[best]
 
     span_bigrams = span.bigrams
     negation_mismatch = has_negation != span.has_negation
     # Only spans holding at least half the sentence's words can be near copies; the negation and
     # comparison checks compare single sentences, the name check any span (a name swap may merge
     # a subject from one sentence with a fact from the next).
-    half = [s for s, share in zip(index.spans, lexical, strict=True) if share >= 0.5]
+    half = [s for s, share in zip(candidates.spans, lexical, strict=True) if share >= 0.5]
     near = [s for s in half if s.width == 1]
     negation_flip = is_negation_flip(words, states_negation(tokens), near)
     comparison_flip = is_comparison_flip(words, comparisons_in(tokens), near)
     swapped_name = is_name_swap(tokens, sentence, unsupported_names, half)
+    swapped_words: tuple[str, ...] = ()
+    added_words: tuple[str, ...] = ()
+    absent = absent_words(words, index)
+    if len(set(words) - set(absent)) <= SHORT_CLAIM_WORDS:
+        swapped_words = noun_swap(embedder, tokens, words, absent, half) or ()
+        unbacked = unbacked_words(embedder, absent, index) if absent else []
+        added = added_content(tokens, unbacked)
+        added_words = tuple(added) if added and restated_span(words, unbacked, half) else ()
     features = (
         share(stems, index.content),
-        share(bigrams, index.bigrams) if bigrams else share(stems, index.content),
+        index.bigram_share(bigrams, candidates) if bigrams else share(stems, index.content),
         share(stems, span.content),
         share(bigrams, span_bigrams) if bigrams else share(stems, span.content),
         lcs_length(stem_all(tokens), stem_all(span.tokens)) / len(tokens),
         float(cosines[best]),
-        float(cosines[index.single_sentence].max()),
+        float(cosines[candidates.single_sentence].max()),
         float(index.pooled_vector @ vector),
         _soft_precision(embedder, words, index, index.content),
         len(unsupported_numbers) / len(set(numbers)) if numbers else 0.0,
@@ -210,4 +193,6 @@ def sentence_evidence(
         negation_flip=negation_flip,
         swapped_name=swapped_name,
         comparison_flip=comparison_flip,
+        swapped_words=swapped_words,
+        added_words=added_words,
     )

@@ -13,8 +13,9 @@ those sums so the scorer can embed sliding windows of context sentences without 
 from __future__ import annotations
 
 import logging
+import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["EmbedderUnavailableError", "StaticEmbedder", "TokenSums", "load_embedder"]
+__all__ = ["PIECE_RE", "EmbedderUnavailableError", "StaticEmbedder", "TokenSums", "load_embedder"]
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -69,6 +70,7 @@ class StaticEmbedder:
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
         self._word_cache: dict[str, FloatArray] = {}
+        self._piece_sums: dict[str, FloatArray] = {}
         self._lock = threading.Lock()
 
     @property
@@ -107,6 +109,41 @@ class StaticEmbedder:
         if not words:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._word_cache[w] for w in words])
+
+    def pooled_from_pieces(self, counts: Mapping[str, int]) -> FloatArray:
+        """Unit-norm mean embedding of a text given as counts of its pieces (words as written,
+        and single punctuation marks; see ``PIECE_RE``), without tokenising the text itself.
+
+        Tokenising a megabyte costs more than judging it; a word's tokens are nearly always the
+        same wherever it stands, so the sum of each piece's token vectors times its count is the
+        text's token sum up to the few merges across piece boundaries. Pieces are cached for
+        the life of the process. A punctuation mark is read as it follows a word ("a." less "a"),
+        since the tokenizer marks a standalone piece as the start of a word."""
+        missing = [p for p in counts if p not in self._piece_sums]
+        if missing:
+            words = [p for p in missing if p[0].isalnum()]
+            marks = [p for p in missing if not p[0].isalnum()]
+            found = {**self._sums_by_text(words, words)}
+            if marks:
+                base = self.token_sums(["a"]).sums[0]
+                attached = self._sums_by_text(marks, ["a" + m for m in marks])
+                found.update({m: v - base for m, v in attached.items()})
+            with self._lock:
+                self._piece_sums.update(found)
+        if not counts:
+            return np.zeros(self.dim, dtype=np.float32)
+        weights = np.array(list(counts.values()), dtype=np.float32)
+        total = weights @ np.stack([self._piece_sums[p] for p in counts])
+        pooled: FloatArray = _unit(total[None, :])[0]
+        return pooled
+
+    def _sums_by_text(self, keys: Sequence[str], texts: Sequence[str]) -> dict[str, FloatArray]:
+        sums = self.token_sums(list(texts)).sums if texts else np.zeros((0, self.dim), dtype=np.float32)
+        return dict(zip(keys, sums, strict=True))
+
+
+PIECE_RE = re.compile(r"[^\W_]+|[^\w\s]")
+"""The pieces ``StaticEmbedder.pooled_from_pieces`` counts: runs of letters or digits, and single marks."""
 
 
 def _package_dir() -> Path:

@@ -14,7 +14,7 @@ from ..scoring.text import STOPWORDS, normalize_number, numbers_in, stem
 from .embedder import StaticEmbedder
 
 if TYPE_CHECKING:
-    from .spans import ContextIndex
+    from .context_index import ContextIndex
 
 _MAGNITUDES = frozenset({"hundred", "thousand", "million", "billion", "trillion", "percent"})
 _UNIT_LOOKAHEAD = 2  # content words after a number that may name what it counts
@@ -62,11 +62,11 @@ def miscounted_numbers(embedder: StaticEmbedder, tokens: Sequence[str], index: C
         if not _is_number(token) or _is_number(unit) or unit in STOPWORDS or unit in _MAGNITUDES:
             continue
         number, unit = normalize_number(token), stem(unit)
-        if number not in index.numbers or (number, unit) in index.number_units:
+        if number not in index.numbers or unit in index.counted_with(number):
             continue
         # A word the contexts count with other numbers, or a word they never use that reads like
         # the unit they count this number in ("8 pounds" where the contexts say "8 kg").
-        if unit in index.units or (
+        if index.counts_anything_as(unit) or (
             unit not in index.content and _like_unit(embedder, tokens[k + 1], number, index)
         ):
             found.append(number)
@@ -78,7 +78,7 @@ _UNIT_LIKENESS = 0.4  # word-vector cosine: pounds~kg 0.40, MB~GB 0.45, minutes~
 
 def _like_unit(embedder: StaticEmbedder, word: str, number: str, index: ContextIndex) -> bool:
     """Whether ``word`` is close in meaning to a word the contexts count ``number`` with."""
-    counted = sorted(unit for n, unit in index.number_units if n == number)
+    counted = sorted(index.counted_with(number))
     if not counted:
         return False
     sims = embedder.word_vectors(counted) @ embedder.word_vectors([word])[0]

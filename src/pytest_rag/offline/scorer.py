@@ -7,7 +7,8 @@ matching context span of each sentence and the numbers, names or negations it co
 
 Edge cases have fixed, documented answers rather than NaN:
 
-* an empty answer (no words) is vacuously supported: no sentences, probability 1.0;
+* an answer with no words has no sentence to be unsupported: probability 1.0 (a blank answer is
+  refused before it gets here, by the metric's input check);
 * empty contexts (or contexts with no words) support nothing: every sentence gets probability
   0.0 and the answer 0.0;
 * ``correctness`` with no references, ``relevance`` with an empty passage and ``similarity`` of
@@ -26,13 +27,14 @@ import math
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from importlib import resources
 from typing import Any
 
 import numpy as np
 
 from pytest_rag.offline.alignment import SentenceEvidence, index_contexts, sentence_evidence
+from pytest_rag.offline.context_index import ContextIndex
 from pytest_rag.offline.embedder import FloatArray, StaticEmbedder, load_embedder
 from pytest_rag.offline.features import (
     ANSWER_FEATURES,
@@ -43,8 +45,10 @@ from pytest_rag.offline.features import (
     correctness_features,
     relevance_features,
 )
-from pytest_rag.offline.spans import ContextIndex
-from pytest_rag.scoring.text import split_sentences, tokenize
+from pytest_rag.offline.framing import claim_units
+from pytest_rag.offline.question import QuestionClaim, polarity_conflict, question_claim, slot_mismatch
+from pytest_rag.offline.unbacked import added_claim_cap
+from pytest_rag.scoring.text import content_words, split_sentences, tokenize
 
 __all__ = [
     "EDIT_CAP",
@@ -53,6 +57,7 @@ __all__ = [
     "LocalScorer",
     "LogisticModel",
     "SentenceSupport",
+    "answer_units",
     "capped_logit",
     "load_calibration",
 ]
@@ -88,6 +93,9 @@ def capped_logit(logit: float, evidence: SentenceEvidence) -> float:
     occurs in the labelled data and so cannot be learned from it. A replaced name is one the
     contexts lack standing where a near-copied context sentence has another name, next to the
     same word ("to Geneva departs" for "to Zurich departs": ``SentenceEvidence.swapped_name``).
+    A wrong slot is a lone entity answering a question with a name the contexts give for
+    something else (``question.slot_mismatch``: "Who led the orchestra?" answered with the
+    conductor's brother, named in the next sentence).
     Other unbacked names are left to the model: in the data they are often abbreviations or
     adjectives ("UK", "European") of supported sentences, and the swap check skips abbreviations.
     """
@@ -96,9 +104,31 @@ def capped_logit(logit: float, evidence: SentenceEvidence) -> float:
         or evidence.negation_flip
         or evidence.comparison_flip
         or evidence.swapped_name
+        or evidence.wrong_slot
+        or evidence.swapped_words
     ):
         return min(logit, _EDIT_CAP_LOGIT)
+    if evidence.added_words:
+        return min(logit, added_claim_cap(evidence.added_words, content_words(tokenize(evidence.sentence))))
     return logit
+
+
+def answer_units(answer: str) -> list[str]:
+    """The units a grounding verdict judges: the answer's sentences, framing left out."""
+    return claim_units(split_sentences(answer))
+
+
+def _claims_with_question(
+    units: list[str], question: str | None, contexts: Sequence[str]
+) -> tuple[list[str], QuestionClaim | None]:
+    """The units with a leading bare "yes"/"no" (or a lone entity, when it is the whole answer)
+    rewritten as the claim it makes with ``question``, and that claim."""
+    if not question or not units:
+        return units, None
+    made = question_claim(units[0], question, contexts)
+    if made is None or (made.entity is not None and len(units) > 1):
+        return units, None
+    return [made.claim, *units[1:]], made
 
 
 class CalibrationError(RuntimeError):
@@ -221,6 +251,9 @@ class SentenceSupport:
     negation_flip: bool = False  # restates a context sentence with the negation reversed
     comparison_flip: bool = False  # restates a context sentence with a comparison reversed
     swapped_name: bool = False  # restates a context sentence with one of its names replaced
+    wrong_slot: bool = False  # answers the question with an entity the contexts give for something else
+    swapped_words: tuple[str, ...] = ()  # (new, replaced): a near copy with another noun in one slot
+    added_words: tuple[str, ...] = ()  # unbacked words added to a span the sentence otherwise restates
 
     @classmethod
     def from_evidence(cls, evidence: SentenceEvidence, probability: float) -> SentenceSupport:
@@ -242,6 +275,13 @@ class SentenceSupport:
             reasons.append("restates a context sentence with a comparison or order reversed")
         if self.swapped_name:
             reasons.append("restates a context sentence with one of its names replaced")
+        if self.swapped_words:
+            new, old = self.swapped_words
+            reasons.append(f"restates a context sentence with {new!r} in place of {old!r}")
+        if self.added_words:
+            reasons.append("adds what the contexts do not say: " + ", ".join(self.added_words))
+        if self.wrong_slot:
+            reasons.append("answers the question with a name the contexts give for something else")
         elif self.negation_mismatch:
             reasons.append("negation differs from the best matching passage")
         where = (
@@ -259,6 +299,7 @@ class GroundingReport:
 
     sentences: tuple[SentenceSupport, ...]
     probability: float
+    cut: float = 0.5  # the calibrated whole-text probability at which the text counts as supported
 
     def supported_fraction(self, threshold: float = 0.5) -> float:
         """Share of sentences whose support probability reaches ``threshold`` (1.0 if none)."""
@@ -325,11 +366,25 @@ class LocalScorer:
 
     # -- grounding ---------------------------------------------------------------------------
 
-    def support(self, answer: str, contexts: Sequence[str]) -> GroundingReport:
-        """How well each sentence of ``answer`` is supported by ``contexts``."""
+    def support(self, answer: str, contexts: Sequence[str], question: str | None = None) -> GroundingReport:
+        """How well each claim of ``answer`` is supported by ``contexts``.
+
+        The claims are the answer's sentences less framing ("Here is a summary:", see
+        :mod:`.framing`). With ``question``, a bare "yes"/"no" or a lone entity is first turned
+        into the statement it makes (:mod:`.question`), and a lone entity must be the one the
+        contexts give for the question's slot."""
         _check_text("answer", answer)
         _check_texts("contexts", contexts)
-        return self._grounding(split_sentences(answer), answer, contexts)
+        if question is not None:
+            _check_text("question", question)
+        units, made = _claims_with_question(answer_units(answer), question, contexts)
+        asked = (made, question) if made is not None and question else None
+        return self._grounding(units, " ".join(units), contexts, asked)
+
+    def claims_of(self, answer: str, question: str | None = None) -> list[str]:
+        """The claims ``support`` would judge in ``answer`` (for claim extraction)."""
+        _check_text("answer", answer)
+        return _claims_with_question(answer_units(answer), question, ())[0]
 
     def claims_support(self, claims: Sequence[str], contexts: Sequence[str]) -> GroundingReport:
         """Like ``support`` but with the units given (claims extracted elsewhere)."""
@@ -354,12 +409,24 @@ class LocalScorer:
         overall = sentence_evidence(self._embedder, index, whole, vectors[-1]) if units else None
         return per_unit, overall
 
-    def _grounding(self, units: Sequence[str], whole: str, contexts: Sequence[str]) -> GroundingReport:
+    def _grounding(
+        self,
+        units: Sequence[str],
+        whole: str,
+        contexts: Sequence[str],
+        asked: tuple[QuestionClaim, str] | None = None,
+    ) -> GroundingReport:
         if not units:
             return GroundingReport((), 1.0)
         index = index_contexts(self._embedder, contexts)
         vectors = self._embedder.embed(list(units))
         per_unit = [sentence_evidence(self._embedder, index, u, vectors[i]) for i, u in enumerate(units)]
+        if asked is not None:
+            made, question = asked
+            if slot_mismatch(made, question, index.table):
+                per_unit[0] = replace(per_unit[0], wrong_slot=True)
+            if polarity_conflict(made, question, index.table):
+                per_unit[0] = replace(per_unit[0], negation_flip=True)
         if not any(tokenize(c) for c in contexts):
             sentences = tuple(SentenceSupport.from_evidence(e, 0.0) for e in per_unit)
             return GroundingReport(sentences, 0.0)
@@ -370,7 +437,7 @@ class LocalScorer:
         )
         answer_model = self._models["answer"]
         probability = answer_model.probability(answer_features(logits))
-        return GroundingReport(sentences, probability)
+        return GroundingReport(sentences, probability, answer_model.threshold)
 
     # -- relevance, correctness, similarity ----------------------------------------------------
 

@@ -5,9 +5,10 @@ asked for. Probabilities come from :class:`~pytest_rag.offline.scorer.LocalScore
 probability or supported fraction onto a metric's scale is fixed here and documented in
 ``docs/offline-judge.md``:
 
-* 1-5 grounding and coverage scales use the supported fraction ``f`` of sentences (support >= 0.5):
-  5 when every sentence is supported and the calibrated whole-answer probability is >= 0.5;
-  4 when ``f >= 0.75``; 3 when ``f >= 0.45``; 2 when ``f > 0``; 1 otherwise.
+* 1-5 grounding and coverage scales: with the calibrated whole-answer probability at or above its
+  cut (the answer model's threshold, about 0.5), 5 when every sentence is supported (support >=
+  0.5) and 4 otherwise; below the cut, by the supported fraction ``f`` of sentences: 3 when
+  ``f >= 0.45``, 2 when ``f > 0``, 1 otherwise. So the default pass mark 4 is the calibrated cut.
 * 1-5 relevance maps the probability ``p`` that the answer addresses the question: a declining
   answer (no-answer probability >= 0.5) scores 1; otherwise >= 0.8 -> 5, >= 0.6 -> 4, >= 0.4 -> 3,
   >= 0.2 -> 2, else 1.
@@ -58,11 +59,12 @@ SUPPORTED = 0.5
 
 
 def grade_fraction(report: GroundingReport) -> int:
+    """The 1-5 grade of a grounding report. The pass mark 4 sits at the calibrated cut of the
+    whole-text probability (``report.cut``: the answer model's threshold, where balanced
+    accuracy is best on its training data); below it the share of supported sentences grades."""
     fraction = report.supported_fraction(SUPPORTED)
-    if fraction >= 1.0 and report.probability >= SUPPORTED:
-        return 5
-    if fraction >= 0.75:
-        return 4
+    if report.probability >= report.cut:
+        return 5 if fraction >= 1.0 else 4
     if fraction >= 0.45:
         return 3
     if fraction > 0:
@@ -89,7 +91,7 @@ def explain_grounding(report: GroundingReport, noun: str, source: str) -> str:
 
 
 def faithfulness_single(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
-    report = scorer.support(inputs["answer"], list(inputs["contexts"]))
+    report = scorer.support(inputs["answer"], list(inputs["contexts"]), inputs.get("question"))
     return {
         "reasoning": explain_grounding(report, "sentence", "context"),
         "unsupported_statements": [s.sentence for s in report.unsupported(SUPPORTED)],
@@ -126,6 +128,12 @@ def context_recall_single(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dic
 
 def _sentences(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
     return {"claims": split_sentences(str(inputs["text"]))}
+
+
+def _answer_claims(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """An answer's claims: its sentences less framing, a bare "yes"/"no" or lone entity read with
+    the question when there is one (as ``LocalScorer.support`` reads them)."""
+    return {"claims": scorer.claims_of(str(inputs["text"]), inputs.get("question"))}
 
 
 def _claim_supports(
@@ -316,7 +324,7 @@ HANDLERS: dict[str, Handler] = {
     "faithfulness.single": faithfulness_single,
     "answer_relevancy.single": answer_relevancy_single,
     "context_recall.single": context_recall_single,
-    "faithfulness.claims.extract": _sentences,
+    "faithfulness.claims.extract": _answer_claims,
     "faithfulness.claims.verify": claims_verify,
     "context_recall.attribution.extract": _sentences,
     "context_recall.attribution.attribute": facts_attribute,

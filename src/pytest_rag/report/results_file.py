@@ -52,6 +52,9 @@ CHECK_COLUMNS = (
     "tokens_out",
     "cost_usd",
     "saved_usd",
+    "attempts",
+    "retries",
+    "failures",
 )
 AGGREGATE_COLUMNS = (
     "n",
@@ -62,6 +65,7 @@ AGGREGATE_COLUMNS = (
     "pass_rate",
     "passed_count",
     "with_threshold",
+    "not_judged",
 )
 
 
@@ -135,6 +139,9 @@ def check_row(key: str, record: CheckRecord) -> dict[str, Any]:
         "tokens_out": record.calls.tokens_out,
         "cost_usd": round(record.calls.cost_usd, 8),
         "saved_usd": round(record.calls.saved_usd, 8),
+        "attempts": record.calls.attempts,
+        "retries": record.calls.retries,
+        "failures": dict(sorted(record.calls.failures.items())),
     }
 
 
@@ -158,6 +165,7 @@ def aggregate_rows(records: Sequence[CheckRecord]) -> list[dict[str, Any]]:
                 "pass_rate": _number(a.pass_rate),
                 "passed_count": a.passed,
                 "with_threshold": a.with_threshold,
+                "not_judged": a.not_judged,
             }
         )
     return rows

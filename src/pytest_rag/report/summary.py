@@ -55,8 +55,9 @@ def summary_rows(records: Iterable[CheckRecord]) -> list[SummaryRow]:
                     metric,
                     judge,
                     [float(r.score) for r in scored if r.score is not None],
-                    sum(1 for r in members if r.error is not None and not _waiting(r)),
+                    sum(1 for r in members if r.error is not None and not r.not_judged),
                     [bool(r.passed) for r in scored if r.passed is not None],
+                    not_judged=sum(1 for r in members if r.not_judged),
                 ),
                 _scale(members),
             )
@@ -64,9 +65,27 @@ def summary_rows(records: Iterable[CheckRecord]) -> list[SummaryRow]:
     return rows
 
 
-def _waiting(record: CheckRecord) -> bool:
-    """A check queued for a provider batch: not judged yet, which is no error."""
-    return record.error_kind == "WaitingForBatchError"
+def _errors_cell(a: Aggregate) -> str:
+    if not a.not_judged:
+        return str(a.errors)
+    return f"{a.not_judged} not judged" if not a.errors else f"{a.errors} (+{a.not_judged} not judged)"
+
+
+def calls_line(calls: CallTally) -> str:
+    """Judge calls, and what went wrong on the way when anything did: every request sent counts,
+    so a run whose requests all failed does not read as 'judge calls: 0 live'."""
+    batched = f", {calls.batched} from batches" if calls.batched else ""
+    line = f"judge calls: {calls.live} live, {calls.cached} cached{batched}, {calls.offline} offline"
+    if calls.failures or calls.retries:
+        failed = sum(calls.failures.values())
+        kinds = ", ".join(
+            f"{n} {kind}" for kind, n in sorted(calls.failures.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        line += f"; requests: {calls.attempts} sent, {failed} failed ({kinds}), {calls.retries} retried"
+    cost = f", est. cost ${calls.cost_usd:.4f}" if calls.cost_usd else ""
+    if calls.batched and calls.saved_usd:
+        cost += f" (batches at batch prices: {_usd(calls.saved_usd)} less than live)"
+    return f"{line}; tokens: {calls.tokens_in:,} in, {calls.tokens_out:,} out{cost}"
 
 
 def total_calls(records: Iterable[CheckRecord]) -> CallTally:
@@ -135,7 +154,7 @@ def render(
     rows = summary_rows(records)
     lines: list[str] = []
     extra = spending_lines(records, dry_run=dry_run, budget_usd=budget_usd)
-    waiting = sum(1 for r in records if _waiting(r))
+    waiting = sum(1 for r in records if r.error_kind == "WaitingForBatchError")
     if waiting:
         extra.insert(
             0,
@@ -147,6 +166,7 @@ def render(
             a = row.aggregate
             passed = f", pass {a.passed}/{a.with_threshold}" if a.with_threshold else ""
             errors = f", {a.errors} judge error(s)" if a.errors else ""
+            errors += f", {a.not_judged} not judged" if a.not_judged else ""
             lines.append(
                 f"{a.metric} [{a.judge}]: mean {_fmt(a.mean)} [{_fmt(a.ci_low)}, {_fmt(a.ci_high)}] "
                 f"n={a.n}{passed}{errors}"
@@ -158,25 +178,17 @@ def render(
         a = row.aggregate
         ci = "-" if a.ci_low is None else f"[{_fmt(a.ci_low)}, {_fmt(a.ci_high)}]"
         rate = "-" if a.pass_rate is None else f"{a.pass_rate:.0%} ({a.passed}/{a.with_threshold})"
-        table.append((a.metric, a.judge, row.scale, str(a.n), _fmt(a.mean), ci, rate, str(a.errors)))
+        table.append((a.metric, a.judge, row.scale, str(a.n), _fmt(a.mean), ci, rate, _errors_cell(a)))
     widths = [max(len(r[i]) for r in table) for i in range(len(header))]
     for cells in table:
         lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells)).rstrip())
-    calls = total_calls(records)
-    cost = f", est. cost ${calls.cost_usd:.4f}" if calls.cost_usd else ""
-    batched = f", {calls.batched} from batches" if calls.batched else ""
-    if calls.batched and calls.saved_usd:
-        cost += f" (batches at batch prices: {_usd(calls.saved_usd)} less than live)"
     lines.append("")
-    lines.append(
-        f"judge calls: {calls.live} live, {calls.cached} cached{batched}, {calls.offline} offline; tokens: "
-        f"{calls.tokens_in:,} in, {calls.tokens_out:,} out{cost}"
-    )
-    error_count = sum(1 for r in records if r.error is not None and not _waiting(r))
+    lines.append(calls_line(total_calls(records)))
+    error_count = sum(1 for r in records if r.error is not None and not r.not_judged)
     if error_count:
         kinds: dict[str, int] = {}
         for record in records:
-            if record.error is not None and not _waiting(record):
+            if record.error is not None and not record.not_judged:
                 kind = record.error_kind or "error"
                 kinds[kind] = kinds.get(kind, 0) + 1
         detail = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))

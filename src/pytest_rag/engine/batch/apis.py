@@ -21,15 +21,13 @@ from dataclasses import dataclass
 from types import ModuleType, SimpleNamespace
 from typing import Any, Protocol
 
-from ...errors import RagError
+from ...errors import RAW_REPLY_LIMIT, RagError, cut_text
 from ...judges.faults import rejected_param, translate
 from ...judges.protocol import Judge, JudgeReply, TransientFault
 from ...judges.request import JudgeRequest
 from .records import BatchTarget, Manifest, QueuedRequest
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
-RAW_LIMIT = 4000
-"""Most characters of a failed request's error body kept with its collected outcome."""
 
 
 class BatchProblem(RagError):
@@ -146,7 +144,7 @@ def problem(exc: BaseException, sdk: ModuleType, target: BatchTarget, doing: str
             f"could not {doing} for {target.judge}: the server at {target.base_url} answered HTTP {status}; "
             "it does not seem to offer the batch API (run without --rag-batch)"
         )
-    translated = translate(exc, sdk, judge=target.judge, key_env=target.key_env)
+    translated = translate(exc, sdk, judge=target.judge, key_env=target.key_env, base_url=target.base_url)
     reason = getattr(translated, "reason", None) or str(translated)
     return BatchProblem(
         f"could not {doing} for {target.judge}: {reason}", transient=isinstance(translated, TransientFault)
@@ -154,9 +152,8 @@ def problem(exc: BaseException, sdk: ModuleType, target: BatchTarget, doing: str
 
 
 def capped(text: str) -> str:
-    if len(text) <= RAW_LIMIT:
-        return text
-    return f"{text[:RAW_LIMIT]} ...[cut: {len(text) - RAW_LIMIT:,} more characters]"
+    """A failed request's error body, cut to what pytest-rag keeps of any raw reply."""
+    return cut_text(text, RAW_REPLY_LIMIT)
 
 
 def refused_param(error: dict[str, Any]) -> str | None:

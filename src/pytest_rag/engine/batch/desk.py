@@ -18,6 +18,7 @@ repair request waits in a later batch: the repair needs it.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -166,20 +167,27 @@ class BatchDesk:
                 return None
         if collected.error is not None or collected.body is None:
             self.store.discard(key)  # reported once, as a judge error; a later run asks again
+            tally.attempts += 1
+            tally.failed("rejected")
             raise JudgeError(
                 f"batch {collected.batch} could not judge this request: {collected.error or 'no reply'}",
                 judge=label,
                 metric=request.metric,
                 raw_reply=collected.raw,
+                kind="rejected",
             )
         try:
             reply = await api.reply(judge, request, collected.body)
         except (JudgeError, TransientFault, ValidationError) as exc:
             self.store.discard(key)
+            tally.attempts += 1
+            tally.failed("unreadable")
             raise JudgeError(
                 f"the reply of batch {collected.batch} could not be read: {exc}",
                 judge=label,
                 metric=request.metric,
+                raw_reply=json.dumps(collected.body),
+                kind="unreadable",
             ) from None
         with self._lock:
             self._taken.add(key)
@@ -187,6 +195,7 @@ class BatchDesk:
             tally.cached += 1
             return reply
         cost = self.prices.batch_cost(judge.spec, reply.input_tokens, reply.output_tokens)
+        tally.attempts += 1
         tally.batched += 1
         tally.tokens_in += reply.input_tokens
         tally.tokens_out += reply.output_tokens

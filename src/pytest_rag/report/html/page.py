@@ -69,6 +69,11 @@ def _summary_cards(records: Sequence[CheckRecord]) -> str:
     ]
     if status.count(STATUS_NONE):
         cards.insert(3, _card(f"{status.count(STATUS_NONE):,}", "scored without threshold"))
+    if total.failures:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(total.failures.items()))
+        cards.append(
+            _card(f"{sum(total.failures.values()):,} of {total.attempts:,}", f"requests failed ({kinds})")
+        )
     answered = answered_share(records)
     if answered is not None:
         share = f"{answered[0] / answered[1]:.0%}"

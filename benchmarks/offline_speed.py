@@ -1,0 +1,108 @@
+"""How the offline judge's cost grows with the context: one faithfulness check, several sizes.
+
+    python benchmarks/offline_speed.py [--datasets ../shared/datasets] [--repeats 20]
+
+The text is real: passages and answers of the LFQA verification set (read from ``--datasets`` at
+run time, never copied), so the vocabulary, sentence lengths and overlaps are those of a real
+retrieval corpus. Each sample is one LFQA answer (about six sentences) with its own passages,
+topped up to the wanted count with passages of other questions. Printed per size: the median time
+of ``support()`` (the call behind ``assert_faithful``) per sample, its time per 1,000 context words,
+and the ratio to the 5 x 100 words case, so the figures read the same on a slower machine. The
+1 MB case is every distinct LFQA and BEGIN passage, repeated until the contexts hold 1,000,000
+characters; it is also timed as the very first call of the process, before any word of the corpus
+has been embedded (word vectors are cached per process). Every call builds the context index
+anew: no index is cached between calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from pytest_rag.offline import LocalScorer  # noqa: E402
+
+SEED = 13
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def samples(
+    rows: list[dict[str, Any]], passages: list[str], count: int, n: int
+) -> list[tuple[str, list[str]]]:
+    """``n`` (answer, contexts) pairs with ``count`` passages each: the record's own passages first."""
+    rng = np.random.default_rng(SEED)
+    out = []
+    for row in rng.choice(len(rows), size=n, replace=False):
+        own = list(dict.fromkeys(rows[int(row)]["contexts"]))[:count]
+        others = [passages[int(i)] for i in rng.choice(len(passages), size=count, replace=False)]
+        contexts = own + [p for p in others if p not in own][: count - len(own)]
+        out.append((rows[int(row)]["answer"], contexts))
+    return out
+
+
+def median_ms(scorer: LocalScorer, cases: Sequence[tuple[str, list[str]]], repeats: int) -> float:
+    times = []
+    for answer, contexts in cases:
+        scorer.support(answer, contexts)
+        for _ in range(repeats):
+            start = time.perf_counter()
+            scorer.support(answer, contexts)
+            times.append(time.perf_counter() - start)
+    return float(np.median(times) * 1000)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    lfqa = read_jsonl(args.datasets / "lfqa_verification" / "answer_level.jsonl")
+    begin = read_jsonl(args.datasets / "begin_grounded_dialogue" / "data.jsonl")
+    passages = list(dict.fromkeys(c for r in lfqa for c in r["contexts"]))
+    everything = list(dict.fromkeys(passages + [c for r in begin for c in r["contexts"]]))
+    scorer = LocalScorer.load()
+    print(f"calibration: {scorer.version}")
+    megabyte: list[str] = []
+    while sum(len(c) + 1 for c in megabyte) < 1_000_000:
+        megabyte.extend(everything)
+    start = time.perf_counter()
+    scorer.support(lfqa[0]["answer"], megabyte)
+    cold = (time.perf_counter() - start) * 1000
+    print(
+        f"{'contexts per sample':<26} {'words':>8} {'median ms':>10} {'ms / 1k words':>14} {'x 5 passages':>13}"
+    )
+    base = 0.0
+    for count, n in ((5, 20), (50, 5)):
+        cases = samples(lfqa, passages, count, n)
+        words = float(np.mean([sum(len(c.split()) for c in contexts) for _, contexts in cases]))
+        ms = median_ms(scorer, cases, args.repeats)
+        base = base or ms
+        print(
+            f"{f'{count} passages (~100 words)':<26} {words:>8.0f} {ms:>10.1f} {ms / words * 1000:>14.2f} {ms / base:>13.1f}"
+        )
+    words = sum(len(c.split()) for c in megabyte)
+    ms = median_ms(scorer, [(lfqa[0]["answer"], megabyte)], 2)
+    label = f"1 MB ({len(megabyte)} passages)"
+    print(f"{label:<26} {words:>8} {ms:>10.1f} {ms / words * 1000:>14.2f} {ms / base:>13.1f}")
+    print(
+        f"{'1 MB, first call':<26} {words:>8} {cold:>10.1f}   (a fresh process embeds the corpus "
+        "vocabulary once; later calls reuse it)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,292 @@
+"""The offline judge's round-3 checks, on sentences written for these tests (not the probe files):
+name and date forms, framing sentences, short answers read with their question, added content and
+swapped nouns."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from pytest_rag.inputs import Sample, normalize_contexts
+from pytest_rag.judges.request import JudgeRequest
+from pytest_rag.metrics.single import Faithfulness, FaithfulnessVerdict
+from pytest_rag.offline import LocalScorer, normalise
+from pytest_rag.offline.framing import is_framing, strip_framing
+from pytest_rag.offline.normalise import NameFormsError, forms, name_forms
+from pytest_rag.offline.question import question_claim
+from pytest_rag.offline.scorer import EDIT_CAP, GroundingReport, SentenceSupport
+from pytest_rag.offline.tasks import HANDLERS, grade_fraction
+
+
+@pytest.fixture(scope="module")
+def scorer() -> LocalScorer:
+    return LocalScorer.load()
+
+
+# -- name and date forms -----------------------------------------------------------------------
+
+ORCHARD = [
+    "The Kessler orchard was planted on February 3, 1952 by the Austrian botanist Greta Lindqvist. "
+    "Its cider press, built in Belgium, is used on the second Saturday of every month."
+]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The orchard was planted by a botanist from Austria.",  # demonym -> country
+        "The orchard was planted on Feb 3, 1952.",  # month abbreviation
+        "The cider press is used on the 2nd Sat of every month.",  # ordinal digits, weekday abbreviation
+        "G. Lindqvist planted the Kessler orchard.",  # an initial
+        "Lindqvist's orchard was planted in 1952.",  # possessive
+        "The orchard's cider press is Belgian-built.",  # hyphenated demonym compound
+    ],
+)
+def test_faithful_name_and_date_forms_are_not_unbacked(scorer: LocalScorer, answer: str) -> None:
+    sentence = scorer.support(answer, ORCHARD).sentences[0]
+    assert sentence.unsupported_names == ()
+    assert sentence.unsupported_numbers == ()
+
+
+def test_a_different_place_or_month_is_still_unbacked(scorer: LocalScorer) -> None:
+    assert (
+        scorer.support("The orchard was planted by a Swedish botanist.", ORCHARD)
+        .sentences[0]
+        .unsupported_names
+    )
+    assert scorer.support("The orchard was planted on Apr 3, 1952.", ORCHARD).sentences[0].unsupported_names
+    assert scorer.support("The press is used on the 4th Saturday.", ORCHARD).sentences[0].unsupported_numbers
+
+
+def test_name_forms_table_reads_both_directions() -> None:
+    table = name_forms()
+    assert "place:peru" in forms("Peruvian") and "place:peru" in forms("peru")
+    assert table.abbreviations["oct"] == "october"
+    assert "7" in forms("seventh")
+
+
+# -- framing -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Here is a brief overview of the report.",
+        "Below is the answer based on the documents.",
+        "The article describes three separate shipwrecks.",
+        "According to the provided context, here is what I found.",
+        "Certainly!",
+    ],
+)
+def test_framing_sentences_are_recognised(sentence: str) -> None:
+    assert is_framing(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The article describes how the ship sank in 1907 off the coast.",
+        "Here the river turns north towards the old mill.",
+        "The report was published by the harbour authority.",
+    ],
+)
+def test_statements_are_not_framing(sentence: str) -> None:
+    assert not is_framing(sentence)
+
+
+def test_a_framing_lead_in_is_cut_and_the_claim_kept(scorer: LocalScorer) -> None:
+    assert strip_framing("Here is the short answer: the press is Belgian.") == "the press is Belgian."
+    framed = scorer.support(
+        "Here is a concise summary of the text. The cider press was built in Belgium.", ORCHARD
+    )
+    assert [s.sentence for s in framed.sentences] == ["The cider press was built in Belgium."]
+    assert framed.probability > 0.5
+
+
+# -- short answers with their question ---------------------------------------------------------
+
+LOCKERS = [
+    "Lockers at Pine Street Pool can be rented for 2 pounds per day. The sauna is closed on Sundays. "
+    "Mara Quist manages the pool, and her deputy, Tomas Brandt, runs the swimming lessons."
+]
+
+
+def test_yes_and_no_become_the_claim_they_make() -> None:
+    made = question_claim("No.", "Is the sauna open on Sundays?", LOCKERS)
+    assert made is not None and made.negated
+    assert made.claim == "the sauna is not open on Sundays."
+    assert question_claim("Yes, you can.", "Can lockers be rented?", LOCKERS) is not None
+    assert question_claim("The sauna is closed on Sundays.", "Is the sauna open on Sundays?", LOCKERS) is None
+    assert question_claim("No.", "Who runs the swimming lessons?", LOCKERS) is None  # not an entity
+
+
+def test_yes_no_answers_are_judged_against_the_sentence_that_answers_them(scorer: LocalScorer) -> None:
+    right_no = scorer.support("No.", LOCKERS, question="Is the sauna open on Sundays?")
+    wrong_no = scorer.support("No.", LOCKERS, question="Can lockers be rented at Pine Street Pool?")
+    right_yes = scorer.support("Yes.", LOCKERS, question="Can lockers be rented at Pine Street Pool?")
+    without_question = scorer.support("Yes.", LOCKERS)
+    assert right_no.probability > 0.5 and right_yes.probability > 0.5
+    assert wrong_no.sentences[0].probability <= EDIT_CAP and wrong_no.sentences[0].negation_flip
+    assert wrong_no.probability < wrong_no.cut
+    assert without_question.probability < 0.5  # a bare "yes" matches nothing on its own
+
+
+def test_a_lone_entity_must_fill_the_questions_slot(scorer: LocalScorer) -> None:
+    question = "Who runs the swimming lessons?"
+    right = scorer.support("Tomas Brandt.", LOCKERS, question=question)
+    wrong = scorer.support("Mara Quist.", LOCKERS, question=question)
+    assert right.probability > 0.5
+    assert wrong.sentences[0].wrong_slot and wrong.sentences[0].probability <= EDIT_CAP
+    assert wrong.probability < wrong.cut
+    assert "something else" in wrong.sentences[0].explain()
+
+
+def test_faithfulness_carries_the_question_to_the_offline_judge_only() -> None:
+    captured: list[JudgeRequest] = []
+
+    class Ask:
+        judge_label = "capture"
+
+        async def __call__(self, request: JudgeRequest, model: type[Any]) -> Any:
+            captured.append(request)
+            return FaithfulnessVerdict(reasoning="ok", unsupported_statements=[], score=5)
+
+    metric = Faithfulness()
+    contexts = normalize_contexts(LOCKERS)
+    base = Sample(question="", answer="No.", contexts=contexts)
+    asked = Sample(question="Is the sauna open on Sundays?", answer="No.", contexts=contexts)
+    for sample in (base, asked):
+        asyncio.run(metric.score(Ask(), sample, {}))  # type: ignore[arg-type]
+    plain, with_question = captured
+    assert "question" not in plain.task.inputs
+    assert with_question.task.inputs["question"] == "Is the sauna open on Sundays?"
+    assert plain.messages == with_question.messages  # LLM prompts (and so cache keys) unchanged
+    verdict = HANDLERS["faithfulness.single"](LocalScorer.load(), with_question.task.inputs)
+    assert verdict["score"] >= 4
+
+
+def test_claims_extraction_reads_a_bare_answer_with_its_question(scorer: LocalScorer) -> None:
+    inputs = {"text": "No.", "question": "Is the sauna open on Sundays?"}
+    assert HANDLERS["faithfulness.claims.extract"](scorer, inputs) == {
+        "claims": ["the sauna is not open on Sundays."]
+    }
+    assert HANDLERS["faithfulness.claims.extract"](scorer, {"text": "Sure! Lockers cost 2 pounds."}) == {
+        "claims": ["Lockers cost 2 pounds."]
+    }
+
+
+def test_question_must_be_text(scorer: LocalScorer) -> None:
+    with pytest.raises(TypeError, match="question must be a str"):
+        scorer.support("Yes.", LOCKERS, question=3)  # type: ignore[arg-type]
+
+
+# -- added content and swapped nouns -----------------------------------------------------------
+
+BAKERY = [
+    "Rosa's Bakery sells sourdough loaves baked every morning. Orders for birthday cakes must be "
+    "placed by phone at least two days ahead. The bakery's head baker, Ines Vidal, trained in Lyon."
+]
+
+
+def test_an_added_property_lowers_support_below_the_near_copy(scorer: LocalScorer) -> None:
+    copy = scorer.support("Rosa's Bakery sells sourdough loaves baked every morning.", BAKERY).sentences[0]
+    added = scorer.support(
+        "Rosa's Bakery sells organic sourdough loaves baked every morning.", BAKERY
+    ).sentences[0]
+    assert copy.probability > 0.5 and not copy.added_words
+    assert added.added_words == ("organic",)
+    assert added.probability < 0.5
+    assert "organic" in added.explain()
+
+
+def test_more_added_content_lowers_support_further(scorer: LocalScorer) -> None:
+    one = scorer.support("Rosa's Bakery sells organic sourdough loaves baked every morning.", BAKERY)
+    three = scorer.support(
+        "Rosa's Bakery sells organic gluten-free sourdough loaves baked every morning.", BAKERY
+    )
+    assert three.sentences[0].probability < one.sentences[0].probability
+
+
+@pytest.mark.parametrize(
+    ("answer", "new"),
+    [
+        ("Orders for birthday cakes must be placed by fax at least two days ahead.", "fax"),
+        ("The bakery's head cashier, Ines Vidal, trained in Lyon.", "cashier"),
+        ("All orders must be placed by phone at least two days ahead.", "all"),
+    ],
+)
+def test_a_different_noun_in_a_slot_is_an_edit(scorer: LocalScorer, answer: str, new: str) -> None:
+    sentence = scorer.support(answer, BAKERY).sentences[0]
+    assert sentence.swapped_words and sentence.swapped_words[0] == new
+    assert sentence.probability <= EDIT_CAP
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Orders for birthday cakes must be placed by telephone at least two days ahead.",  # synonym
+        "Rosa's Bakery offers sourdough loaves baked every morning.",  # verb reworded
+        "The head baker of the bakery, Ines Vidal, trained in Lyon.",  # reordered
+    ],
+)
+def test_faithful_rewording_is_neither_swap_nor_addition(scorer: LocalScorer, answer: str) -> None:
+    sentence = scorer.support(answer, BAKERY).sentences[0]
+    assert not sentence.swapped_words and not sentence.added_words
+
+
+# -- the grade's cut and the shipped table -----------------------------------------------------
+
+
+def _report(probability: float, supported: list[float], cut: float) -> GroundingReport:
+    sentences = tuple(SentenceSupport(f"s{i}", p, 0, "span", (), (), False) for i, p in enumerate(supported))
+    return GroundingReport(sentences, probability, cut)
+
+
+def test_the_pass_mark_sits_at_the_calibrated_cut() -> None:
+    assert grade_fraction(_report(0.41, [0.9, 0.9], cut=0.4)) == 5
+    assert grade_fraction(_report(0.41, [0.9, 0.3], cut=0.4)) == 4
+    # The same sentences below the cut fail, however many of them are supported.
+    assert grade_fraction(_report(0.39, [0.9, 0.9], cut=0.4)) == 3
+    assert grade_fraction(_report(0.39, [0.9, 0.1, 0.1], cut=0.4)) == 2
+    assert grade_fraction(_report(0.10, [0.1], cut=0.4)) == 1
+
+
+def test_the_shipped_cut_is_the_answer_models_threshold(scorer: LocalScorer) -> None:
+    report = scorer.support("Rosa's Bakery sells sourdough loaves.", BAKERY)
+    assert report.cut == scorer.calibration.models["answer"].threshold
+    assert 0.0 < report.cut < 1.0
+
+
+def test_a_broken_name_forms_file_is_an_error_naming_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Broken:
+        def joinpath(self, name: str) -> Broken:
+            return self
+
+        def read_text(self, encoding: str) -> str:
+            return '{"abbreviations": {}}'
+
+    monkeypatch.setattr(normalise.resources, "files", lambda package: Broken())
+    name_forms.cache_clear()
+    try:
+        with pytest.raises(NameFormsError, match=r"build_name_forms\.py"):
+            name_forms()
+    finally:
+        monkeypatch.undo()
+        name_forms.cache_clear()
+    assert name_forms().abbreviations["jan"] == "january"
+
+
+def test_a_yes_no_is_decided_by_the_clause_that_answers_it(scorer: LocalScorer) -> None:
+    # Two statements in one sentence: the negation of one does not answer a question on the other,
+    # and the colon of a time is no clause break.
+    context = [
+        "The gym opens at 06:30 on weekdays and is closed on public holidays, but the pool is not heated."
+    ]
+    opens = scorer.support("Yes.", context, question="Does the gym open at 06:30 on weekdays?")
+    holidays = scorer.support("No.", context, question="Is the gym open on public holidays?")
+    heated = scorer.support("Yes.", context, question="Is the pool heated?")
+    assert opens.probability >= opens.cut and not opens.sentences[0].negation_flip
+    assert holidays.probability >= holidays.cut
+    assert heated.sentences[0].negation_flip
