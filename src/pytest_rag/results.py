@@ -78,6 +78,11 @@ class CallTally(BaseModel):
         for kind, count in other.failures.items():
             self.failures[kind] = self.failures.get(kind, 0) + count
 
+    @property
+    def all_cached(self) -> bool:
+        """True when every call behind these counts was served from the cache."""
+        return self.live == 0 and self.offline == 0 and self.batched == 0 and self.cached > 0
+
     def failed(self, kind: str) -> None:
         """Count one request or reply that did not give a usable verdict."""
         self.failures[kind] = self.failures.get(kind, 0) + 1
@@ -151,8 +156,7 @@ class MetricResult(BaseModel):
     @property
     def cached(self) -> bool:
         """True when every judge call behind this result was served from the cache."""
-        calls = self.calls
-        return calls.live == 0 and calls.offline == 0 and calls.batched == 0 and calls.cached > 0
+        return self.calls.all_cached
 
     @property
     def spread(self) -> float:
@@ -290,8 +294,7 @@ class CheckRecord(BaseModel):
 
     @property
     def cached(self) -> bool:
-        calls = self.calls
-        return calls.live == 0 and calls.offline == 0 and calls.batched == 0 and calls.cached > 0
+        return self.calls.all_cached
 
     @property
     def not_judged(self) -> bool:

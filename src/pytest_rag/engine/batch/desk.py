@@ -166,28 +166,14 @@ class BatchDesk:
                 self.store.discard(key)
                 return None
         if collected.error is not None or collected.body is None:
-            self.store.discard(key)  # reported once, as a judge error; a later run asks again
-            tally.attempts += 1
-            tally.failed("rejected")
-            raise JudgeError(
-                f"batch {collected.batch} could not judge this request: {collected.error or 'no reply'}",
-                judge=label,
-                metric=request.metric,
-                raw_reply=collected.raw,
-                kind="rejected",
-            )
+            reason = f"batch {collected.batch} could not judge this request: {collected.error or 'no reply'}"
+            raise self._failed(key, tally, "rejected", reason, judge, request, collected.raw)
         try:
             reply = await api.reply(judge, request, collected.body)
         except (JudgeError, TransientFault, ValidationError) as exc:
-            self.store.discard(key)
-            tally.attempts += 1
-            tally.failed("unreadable")
-            raise JudgeError(
-                f"the reply of batch {collected.batch} could not be read: {exc}",
-                judge=label,
-                metric=request.metric,
-                raw_reply=json.dumps(collected.body),
-                kind="unreadable",
+            reason = f"the reply of batch {collected.batch} could not be read: {exc}"
+            raise self._failed(
+                key, tally, "unreadable", reason, judge, request, json.dumps(collected.body)
             ) from None
         with self._lock:
             self._taken.add(key)
@@ -202,6 +188,23 @@ class BatchDesk:
         tally.cost_usd += cost
         tally.saved_usd += self.prices.cost(judge.spec, reply.input_tokens, reply.output_tokens) - cost
         return reply
+
+    def _failed(
+        self,
+        key: str,
+        tally: CallTally,
+        kind: str,
+        reason: str,
+        judge: Judge,
+        request: JudgeRequest,
+        raw: str | None,
+    ) -> JudgeError:
+        """A request the batch did not answer usably: a counted judge error, reported once (its reply is
+        let go, so a later run asks again)."""
+        self.store.discard(key)
+        tally.attempts += 1
+        tally.failed(kind)
+        return JudgeError(reason, judge=judge.spec.label, metric=request.metric, raw_reply=raw, kind=kind)
 
     def _queue(
         self,
