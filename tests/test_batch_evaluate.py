@@ -189,3 +189,18 @@ def test_the_cost_line_prices_batches_at_half_and_says_what_was_saved(
     saved = float(line.split("batch prices: $")[1].split(" ")[0])
     assert cost == pytest.approx((tokens_in * 300 + tokens_out * 1000) / 1e6, rel=1e-3)
     assert saved == pytest.approx((tokens_in * 700 + tokens_out * 3000) / 1e6, rel=1e-3)
+
+
+def test_evaluate_with_batch_needs_the_read_write_cache(
+    pytester: pytest.Pytester, server: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(
+        f"""
+        def test_table(rag_judge):
+            rag_judge.evaluate([{SAMPLE}], metrics=["faithfulness"], batch=True)
+        """
+    )
+    result = run(pytester, server, tmp_path / "cache", "--rag-cache=ro")
+    result.assert_outcomes(failed=1)
+    assert "evaluate(batch=True) cannot work with --rag-cache=ro" in result.stdout.str()
+    assert server.requests == []
