@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from ..errors import CacheMissError, JudgeError, JudgeUnavailableError, RagError, cut_text
 from ..judges.protocol import Judge, JudgeReply, TransientFault
-from ..judges.request import JudgeRequest, Message
+from ..judges.request import REPAIR_SUFFIX, JudgeRequest, Message
 from ..results import CallTally
 from .cache import CachedReply, JudgmentCache
 from .limits import EngineSettings
@@ -202,7 +202,7 @@ class JudgmentEngine:
             "object the instructions ask for, with every field filled in."
         )
         messages = (*request.messages, Message("assistant", raw), Message("user", fix))
-        return replace(request, messages=messages, template_id=request.template_id + "+repair")
+        return replace(request, messages=messages, template_id=request.template_id + REPAIR_SUFFIX)
 
     def _error(
         self, judge: Judge, request: JudgeRequest, message: str, raw: str | None, *, kind: str

@@ -43,9 +43,6 @@ if TYPE_CHECKING:
     from ..pricing import PriceTable
     from ..spending import Spending
 
-REPAIR_SUFFIX = "+repair"
-"""How the engine marks the template of a repair request (an invalid reply and the fix asked for)."""
-
 
 @dataclass
 class BatchScope:
@@ -129,9 +126,8 @@ class BatchDesk:
             return None
         api, target = route
         key = request.cache_key(judge.identity())
-        repair = request.template_id.endswith(REPAIR_SUFFIX)
-        parent = _ASKED.get() if repair else None
-        if not repair:
+        parent = _ASKED.get() if request.is_repair else None
+        if not request.is_repair:
             _ASKED.set(key)
         collected = self.store.reply(key)
         if collected is not None:
