@@ -15,6 +15,7 @@ from .config import RagSettings, read_settings
 from .errors import ConfigError, JudgeError, NotJudgedError, RagError
 
 if TYPE_CHECKING:  # the modules behind these import pydantic; loaded when a test first asks
+    from .engine.batch.desk import BatchDesk
     from .engine.loop import LoopThread
     from .forms import Check
     from .inputs import Sample
@@ -174,22 +175,23 @@ class RagSession:
             self._engine.batches = open_desk(self._engine, queueing=s.batch.enabled)
         return self._engine
 
-    def batch_desk(self) -> Any:
+    def batch_desk(self) -> BatchDesk:
         """The engine's batch desk, made on first use by ``evaluate(batch=True)`` in any run."""
         engine = self.engine
         with self._building:
-            if engine.batches is None:
+            desk: BatchDesk | None = engine.batches
+            if desk is None:
                 from .engine.batch.run import open_desk
 
-                engine.batches = open_desk(engine, queueing=self.settings.batch.enabled, force=True)
-                if engine.batches is None:
+                desk = engine.batches = open_desk(engine, queueing=self.settings.batch.enabled, force=True)
+                if desk is None:
                     raise ConfigError(
                         f"evaluate(batch=True) cannot work with --rag-cache={self.settings.cache_mode}: a batch's "
                         "replies are collected into the judgment cache, which must be read and written. Use "
                         "--rag-cache=rw (the default)"
                     )
             self.batching = True
-            return engine.batches
+            return desk
 
     def _worker_share(self) -> float:
         """This process's share of run-wide limits: 1, or 1/N in each of N pytest-xdist workers."""
