@@ -77,8 +77,21 @@ JUDGE_ENV_VARS = (
     "ANTHROPIC_BASE_URL",
     "OLLAMA_API_KEY",
     "OLLAMA_HOST",
-    "PYTEST_ADDOPTS",
 )
+
+#: What every inner pytest run (pytester, in-process or not) gets as PYTEST_ADDOPTS: the project's
+#: own pytest-asyncio setting, which inner runs in a temporary rootdir would otherwise lack (and warn
+#: about, 60-odd times per run). Anything inherited from the caller's shell is replaced.
+INNER_ADDOPTS = "-o asyncio_default_fixture_loop_scope=function"
+
+
+@pytest.fixture(autouse=True)
+def inner_runs_share_the_project_configuration(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")  # it clears PYTEST_ADDOPTS as it is set up: set ours after
+    monkeypatch.setenv("PYTEST_ADDOPTS", INNER_ADDOPTS)
 
 
 @pytest.fixture
@@ -149,8 +162,6 @@ def rag_args(
         f"--rag-cache-dir={cache_dir}",
         "--rag-timeout=5",
         "--rag-deadline=10",
-        "-o",
-        "asyncio_default_fixture_loop_scope=function",  # silences pytest-asyncio's start-up warning
         *extra,
     ]
 

@@ -89,7 +89,6 @@ def judge_env(monkeypatch: Any, key: str | None = "sk-test-regression-DUMMY-5d1e
         "OPENAI_BASE_URL",
         "OPENAI_API_KEY",
         "ANTHROPIC_API_KEY",
-        "PYTEST_ADDOPTS",
     ):
         monkeypatch.delenv(name, raising=False)
     if key is not None:

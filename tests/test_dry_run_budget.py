@@ -59,6 +59,9 @@ def test_a_dry_run_makes_no_request_and_skips_what_it_could_not_judge(
     assert "dry run: 5 check(s) not judged; they would make 5 call(s)" in output
     for metric in ("faithfulness", "answer_relevancy", "context_recall"):
         assert f"  {metric} [openai:fake-gpt]:" in output
+    # counted, not judged: nothing went wrong, so the table says so instead of "judge errors"
+    result.stdout.fnmatch_lines(["faithfulness*openai:fake-gpt*1-5*0*-*-*-*3 not judged"])
+    assert "judge errors" not in output
 
 
 def test_the_dry_run_estimate_prices_the_prompt_tokens_it_would_send(

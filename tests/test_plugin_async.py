@@ -168,3 +168,20 @@ def test_async_batch_forms_run_without_blocking_the_tests_loop(
     result.stdout.fnmatch_lines(
         ["E*RagAssertionError: faithfulness: score 2 on the 1-5 scale is below the threshold 4"]
     )
+
+
+def test_inner_runs_with_pytest_asyncio_raise_no_deprecation_warning(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    """The project's own test runs are free of deprecation noise: every inner run gets the project's
+    pytest-asyncio setting (tests/conftest.py), and pytest-rag itself warns about nothing."""
+    pytester.makepyfile(MIXED)
+    result = pytester.runpytest(
+        *rag_args(fake_llm, tmp_path / "c"),
+        "-W",
+        "error::DeprecationWarning",
+        "-W",
+        "error::PendingDeprecationWarning",
+    )
+    result.assert_outcomes(passed=5, failed=1)  # the last one fails on purpose
+    assert "Deprecation" not in result.stdout.str() + result.stderr.str()

@@ -290,8 +290,6 @@ def test_thirty_checks_without_a_key_explain_it_once_and_stay_short(
     result = pytester.runpytest(
         "-p",
         "no:cacheprovider",
-        "-o",
-        "asyncio_default_fixture_loop_scope=function",
         "--rag-judge=openai:gpt-4o",
         f"--rag-cache-dir={tmp_path / 'c'}",
     )

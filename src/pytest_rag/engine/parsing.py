@@ -54,9 +54,11 @@ def refusal_in(text: str) -> str | None:
 def parse_verdict(model: type[V], text: str) -> V:
     candidate = extract_json_text(text)
     try:
-        data = json.loads(candidate)
+        data = json.loads(candidate, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InvalidVerdict(f"not valid JSON ({exc.msg} at position {exc.pos})") from None
+    except ValueError as exc:  # NaN or Infinity: not JSON, and never a score
+        raise InvalidVerdict(str(exc)) from None
     if not isinstance(data, dict):
         raise InvalidVerdict(f"expected a JSON object, got {type(data).__name__}")
     try:
@@ -66,6 +68,10 @@ def parse_verdict(model: type[V], text: str) -> V:
             f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()[:5]
         )
         raise InvalidVerdict(f"does not match the {model.__name__} schema: {problems}") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"not valid JSON ({name} is not a JSON number)")
 
 
 def _unescaped(value: Any) -> Any:
