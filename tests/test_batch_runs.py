@@ -337,3 +337,22 @@ def test_no_api_key_lands_in_the_batch_files(
         assert OPENAI_KEY.encode() not in data and ANTHROPIC_KEY.encode() not in data, path
     manifests = BatchStore(cache).manifests()
     assert {m.target.key_env for m in manifests} == {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}  # names only
+
+
+def test_a_table_with_waiting_rows_has_no_errors_and_its_test_is_skipped(
+    pytester: pytest.Pytester, server: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(
+        """
+        def test_table(rag_judge, request):
+            sample = {"question": "How long?", "answer": "Five days.", "contexts": ["Five business days."]}
+            table = rag_judge.evaluate([sample], metrics=["faithfulness", "answer_relevancy"])
+            assert not table.errors  # waiting is not failing
+            assert len(table.not_judged) == (2 if request.config.getoption("rag_batch") else 0)
+        """
+    )
+    cache = tmp_path / "cache"
+    first = run(pytester, server, cache, "--rag-batch")
+    first.assert_outcomes(skipped=1)
+    assert "waiting for batch: 2 check(s) not judged yet" in first.stdout.str()
+    run(pytester, server, cache).assert_outcomes(passed=1)
