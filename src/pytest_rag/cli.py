@@ -2,6 +2,7 @@
 
     pytest-rag cache export FILE [--cache-dir DIR]   write the store to a diffable JSONL file
     pytest-rag cache import FILE [--cache-dir DIR]   load such a file into the store
+    pytest-rag batch status|wait|cancel [--cache-dir DIR]   the provider batches of --rag-batch
 
 Each command group registers itself in :data:`COMMAND_GROUPS`, so a later group (e.g. ``plot``) is
 one function that adds its sub-parser; nothing else changes. Errors are one line on stderr naming
@@ -15,10 +16,10 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from .engine.batch.cli import add_batch_commands
+from .engine.cache import add_cache_dir_argument
 from .errors import RagError
 from .report.png_plot import add_plot_command
-
-DEFAULT_CACHE_DIR = ".rag_cache"
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -48,12 +49,7 @@ def _add_cache_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     ):
         action = actions.add_parser(name, help=help_text)
         action.add_argument("file", metavar="FILE", help="the judgment file (e.g. tests/rag_judgments.jsonl)")
-        action.add_argument(
-            "--cache-dir",
-            default=DEFAULT_CACHE_DIR,
-            metavar="DIR",
-            help=f"the judgment cache directory (default {DEFAULT_CACHE_DIR}, as --rag-cache-dir)",
-        )
+        add_cache_dir_argument(action)
         action.set_defaults(handler=handler)
 
 
@@ -61,6 +57,7 @@ def _add_cache_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 COMMAND_GROUPS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _add_cache_commands,
     add_plot_command,
+    add_batch_commands,
 ]
 
 

@@ -60,6 +60,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     """End-of-run work on the controller; sets a failing exit status when a gate fails."""
     if _is_worker(session.config):
         return
+    batch_failures = _finish_batches(session, rag)
     settings = rag.settings.regression
     records = list(rag.results)
     if not records and not session.config.stash.get(NOTES_KEY, []) and not settings.any_requested():
@@ -81,6 +82,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         conclusion.lines.append(f"pytest-rag: {exc}")
     notes: list[str] = session.config.stash.get(NOTES_KEY, [])
     conclusion.lines[:0] = notes
+    conclusion.failures.extend(batch_failures)
     try:
         _write_files(rag, records, conclusion)
     except (RagError, OSError) as exc:
@@ -89,6 +91,22 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     if conclusion.failed and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     session.config.stash[CONCLUSION_KEY] = conclusion
+
+
+def _finish_batches(session: pytest.Session, rag: RagSession) -> list[str]:
+    """--rag-batch: submit what this run queued; note what happened to batches during the run. Returns
+    the failures (a batch that could not be submitted fails the session: its checks would wait forever)."""
+    from ..engine.batch.run import end_of_run
+
+    settings = rag.settings
+    end = end_of_run(
+        settings.cache_dir,
+        settings.cache_mode,
+        started_at=rag.started_at,
+        submit_queue=settings.batch.enabled,
+    )
+    session.config.stash.setdefault(NOTES_KEY, []).extend(end.lines)
+    return end.failures
 
 
 def _write_files(rag: RagSession, records: list[Any], conclusion: Conclusion) -> None:
