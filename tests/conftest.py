@@ -21,6 +21,11 @@ import diskcache  # noqa: F401
 import openai
 import pytest
 
+import pytest_rag.engine.batch.anthropic_api
+import pytest_rag.engine.batch.cli
+import pytest_rag.engine.batch.openai_api
+import pytest_rag.engine.batch.rounds
+import pytest_rag.engine.batch.run
 import pytest_rag.engine.embeddings
 import pytest_rag.engine.judgment
 import pytest_rag.judges.anthropic_messages
@@ -34,6 +39,14 @@ from pytest_rag.metrics.catalog import builtin_metrics
 
 # Named here so that no linter fix drops them as unused: loading them is the point.
 PRELOADED = (
+    pytest_rag.engine.batch.anthropic_api,  # the batch machinery and the SDK types it parses replies with
+    pytest_rag.engine.batch.cli,
+    pytest_rag.engine.batch.openai_api,
+    pytest_rag.engine.batch.rounds,
+    pytest_rag.engine.batch.run,
+    anthropic.types.Message,
+    openai.types.CreateEmbeddingResponse,
+    openai.types.chat.ChatCompletion,
     pytest_rag.engine.embeddings,
     pytest_rag.engine.judgment,
     pytest_rag.judges.anthropic_messages,

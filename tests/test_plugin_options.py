@@ -36,6 +36,9 @@ OPTIONS = (
     "--rag-max-attempts",
     "--rag-max-tokens",
     "--rag-no-summary",
+    "--rag-batch",
+    "--rag-batch-poll",
+    "--rag-batch-timeout",
 )
 
 

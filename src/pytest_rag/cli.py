@@ -5,6 +5,7 @@
     pytest-rag plot RUN.json... -o OUT               compare results files per metric
     pytest-rag merge SHARD.json... [--report OUT] [--html OUT] [--fail-under M=V] [--baseline FILE]
                                                      one verdict from the results files of CI shards
+    pytest-rag batch status|wait|cancel [--cache-dir DIR]   the provider batches of --rag-batch
 
 Each command group registers itself in :data:`COMMAND_GROUPS`, so a later group (e.g. ``plot``) is
 one function that adds its sub-parser; nothing else changes. Errors are one line on stderr naming
@@ -18,11 +19,11 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from .engine.batch.cli import add_batch_commands
+from .engine.cache import add_cache_dir_argument
 from .errors import RagError
 from .regression.shards import add_merge_command
 from .report.png_plot import add_plot_command
-
-DEFAULT_CACHE_DIR = ".rag_cache"
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -52,12 +53,7 @@ def _add_cache_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     ):
         action = actions.add_parser(name, help=help_text)
         action.add_argument("file", metavar="FILE", help="the judgment file (e.g. tests/rag_judgments.jsonl)")
-        action.add_argument(
-            "--cache-dir",
-            default=DEFAULT_CACHE_DIR,
-            metavar="DIR",
-            help=f"the judgment cache directory (default {DEFAULT_CACHE_DIR}, as --rag-cache-dir)",
-        )
+        add_cache_dir_argument(action)
         action.set_defaults(handler=handler)
 
 
@@ -66,6 +62,7 @@ COMMAND_GROUPS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParse
     _add_cache_commands,
     add_plot_command,
     add_merge_command,
+    add_batch_commands,
 ]
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine.cache import CACHE_MODES, check_mode
-from .engine.limits import EngineSettings
+from .engine.cache import CACHE_MODES, DEFAULT_CACHE_DIR, check_mode
+from .engine.limits import BatchSettings, EngineSettings
 from .errors import ConfigError
 from .judges.protocol import JudgeOptions
 from .metrics.catalog import metric_names
@@ -23,6 +23,7 @@ from .regression.bars import check_min_alpha, parse_fail_under
 DEFAULT_JUDGE = "local"
 ENGINE = EngineSettings()
 JUDGE = JudgeOptions()
+BATCH = BatchSettings()
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class RagSettings:
     base_url_source: str = "--rag-judge-base-url"
     repeats: int = 1
     cache_mode: str = "rw"
-    cache_dir: Path = Path(".rag_cache")
+    cache_dir: Path = Path(DEFAULT_CACHE_DIR)
     limits: EngineSettings = field(default_factory=EngineSettings)
     judge_options: JudgeOptions = field(default_factory=JudgeOptions)
     summary: bool = True
@@ -45,6 +46,7 @@ class RagSettings:
     dry_run: bool = False
     budget_usd: float | None = None
     html_path: Path | None = None
+    batch: BatchSettings = field(default_factory=BatchSettings)
 
 
 def add_options(parser: Any) -> None:
@@ -187,6 +189,7 @@ def add_options(parser: Any) -> None:
     )
     add_threshold_options(parser, metric_names())
     add_regression_options(group, parser)
+    add_batch_options(group, parser)
 
 
 def add_threshold_options(parser: Any, names: Sequence[str]) -> None:
@@ -291,7 +294,7 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
     cache_mode = check_mode(config.getoption("rag_cache") or _ini(config, "rag_cache") or "rw")
     cache_dir_text = config.getoption("rag_cache_dir") or _ini(config, "rag_cache_dir")
     root = Path(str(config.rootpath))
-    cache_dir = Path(cache_dir_text) if cache_dir_text else root / ".rag_cache"
+    cache_dir = Path(cache_dir_text) if cache_dir_text else root / DEFAULT_CACHE_DIR
     if not cache_dir.is_absolute():
         base = Path.cwd() if config.getoption("rag_cache_dir") else root
         cache_dir = base / cache_dir
@@ -321,6 +324,7 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
         dry_run=bool(config.getoption("rag_dry_run") or config.getini("rag_dry_run")),
         budget_usd=_pick(config, "rag_budget", "rag_budget", float, None, 0),
         html_path=_path_option(config, "rag_html", "rag_html"),
+        batch=read_batch_settings(config, cache_mode),
     )
 
 
@@ -473,4 +477,47 @@ def read_regression_settings(config: Any) -> RegressionSettings:
         cache_export=_path_option(config, "rag_cache_export", "rag_cache_export"),
         snapshot_tolerance=None if tolerance is None else str(tolerance).strip(),
         snapshot_default=bool(config.getini("rag_snapshot_default")),
+    )
+
+
+# -- provider batch APIs (docs/performance.md, "Batch APIs for cost and rate limits") -------------------
+
+
+def add_batch_options(group: Any, parser: Any) -> None:
+    group.addoption(
+        "--rag-batch",
+        action="store_true",
+        default=None,
+        help="queue uncached judgments for the providers' batch APIs (half price); a later run judges them",
+    )
+    group.addoption(
+        "--rag-batch-poll",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help=f"seconds between batch status checks in evaluate(batch=True) (default {BATCH.poll_s:g})",
+    )
+    group.addoption(
+        "--rag-batch-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help=f"longest evaluate(batch=True) waits for its batches (default {BATCH.wait_s:g})",
+    )
+    parser.addini("rag_batch", "queue uncached judgments for the batch APIs", type="bool", default=False)
+    parser.addini("rag_batch_poll", "seconds between batch status checks while waiting", default=None)
+    parser.addini("rag_batch_timeout", "longest evaluate(batch=True) waits for its batches", default=None)
+
+
+def read_batch_settings(config: Any, cache_mode: str) -> BatchSettings:
+    enabled = bool(config.getoption("rag_batch") or config.getini("rag_batch"))
+    if enabled and cache_mode != "rw":
+        raise ConfigError(
+            f"--rag-batch cannot work with --rag-cache={cache_mode}: a batch's replies are collected into "
+            "the judgment cache, which must be read and written. Use --rag-cache=rw (the default)"
+        )
+    return BatchSettings(
+        enabled=enabled,
+        poll_s=_pick(config, "rag_batch_poll", "rag_batch_poll", float, BATCH.poll_s, 0.001),
+        wait_s=_pick(config, "rag_batch_timeout", "rag_batch_timeout", float, BATCH.wait_s, 0),
     )

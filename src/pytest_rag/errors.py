@@ -97,3 +97,9 @@ class BudgetExceededError(JudgeError):
 class NotJudgedError(JudgeError):
     """``--rag-dry-run`` counted the judgment instead of making it; the check is not judged (nothing
     went wrong: the summary says "not judged", not "error")."""
+
+
+class WaitingForBatchError(NotJudgedError):
+    """``--rag-batch`` (or ``evaluate(batch=True)``) queued the judgment for the provider's batch API
+    instead of calling the judge: the check is not judged yet. Its test is reported as skipped (never
+    passed, never failed); a later run collects the batch's reply and judges it from the store."""

@@ -102,8 +102,8 @@ def rag_judge(request: pytest.FixtureRequest) -> Iterator[RagJudge]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """Failures of pytest-rag read at a glance (the user's line, the message, one line for a judge
-    already known to be unusable); under --rag-dry-run a test whose checks were counted instead of
-    judged is reported as skipped."""
+    already known to be unusable); under --rag-dry-run or --rag-batch a test whose checks were counted
+    or queued instead of judged is reported as skipped."""
     rag = _session(item.config)
     fulltrace = item.config.getoption("fulltrace", False)
     if rag is not None and call.excinfo is not None and not fulltrace:
@@ -115,7 +115,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         from .report.failures import one_line_repeat
 
         one_line_repeat(report, call.excinfo)
-    if rag is not None and rag.settings.dry_run and call.when == "call":
+    if rag is not None and (rag.settings.dry_run or rag.batching) and call.when == "call":
         from .engine.spending import skip_not_judged
 
         skip_not_judged(report, call.excinfo, rag.results.for_test(item.nodeid))
@@ -140,8 +140,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         workeroutput[WORKER_OUTPUT_KEY] = rag.results.to_json_rows() if rag is not None else []
         return
     if rag is None:
-        if settings.html_path is None and not settings.regression.any_requested():
-            return  # nothing judged, no file or gate asked for: nothing to import
+        if (
+            settings.html_path is None
+            and not settings.regression.any_requested()
+            and not settings.batch.enabled
+        ):
+            return  # nothing judged, no file, gate or batch queue to see to: nothing to import
         rag = rag_session(session.config)
     from .regression.lifecycle import finish, write_html_report
 

@@ -459,9 +459,14 @@ class RagJudge:
         metrics: Sequence[str],
         *,
         thresholds: Mapping[str, float] | None = None,
+        batch: bool = False,
     ) -> ResultsTable:
         """Score every sample on every metric, all judgments concurrently; never raises for a judge
-        error (it is a row of the table, counted in the summary)."""
+        error (it is a row of the table, counted in the summary).
+
+        With ``batch=True`` the judgments that are not cached go to the providers' batch APIs at half
+        price: the call submits its batches, waits for them (round after round for multi-step
+        metrics) and returns the judged table."""
         if not metrics:
             raise InputError("evaluate() needs at least one metric name, e.g. metrics=['faithfulness']")
         prepared = [coerce_sample(s) for s in samples]
@@ -470,7 +475,7 @@ class RagJudge:
             for sample in prepared
             for name in metrics
         ]
-        outcomes = self._session.score_many(self.test_id, jobs)
+        outcomes = self._session.score_many(self.test_id, jobs, batch=batch)
         rows = []
         for (check, sample), outcome, index in zip(
             jobs, outcomes, [i for i in range(len(prepared)) for _ in metrics], strict=True
@@ -508,10 +513,11 @@ class RagJudge:
         metrics: Sequence[str],
         *,
         thresholds: Mapping[str, float] | None = None,
+        batch: bool = False,
     ) -> ResultsTable:
         """:meth:`evaluate` for async tests: the batch runs on a worker thread (its judgments still run
         concurrently on pytest-rag's own loop), so the test's event loop keeps running meanwhile."""
-        return await asyncio.to_thread(self.evaluate, samples, metrics, thresholds=thresholds)
+        return await asyncio.to_thread(self.evaluate, samples, metrics, thresholds=thresholds, batch=batch)
 
     async def aassert_rag(
         self, sample: Sample | Mapping[str, Any], **thresholds: float

@@ -44,6 +44,10 @@ class CallTally(BaseModel):
     failures and repair requests alike), ``failures`` the requests or replies that did not give a
     usable verdict, by kind ("rate limit", "server error", "timeout", "connection", "unreadable",
     "refused", "cut off", "invalid", "too large", "rejected", "unavailable").
+
+    ``batched`` counts replies of a provider batch (``--rag-batch``) used for the first time: they cost
+    the batch price, included in ``cost_usd``; ``saved_usd`` is what the same calls would have cost
+    more at live prices.
     """
 
     live: int = 0
@@ -56,6 +60,8 @@ class CallTally(BaseModel):
     attempts: int = 0
     retries: int = 0
     failures: dict[str, int] = Field(default_factory=dict)
+    batched: int = 0
+    saved_usd: float = 0.0
 
     def add(self, other: CallTally) -> None:
         self.live += other.live
@@ -67,8 +73,15 @@ class CallTally(BaseModel):
         self.latency_s += other.latency_s
         self.attempts += other.attempts
         self.retries += other.retries
+        self.batched += other.batched
+        self.saved_usd += other.saved_usd
         for kind, count in other.failures.items():
             self.failures[kind] = self.failures.get(kind, 0) + count
+
+    @property
+    def all_cached(self) -> bool:
+        """True when every call behind these counts was served from the cache."""
+        return self.live == 0 and self.offline == 0 and self.batched == 0 and self.cached > 0
 
     def failed(self, kind: str) -> None:
         """Count one request or reply that did not give a usable verdict."""
@@ -143,7 +156,7 @@ class MetricResult(BaseModel):
     @property
     def cached(self) -> bool:
         """True when every judge call behind this result was served from the cache."""
-        return self.calls.live == 0 and self.calls.offline == 0 and self.calls.cached > 0
+        return self.calls.all_cached
 
     @property
     def spread(self) -> float:
@@ -221,7 +234,7 @@ class SampleExcerpt(BaseModel):
 
 
 #: Error kinds of checks that were counted instead of judged: nothing went wrong, nothing was learnt.
-NOT_JUDGED_KINDS = frozenset({"NotJudgedError"})
+NOT_JUDGED_KINDS = frozenset({"NotJudgedError", "WaitingForBatchError"})
 
 
 class CheckRecord(BaseModel):
@@ -281,9 +294,10 @@ class CheckRecord(BaseModel):
 
     @property
     def cached(self) -> bool:
-        return self.calls.live == 0 and self.calls.offline == 0 and self.calls.cached > 0
+        return self.calls.all_cached
 
     @property
     def not_judged(self) -> bool:
-        """True for a check counted instead of judged (``--rag-dry-run``): not a judge error."""
+        """True for a check counted instead of judged (``--rag-dry-run``) or waiting for a provider
+        batch (``--rag-batch``): not a judge error."""
         return self.error_kind in NOT_JUDGED_KINDS

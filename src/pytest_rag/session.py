@@ -15,6 +15,7 @@ from .config import RagSettings, read_settings
 from .errors import ConfigError, JudgeError, NotJudgedError, RagError
 
 if TYPE_CHECKING:  # the modules behind these import pydantic; loaded when a test first asks
+    from .engine.batch.desk import BatchDesk
     from .engine.loop import LoopThread
     from .forms import Check
     from .inputs import Sample
@@ -73,6 +74,8 @@ class RagSession:
         self._judges: list[Judge] | None = None
         self._engine: Any = None
         self._loop_thread: LoopThread | None = None
+        self.batching = self.settings.batch.enabled
+        """True once a check of this run may wait for a provider batch (--rag-batch, evaluate(batch=True))."""
         # Tests may score from several threads at once: each lazily built part must be built once
         # (two engines would mean two budgets, two rate limiters, two caches).
         self._building = threading.RLock()
@@ -168,9 +171,31 @@ class RagSession:
                     prices,
                     dry_run=s.dry_run,
                     budget_usd=None if s.budget_usd is None else s.budget_usd * share,
+                    batch_prices=s.batch.enabled,
                 ),
             )
+            from .engine.batch.run import open_desk
+
+            self._engine.batches = open_desk(self._engine, queueing=s.batch.enabled)
         return self._engine
+
+    def batch_desk(self) -> BatchDesk:
+        """The engine's batch desk, made on first use by ``evaluate(batch=True)`` in any run."""
+        engine = self.engine
+        with self._building:
+            desk: BatchDesk | None = engine.batches
+            if desk is None:
+                from .engine.batch.run import open_desk
+
+                desk = engine.batches = open_desk(engine, queueing=self.settings.batch.enabled, force=True)
+                if desk is None:
+                    raise ConfigError(
+                        f"evaluate(batch=True) cannot work with --rag-cache={self.settings.cache_mode}: a batch's "
+                        "replies are collected into the judgment cache, which must be read and written. Use "
+                        "--rag-cache=rw (the default)"
+                    )
+            self.batching = True
+            return desk
 
     def _worker_share(self) -> float:
         """This process's share of run-wide limits: 1, or 1/N in each of N pytest-xdist workers."""
@@ -251,11 +276,15 @@ class RagSession:
                 result = await self._loop.run_async(plan.live())
         return plan.record(result)
 
-    def score_many(self, test_id: str, jobs: Sequence[tuple[Check, Sample]]) -> list[MetricResult | RagError]:
-        """Score several checks concurrently; each ends as a result or an error."""
+    def score_many(
+        self, test_id: str, jobs: Sequence[tuple[Check, Sample]], *, batch: bool = False
+    ) -> list[MetricResult | RagError]:
+        """Score several checks concurrently; each ends as a result or an error. With ``batch``, the
+        judgments go through the providers' batch APIs, round after round, until none waits."""
         from functools import partial
 
         from .engine.loop import gather_window
+        from .errors import WaitingForBatchError
         from .report.progress import batch_progress
 
         plans: list[_Plan | None] = []
@@ -297,6 +326,8 @@ class RagSession:
                 value = await plan.live()
                 progress.finished(value)
                 return (value,)
+            except WaitingForBatchError as exc:  # not finished: a later round (or run) judges it
+                return (exc,)
             except RagError as exc:
                 progress.finished(exc)
                 return (exc,)
@@ -305,9 +336,23 @@ class RagSession:
 
         # a few checks per concurrency slot in flight: the judge stays busy, memory stays flat
         window = 4 * self.settings.limits.concurrency
-        settled: list[tuple[MetricResult | Exception]] = (
-            self._loop.run(gather_window([partial(settle, plan) for _, plan in live], window)) if live else []
-        )
+
+        def run(todo: Sequence[tuple[int, _Plan]]) -> list[tuple[MetricResult | Exception]]:
+            jobs = [partial(settle, plan) for _, plan in todo]
+            return self._loop.run(gather_window(jobs, window)) if todo else []
+
+        if batch and live:
+            from .engine.batch.rounds import BatchRounds
+
+            rounds = BatchRounds(self.batch_desk(), self.settings.batch, show=progress.show)
+            settled = rounds.run(
+                live,
+                run,
+                waiting=lambda outcome: isinstance(outcome[0], WaitingForBatchError),
+                carry=_carry_calls,
+            )
+        else:
+            settled = run(live)
         progress.close()
         for (i, plan), (outcome,) in zip(live, settled, strict=True):
             if isinstance(outcome, RagError):
@@ -390,7 +435,25 @@ class RagSession:
         if self._loop_thread is not None:
             self._loop_thread.stop(final=close_clients)
         if self._engine is not None:
+            if self._engine.batches is not None:
+                self._engine.batches.close()
             self._engine.cache.close()
+
+
+def _carry_calls(waited: tuple[Any], later: tuple[Any]) -> None:
+    """Add the calls a waiting round of a check spent to the outcome of its next round."""
+    from .results import CallTally, MetricResult
+
+    spent = getattr(waited[0], "calls", None)
+    outcome = later[0]
+    if spent is None:
+        return
+    if isinstance(outcome, JudgeError):
+        if outcome.calls is None:
+            outcome.calls = CallTally()
+        outcome.calls.add(spent)
+    elif isinstance(outcome, MetricResult):
+        outcome.calls.add(spent)  # a MetricResult is frozen, its tally is not
 
 
 class _Plan:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from .errors import RagError
+from .errors import NotJudgedError, RagError
 from .results import MetricResult
 
 
@@ -72,7 +72,14 @@ class ResultsTable:
 
     @property
     def errors(self) -> list[Row]:
-        return [r for r in self.rows if r.error is not None]
+        """Rows whose judgment failed. A check counted or queued instead of judged (``--rag-dry-run``,
+        ``--rag-batch``) is no error: it is in :attr:`not_judged`, and its test is skipped."""
+        return [r for r in self.rows if r.error is not None and not isinstance(r.error, NotJudgedError)]
+
+    @property
+    def not_judged(self) -> list[Row]:
+        """Rows counted (dry run) or waiting for a provider batch instead of judged."""
+        return [r for r in self.rows if isinstance(r.error, NotJudgedError)]
 
     def for_metric(self, metric: str) -> list[Row]:
         return [r for r in self.rows if r.metric == metric]
@@ -88,8 +95,9 @@ class ResultsTable:
                     metric,
                     judge,
                     [r.score for r in results],
-                    sum(1 for r in rows if r.error is not None),
+                    sum(1 for r in rows if r.error is not None and not isinstance(r.error, NotJudgedError)),
                     [bool(r.passed) for r in results if r.passed is not None],
+                    not_judged=sum(1 for r in rows if isinstance(r.error, NotJudgedError)),
                 )
             )
         return out

@@ -11,8 +11,9 @@ class RecordedRequest:
     """One HTTP request as the fake server saw it.
 
     `headers` has lower-case names (repeated headers joined with ", "); `body` is the parsed JSON
-    body, or None when there was none or it was not JSON; `received_at` is `time.monotonic()` when
-    the request line arrived, so gaps between retries can be measured.
+    body, or None when there was none or it was not JSON (then `raw` holds the bytes, e.g. a multipart
+    file upload); `received_at` is `time.monotonic()` when the request line arrived, so gaps between
+    retries can be measured.
     """
 
     method: str
@@ -21,6 +22,7 @@ class RecordedRequest:
     body: Any
     received_at: float
     query: str = ""
+    raw: bytes = b""
 
     @property
     def api(self) -> str:

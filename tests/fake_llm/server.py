@@ -27,6 +27,7 @@ from types import TracebackType
 from typing import Any, cast
 
 from . import anthropic_wire, openai_wire
+from .batches import FakeBatches
 from .recorded import RecordedRequest
 from .replies import CutReply, DelayReply, RawReply, RejectParamReply, Reply, ResetReply, StatusReply
 from .schema_instance import SchemaInstanceError
@@ -86,6 +87,8 @@ class FakeLLMServer:
         self._stopping = threading.Event()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
+        self.batches = FakeBatches(self)
+        """The batch endpoints' state: script how batches end, inspect what they were asked."""
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -246,9 +249,24 @@ class FakeLLMServer:
                 return self._queue.popleft()
         return None
 
-    def _respond(self, request: RecordedRequest, parse_error: str | None) -> Answer | None:
+    def answer_now(self, request: RecordedRequest) -> Answer:
+        """What a request inside a batch gets: the live answer, without latency or delays (a dropped
+        connection becomes the 500 a batch reports for it)."""
+        answer = self._respond(request, None, wait=False)
+        if answer is None:
+            wire: Any = anthropic_wire if request.api == "anthropic" else openai_wire
+            return cast(
+                Answer, wire.error_answer(500, "The server dropped the request.", error_type="api_error")
+            )
+        return answer
+
+    def _respond(
+        self, request: RecordedRequest, parse_error: str | None, *, wait: bool = True
+    ) -> Answer | None:
         """The answer to send, or None to drop the connection."""
         wire: Any = anthropic_wire if request.api == "anthropic" else openai_wire
+        if self.batches.handles(request):
+            return self.batches.answer(request)
         required = _ROUTES.get((request.method, request.path))
         if required is None:
             return cast(Answer, wire.not_found_answer(request.method, request.path))
@@ -270,10 +288,10 @@ class FakeLLMServer:
             if not isinstance(reply, Reply):
                 return self._misuse(wire, f"responder returned {type(reply).__name__}, not a Reply")
 
-        if self.latency and self._stopping.wait(self.latency):
+        if wait and self.latency and self._stopping.wait(self.latency):
             return None
         while isinstance(reply, DelayReply):
-            if self._stopping.wait(reply.seconds):
+            if wait and self._stopping.wait(reply.seconds):
                 return None
             reply = reply.then
         if isinstance(reply, ResetReply):
@@ -378,7 +396,8 @@ class _Handler(BaseHTTPRequestHandler):
                 key = name.lower()
                 headers[key] = f"{headers[key]}, {value}" if key in headers else value
             body, parse_error = _parse_json(raw)
-            request = RecordedRequest(self.command, path, headers, body, received_at, query)
+            raw_kept = raw if parse_error is not None else b""  # e.g. a multipart file upload
+            request = RecordedRequest(self.command, path, headers, body, received_at, query, raw_kept)
             fake._record(request)
             answer = fake._respond(request, parse_error)
             if answer is None:

@@ -25,6 +25,8 @@ from typing import Any
 from ..errors import ConfigError
 
 CACHE_MODES = ("rw", "ro", "replay", "refresh", "off")
+DEFAULT_CACHE_DIR = ".rag_cache"
+"""The cache directory's name under the rootdir (the ``pytest-rag`` commands: under the working directory)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,16 @@ class CachedReply:
             output_tokens=int(data.get("output_tokens", 0)),
             model=str(data.get("model", "")),
         )
+
+
+def add_cache_dir_argument(parser: Any) -> None:
+    """The ``--cache-dir`` option of the ``pytest-rag`` commands that work on a cache directory."""
+    parser.add_argument(
+        "--cache-dir",
+        default=DEFAULT_CACHE_DIR,
+        metavar="DIR",
+        help=f"the judgment cache directory (default {DEFAULT_CACHE_DIR}, as --rag-cache-dir)",
+    )
 
 
 def check_mode(mode: str) -> str:

@@ -113,9 +113,20 @@ async def evaluate(
         for judge in judges
         for repeat in range(repeats)
     ]
-    runs: list[Scored] = await gather_all(
-        cache_only, [metric.score(asker, sample, options) for asker in askers]
-    )
+    try:
+        runs: list[Scored] = await gather_all(
+            cache_only, [metric.score(asker, sample, options) for asker in askers]
+        )
+    except JudgeError as exc:
+        # The calls made before the failure (a multi-step metric's first steps) were made and paid:
+        # the error's record counts them with the failed call's own.
+        spent = CallTally()
+        for asker in askers:
+            spent.add(asker.tally)
+        if exc.calls is not None:
+            spent.add(exc.calls)
+        exc.calls = spent
+        raise
     tally = CallTally()
     for asker in askers:
         tally.add(asker.tally)

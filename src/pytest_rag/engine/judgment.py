@@ -15,13 +15,13 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
 from ..errors import CacheMissError, JudgeError, JudgeUnavailableError, RagError, cut_text
 from ..judges.protocol import Judge, JudgeReply, TransientFault
-from ..judges.request import JudgeRequest, Message
+from ..judges.request import REPAIR_SUFFIX, JudgeRequest, Message
 from ..results import CallTally
 from .cache import CachedReply, JudgmentCache
 from .limits import EngineSettings
@@ -30,6 +30,9 @@ from .pricing import PriceTable
 from .ratelimit import RateLimiter, estimate_output_tokens, estimate_prompt_tokens
 from .remedies import remedy
 from .spending import Spending
+
+if TYPE_CHECKING:
+    from .batch.desk import BatchDesk
 
 V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")
@@ -58,6 +61,8 @@ class JudgmentEngine:
         self.spending = spending or Spending(self.prices)
         # judges that cannot work this run: label -> (why, the test whose check found out)
         self._unavailable: dict[str, tuple[str, str]] = {}
+        self.batches: BatchDesk | None = None
+        """Provider batches (--rag-batch): consulted where a live call would be made."""
         self._sleep = sleep
         self._semaphore: asyncio.Semaphore | None = None
         self._rng = random.Random(0x5EED)
@@ -98,7 +103,7 @@ class JudgmentEngine:
         if cache_only and not judge.offline:
             raise NeedsLiveCall()
         self._check_available(judge, request)
-        if self.spending.guards and not judge.offline:
+        if self.spending.guards and not judge.offline and not self._collected(judge, request):
             self.spending.before_live_call(judge, request, test_id)  # dry run / budget: may raise
         try:
             verdict, reply = await self._live(judge, request, model, tally)
@@ -128,6 +133,10 @@ class JudgmentEngine:
         if limit is None or request.sampling.max_tokens <= 0 or request.sampling.max_tokens == limit:
             return request
         return replace(request, sampling=replace(request.sampling, max_tokens=limit))
+
+    def _collected(self, judge: Judge, request: JudgeRequest) -> bool:
+        """True when a finished provider batch answered the request (paid for already)."""
+        return self.batches is not None and self.batches.has_reply(judge, request)
 
     def _check_available(self, judge: Judge, request: JudgeRequest) -> None:
         """A judge found unusable earlier in the run fails at once, with one line pointing at the check
@@ -193,7 +202,7 @@ class JudgmentEngine:
             "object the instructions ask for, with every field filled in."
         )
         messages = (*request.messages, Message("assistant", raw), Message("user", fix))
-        return replace(request, messages=messages, template_id=request.template_id + "+repair")
+        return replace(request, messages=messages, template_id=request.template_id + REPAIR_SUFFIX)
 
     def _error(
         self, judge: Judge, request: JudgeRequest, message: str, raw: str | None, *, kind: str
@@ -203,6 +212,10 @@ class JudgmentEngine:
     async def _call(self, judge: Judge, request: JudgeRequest, tally: CallTally) -> JudgeReply:
         """One judge call with retries under the deadline; counts every attempt, failure and retry,
         and prices the call."""
+        if self.batches is not None and not judge.offline:
+            collected = await self.batches.answer(judge, request, tally)  # or queued: WaitingForBatchError
+            if collected is not None:
+                return collected
         settings = self.settings
         started = time.monotonic()
         deadline = started + settings.deadline_s

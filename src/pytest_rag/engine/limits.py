@@ -30,3 +30,15 @@ class EngineSettings:
     """A reply longer than this is a judge error and is not cached: a verdict is a few thousand
     characters (50,000 tokens of it would be needed to reach this), and one runaway reply must not
     blow up the cache, the results file or the report."""
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """The provider batch APIs (``--rag-batch``): whether misses are queued, and how long to wait."""
+
+    enabled: bool = False
+    """Queue judgments that are not cached for the provider's batch API instead of calling the judge."""
+    poll_s: float = 30.0
+    """Seconds between two status checks while waiting for a batch (``evaluate(batch=True)``)."""
+    wait_s: float = 24 * 3600.0
+    """Longest ``evaluate(batch=True)`` waits for its batches: the providers' completion window."""

@@ -2,8 +2,13 @@
 
 Prices are USD per million tokens (input, output), matched by the longest model-name prefix. They
 are estimates: providers change prices, so the table is overridable with the ini option
-``rag_prices`` (lines of ``MODEL = INPUT_PER_MTOK, OUTPUT_PER_MTOK``). Local and self-hosted judges
-cost nothing; a model with no known price is reported as such rather than as free.
+``rag_prices`` (lines of ``MODEL = INPUT_PER_MTOK, OUTPUT_PER_MTOK``, optionally followed by the batch
+prices ``, BATCH_INPUT_PER_MTOK, BATCH_OUTPUT_PER_MTOK``). Local and self-hosted judges cost nothing;
+a model with no known price is reported as such rather than as free.
+
+Requests sent through a provider's batch API (``--rag-batch``) are billed at the batch price: half
+the standard price at both OpenAI (Batch API) and Anthropic (Message Batches), unless a ``rag_prices``
+line names other batch prices for the model.
 """
 
 from __future__ import annotations
@@ -39,15 +44,24 @@ BUILTIN_PRICES: Mapping[str, tuple[float, float]] = {
 
 FREE_PROVIDERS = frozenset({"local", "nli", "ollama"})
 
+BATCH_DISCOUNT: Mapping[str, float] = {"openai": 0.5, "anthropic": 0.5}
+"""What a provider's batch API charges as a share of its live price (both bill half, input and output)."""
+
 
 class PriceTable:
-    def __init__(self, overrides: Mapping[str, tuple[float, float]] | None = None) -> None:
+    def __init__(
+        self,
+        overrides: Mapping[str, tuple[float, float]] | None = None,
+        batch_overrides: Mapping[str, tuple[float, float]] | None = None,
+    ) -> None:
         self.prices: dict[str, tuple[float, float]] = dict(BUILTIN_PRICES)
         self.prices.update(overrides or {})
+        self.batch_prices: dict[str, tuple[float, float]] = dict(batch_overrides or {})
 
     @classmethod
     def from_ini_lines(cls, lines: Iterable[str]) -> PriceTable:
         overrides: dict[str, tuple[float, float]] = {}
+        batch: dict[str, tuple[float, float]] = {}
         for line in lines:
             text = line.strip()
             if not text or text.startswith("#"):
@@ -55,30 +69,62 @@ class PriceTable:
             model, sep, values = text.partition("=")
             parts = [p.strip() for p in values.split(",")]
             try:
-                if not sep or len(parts) != 2:
+                if not sep or len(parts) not in (2, 4):
                     raise ValueError
-                overrides[model.strip()] = (float(parts[0]), float(parts[1]))
+                numbers = [float(part) for part in parts]
+                if any(n < 0 or n != n for n in numbers):
+                    raise ValueError
             except ValueError:
                 raise ConfigError(
                     f"rag_prices line {line!r} is malformed; write 'MODEL = INPUT_USD_PER_MTOK, "
-                    "OUTPUT_USD_PER_MTOK', e.g. 'gpt-4o = 2.5, 10'"
+                    "OUTPUT_USD_PER_MTOK' with prices of at least 0, e.g. 'gpt-4o = 2.5, 10', optionally "
+                    "followed by the batch prices: 'gpt-4o = 2.5, 10, 1.25, 5'"
                 ) from None
-        return cls(overrides)
+            overrides[model.strip()] = (numbers[0], numbers[1])
+            if len(numbers) == 4:
+                batch[model.strip()] = (numbers[2], numbers[3])
+        return cls(overrides, batch)
 
     def lookup(self, spec: JudgeSpec) -> tuple[float, float] | None:
         if spec.provider in FREE_PROVIDERS:
             return (0.0, 0.0)
-        model = spec.model.lower()
-        matches = [name for name in self.prices if model.startswith(name.lower())]
-        if not matches:
+        found = _match(self.prices, spec.model)
+        return None if found is None else found[1]
+
+    def batch_lookup(self, spec: JudgeSpec) -> tuple[float, float] | None:
+        """The batch price: a ``rag_prices`` batch override, else the standard price times the
+        provider's batch discount (the standard price for a provider without a batch API)."""
+        if spec.provider in FREE_PROVIDERS:
+            return (0.0, 0.0)
+        own, standard = _match(self.batch_prices, spec.model), _match(self.prices, spec.model)
+        if own is not None and (standard is None or len(own[0]) >= len(standard[0])):
+            return own[1]  # the batch override is at least as specific as the standard price
+        if standard is None:
             return None
-        return self.prices[max(matches, key=len)]
+        factor = BATCH_DISCOUNT.get(spec.provider, 1.0)
+        return (standard[1][0] * factor, standard[1][1] * factor)
 
     def known(self, spec: JudgeSpec) -> bool:
         return self.lookup(spec) is not None
 
     def cost(self, spec: JudgeSpec, input_tokens: int, output_tokens: int) -> float:
-        price = self.lookup(spec)
-        if price is None:
-            return 0.0
-        return (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
+        return _dollars(self.lookup(spec), input_tokens, output_tokens)
+
+    def batch_cost(self, spec: JudgeSpec, input_tokens: int, output_tokens: int) -> float:
+        return _dollars(self.batch_lookup(spec), input_tokens, output_tokens)
+
+
+def _dollars(price: tuple[float, float] | None, input_tokens: int, output_tokens: int) -> float:
+    if price is None:
+        return 0.0
+    return (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
+
+
+def _match(table: Mapping[str, tuple[float, float]], model: str) -> tuple[str, tuple[float, float]] | None:
+    """The entry of ``table`` whose name is the longest prefix of ``model`` (case-insensitive)."""
+    lowered = model.lower()
+    matches = [name for name in table if lowered.startswith(name.lower())]
+    if not matches:
+        return None
+    name = max(matches, key=len)
+    return name, table[name]

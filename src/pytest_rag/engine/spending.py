@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import BudgetExceededError, NotJudgedError
+from ..errors import BudgetExceededError, NotJudgedError, WaitingForBatchError
 from ..judges.protocol import Judge
 from ..judges.request import JudgeRequest
 from .pricing import PriceTable
@@ -68,11 +68,20 @@ class Estimate:
 class Spending:
     """The run's policy for live calls, plus the dollars spent so far in this process."""
 
-    def __init__(self, prices: PriceTable, *, dry_run: bool = False, budget_usd: float | None = None) -> None:
+    def __init__(
+        self,
+        prices: PriceTable,
+        *,
+        dry_run: bool = False,
+        budget_usd: float | None = None,
+        batch_prices: bool = False,
+    ) -> None:
         if budget_usd is not None and budget_usd < 0:
             raise ValueError(f"a budget must be at least 0 dollars, got {budget_usd}")
         self.prices = prices
         self.dry_run = dry_run
+        self.batch_prices = batch_prices
+        """Estimate at the batch APIs' prices (under --rag-batch the calls would go into a batch)."""
         self.budget_usd = budget_usd
         self.spent_usd = 0.0
         self.refused = 0
@@ -88,13 +97,15 @@ class Spending:
     def estimate(self, judge: Judge, request: JudgeRequest) -> Estimate:
         tokens_in = estimate_prompt_tokens(request)
         tokens_out = estimate_output_tokens(request)
-        known = self.prices.known(judge.spec)
+        prices = self.prices
+        if self.batch_prices and prices.batch_lookup(judge.spec) is not None:
+            return Estimate(1, tokens_in, tokens_out, prices.batch_cost(judge.spec, tokens_in, tokens_out), 0)
         return Estimate(
             calls=1,
             tokens_in=tokens_in,
             tokens_out=tokens_out,
-            cost_usd=self.prices.cost(judge.spec, tokens_in, tokens_out),
-            price_unknown=0 if known else 1,
+            cost_usd=prices.cost(judge.spec, tokens_in, tokens_out),
+            price_unknown=0 if prices.known(judge.spec) else 1,
         )
 
     def before_live_call(self, judge: Judge, request: JudgeRequest, test_id: str) -> None:
@@ -136,7 +147,8 @@ class Spending:
 
 
 def skip_not_judged(report: Any, excinfo: Any, records: list[Any]) -> None:
-    """In a dry run, report a test whose checks were not judged as skipped instead of passed or failed.
+    """Report a test whose checks were not judged as skipped instead of passed or failed: in a dry run
+    (counted), or under ``--rag-batch`` (queued for a provider batch, judged by a later run).
 
     A test that stopped at :class:`~pytest_rag.errors.NotJudgedError`, or finished (e.g. a batch
     ``evaluate``, whose table holds not-judged rows) after any check of it was not judged, learnt
@@ -145,13 +157,20 @@ def skip_not_judged(report: Any, excinfo: Any, records: list[Any]) -> None:
     if report.when != "call" or report.skipped:
         return
     stopped = excinfo is not None and excinfo.errisinstance(NotJudgedError)
-    not_judged = sum(1 for r in records if r.error_kind == "NotJudgedError")
-    if not (stopped or (report.passed and not_judged)):
+    waiting = sum(1 for r in records if r.error_kind == WaitingForBatchError.__name__)
+    not_judged = sum(1 for r in records if r.error_kind == NotJudgedError.__name__)
+    if not (stopped or (report.passed and (not_judged or waiting))):
         return
+    if waiting or (stopped and excinfo.errisinstance(WaitingForBatchError)):
+        first = (
+            excinfo.value if stopped else next(r for r in records if r.error_kind == "WaitingForBatchError")
+        )
+        why = str(getattr(first, "reason", None) or first.error).split("waiting for batch: ", 1)[-1]
+        reason = f"waiting for batch: {max(waiting, 1)} check(s) not judged yet: {why}"
+    else:
+        reason = (
+            f"--rag-dry-run: {max(not_judged, 1)} check(s) not judged (counted, see the pytest-rag summary)"
+        )
     path, lineno = report.location[0], report.location[1]
     report.outcome = "skipped"
-    report.longrepr = (
-        str(path),
-        (lineno or 0) + 1,
-        f"Skipped: --rag-dry-run: {max(not_judged, 1)} check(s) not judged (counted, see the pytest-rag summary)",
-    )
+    report.longrepr = (str(path), (lineno or 0) + 1, f"Skipped: {reason}")

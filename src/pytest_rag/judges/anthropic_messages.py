@@ -59,6 +59,7 @@ class AnthropicJudge:
         )
 
     def _payload(self, request: JudgeRequest) -> dict[str, Any]:
+        """The arguments of ``messages.create`` for ``request``."""
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
         turns = [{"role": m.role, "content": m.content} for m in request.messages if m.role != "system"]
         payload: dict[str, Any] = {
@@ -80,6 +81,18 @@ class AnthropicJudge:
             payload["extra_body"] = {"temperature": request.sampling.temperature}
         return payload
 
+    def request_body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The body of the Messages request for ``request`` (a batch request's ``params`` are the same)."""
+        payload = self._payload(request)
+        return {**{k: v for k, v in payload.items() if k != "extra_body"}, **payload.get("extra_body", {})}
+
+    def adapt(self, param: str | None) -> bool:
+        """Stop sending a parameter the model rejected; False when there is nothing left to change."""
+        if param == "temperature" and not self._drop_temperature:
+            self._drop_temperature = True
+            return True
+        return False
+
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         import anthropic
         from anthropic.types import Message
@@ -91,8 +104,7 @@ class AnthropicJudge:
                 response = await client.messages.create(**self._payload(request))
                 break
             except anthropic.BadRequestError as exc:
-                if rejected_param(exc) == "temperature" and not self._drop_temperature:
-                    self._drop_temperature = True
+                if self.adapt(rejected_param(exc)):
                     continue
                 raise translate(
                     exc, anthropic, judge=label, key_env=key_env, base_url=self.base_url
@@ -109,6 +121,10 @@ class AnthropicJudge:
             raise JudgeError("the server kept rejecting request parameters", judge=label, kind="rejected")
         if not isinstance(response, Message):  # the SDK hands back the text of a non-JSON body
             raise unreadable(label, "a body that is not JSON (an error page of a proxy?)", response, key_env)
+        return self.reply_of(response)
+
+    def reply_of(self, response: Any) -> JudgeReply:
+        """The verdict in a Messages response (a live one, or one result of a message batch)."""
         text = ""
         texts: list[str] = []
         for part in response.content:

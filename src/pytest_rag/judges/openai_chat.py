@@ -67,7 +67,8 @@ class OpenAIChatJudge:
             api_key=self._api_key(), base_url=self.base_url, timeout=self.timeout_s, max_retries=0
         )
 
-    def _payload(self, request: JudgeRequest) -> dict[str, Any]:
+    def request_body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The body of the chat completion request for ``request`` (a batch line carries the same)."""
         payload: dict[str, Any] = {
             "model": self.spec.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
@@ -95,7 +96,7 @@ class OpenAIChatJudge:
             payload["response_format"] = {"type": "json_object"}
         return payload
 
-    def _adapt(self, param: str | None) -> bool:
+    def adapt(self, param: str | None) -> bool:
         """Change how a rejected parameter is sent; False when there is nothing left to try."""
         if param in ("temperature", "seed") and self._adapted.get(param) != "drop":
             self._adapted[param] = "drop"
@@ -119,10 +120,10 @@ class OpenAIChatJudge:
         label, key_env = self.spec.label, self.key_env
         for _ in range(4):  # at most one adaptation per parameter
             try:
-                response = await client.chat.completions.create(**self._payload(request))
+                response = await client.chat.completions.create(**self.request_body(request))
                 break
             except openai.BadRequestError as exc:
-                if self._adapt(rejected_param(exc)):
+                if self.adapt(rejected_param(exc)):
                     continue
                 raise translate(exc, openai, judge=label, key_env=key_env, base_url=self.base_url) from None
             except openai.OpenAIError as exc:
@@ -135,6 +136,11 @@ class OpenAIChatJudge:
             raise JudgeError("the server kept rejecting request parameters", judge=label, kind="rejected")
         if not isinstance(response, ChatCompletion):  # the SDK hands back the text of a non-JSON body
             raise unreadable(label, "a body that is not JSON (an error page of a proxy?)", response, key_env)
+        return self.reply_of(response)
+
+    def reply_of(self, response: Any) -> JudgeReply:
+        """The reply in a chat completion (a live response, or one line of a batch's results)."""
+        label, key_env = self.spec.label, self.key_env
         if not response.choices:
             raise unreadable(label, "a chat completion without choices", response.model_dump_json(), key_env)
         choice = response.choices[0]

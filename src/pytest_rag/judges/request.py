@@ -21,6 +21,8 @@ from typing import Any
 from pydantic import BaseModel
 
 KEY_FORMAT_VERSION = "1"
+REPAIR_SUFFIX = "+repair"
+"""Ends the template id of a repair request (an invalid reply, and the fix asked for)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,10 @@ class JudgeRequest:
         from .schema import provider_schema
 
         return provider_schema(self.response_model)
+
+    @property
+    def is_repair(self) -> bool:
+        return self.template_id.endswith(REPAIR_SUFFIX)
 
     def with_repeat(self, index: int) -> JudgeRequest:
         return self if index == self.repeat_index else replace(self, repeat_index=index)

@@ -42,6 +42,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     """End-of-run work on the controller; sets a failing exit status when a gate fails."""
     if _is_worker(session.config):
         return
+    batch_failures = _finish_batches(session, rag)
     settings = rag.settings.regression
     records = final_records(rag)
     notes: list[str] = session.config.stash.get(NOTES_KEY, [])
@@ -55,6 +56,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         baseline=settings.baseline,
         notes=notes,
     )
+    conclusion.failures.extend(batch_failures)
     write_results(settings.reports, records, conclusion)
     if settings.cache_export is not None:
         from ..errors import RagError
@@ -69,6 +71,22 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     if conclusion.failed and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     session.config.stash[CONCLUSION_KEY] = conclusion
+
+
+def _finish_batches(session: pytest.Session, rag: RagSession) -> list[str]:
+    """--rag-batch: submit what this run queued; note what happened to batches during the run. Returns
+    the failures (a batch that could not be submitted fails the session: its checks would wait forever)."""
+    from ..engine.batch.run import end_of_run
+
+    settings = rag.settings
+    end = end_of_run(
+        settings.cache_dir,
+        settings.cache_mode,
+        started_at=rag.started_at,
+        submit_queue=settings.batch.enabled,
+    )
+    session.config.stash.setdefault(NOTES_KEY, []).extend(end.lines)
+    return end.failures
 
 
 def conclude_run(

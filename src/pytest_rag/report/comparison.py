@@ -147,19 +147,11 @@ class Run:
 
 def _tally_from_row(row: dict[str, Any]) -> CallTally:
     """The call tally of a check row: the whole tally when the row carries it, else its flat columns
-    (files written before the tally was kept whole)."""
+    (files written before the tally was kept whole; a column a file lacks counts zero)."""
     if isinstance(row.get("calls"), dict):
         return CallTally.model_validate(row["calls"])
-    return CallTally(
-        live=int(row.get("live") or 0),
-        cached=int(row.get("cached") or 0),
-        offline=int(row.get("offline") or 0),
-        tokens_in=int(row.get("tokens_in") or 0),
-        tokens_out=int(row.get("tokens_out") or 0),
-        cost_usd=float(row.get("cost_usd") or 0.0),
-        attempts=int(row.get("attempts") or 0),
-        retries=int(row.get("retries") or 0),
-        failures={str(k): int(v) for k, v in (row.get("failures") or {}).items()},
+    return CallTally.model_validate(
+        {name: row[name] for name in CallTally.model_fields if row.get(name) is not None}
     )
 
 

@@ -88,6 +88,7 @@ class BatchProgress:
         self.cached = 0
         self.live = 0
         self.offline = 0
+        self.batched = 0
         self.errors = 0
         self._clock = clock
         self._start = clock()
@@ -103,6 +104,8 @@ class BatchProgress:
         parts = [f"{self.cached} cached", f"{self.live} live"]
         if self.offline:
             parts.append(f"{self.offline} offline")
+        if self.batched:
+            parts.append(f"{self.batched} from batches")
         if self.errors:
             parts.append(f"{self.errors} error(s)")
         return f"pytest-rag: judged {self.done}/{self.total} ({', '.join(parts)}) · {rate}"
@@ -116,6 +119,8 @@ class BatchProgress:
                 self.errors += 1
             elif calls.live:
                 self.live += 1
+            elif calls.batched:
+                self.batched += 1
             elif calls.offline:
                 self.offline += 1
             else:
@@ -129,6 +134,15 @@ class BatchProgress:
                 return
             self._drawn_at = now
             self.line.show(self.text())
+
+    def show(self, text: str) -> None:
+        """Show ``text`` for now (what the batch waits for, e.g. a provider's batch); :meth:`close`
+        leaves the final counts in its place."""
+        with self._lock:
+            if self.line is None or self._closed:
+                return
+            self._drawn_at = self._clock()
+            self.line.show(text)
 
     def close(self) -> None:
         """Leave the final counts on the line, if progress was shown at all."""

@@ -74,7 +74,8 @@ def _errors_cell(a: Aggregate) -> str:
 def calls_line(calls: CallTally) -> str:
     """Judge calls, and what went wrong on the way when anything did: every request sent counts,
     so a run whose requests all failed does not read as 'judge calls: 0 live'."""
-    line = f"judge calls: {calls.live} live, {calls.cached} cached, {calls.offline} offline"
+    batched = f", {calls.batched} from batches" if calls.batched else ""
+    line = f"judge calls: {calls.live} live, {calls.cached} cached{batched}, {calls.offline} offline"
     if calls.failures or calls.retries:
         failed = sum(calls.failures.values())
         kinds = ", ".join(
@@ -82,6 +83,8 @@ def calls_line(calls: CallTally) -> str:
         )
         line += f"; requests: {calls.attempts} sent, {failed} failed ({kinds}), {calls.retries} retried"
     cost = f", est. cost ${calls.cost_usd:.4f}" if calls.cost_usd else ""
+    if calls.batched and calls.saved_usd:
+        cost += f" (batches at batch prices: {_usd(calls.saved_usd)} less than live)"
     return f"{line}; tokens: {calls.tokens_in:,} in, {calls.tokens_out:,} out{cost}"
 
 
@@ -151,6 +154,13 @@ def render(
     rows = summary_rows(records)
     lines: list[str] = []
     extra = spending_lines(records, dry_run=dry_run, budget_usd=budget_usd)
+    waiting = sum(1 for r in records if r.error_kind == "WaitingForBatchError")
+    if waiting:
+        extra.insert(
+            0,
+            f"waiting for batch: {waiting} check(s) queued for the providers' batch APIs, not judged yet "
+            "(a later run judges them from the collected replies)",
+        )
     if quiet:
         for row in rows:
             a = row.aggregate

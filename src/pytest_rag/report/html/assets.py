@@ -91,7 +91,7 @@ JS = r"""
   var N = C.metric.length;
   var STATUS = ["fail", "pass", "no threshold", "error"];
   var STATUS_CLASS = ["st-fail", "st-pass", "st-none", "st-error"];
-  var SOURCE = ["live", "cached", "offline", "-"];
+  var SOURCE = ["live", "cached", "offline", "-", "batch"];
   var PAGE = 100;
 
   function el(tag, cls, text) {
@@ -335,7 +335,7 @@ JS = r"""
       ["judge", S[C.judge[i]]],
       ["score", num(C.score[i]) + (C.scale[i] >= 0 ? " on " + S[C.scale[i]] : "") + (d && d.norm !== null ? " (normalized " + num(d.norm) + ")" : "")],
       ["threshold", C.threshold[i] === null ? "none" : num(C.threshold[i])],
-      ["judge calls", SOURCE[C.source[i]] + (d ? " \u2014 " + d.calls[0] + " live, " + d.calls[1] + " cached, " + d.calls[2] + " offline" : "")],
+      ["judge calls", SOURCE[C.source[i]] + (d ? " \u2014 " + d.calls[0] + " live, " + d.calls[1] + " cached, " + d.calls[2] + " offline" + (d.calls[7] ? ", " + d.calls[7] + " from batches" : "") : "")],
       ["tokens", C.tokens[i].toLocaleString("en-US") + (d && d.calls[5] ? " \u00b7 $" + d.calls[5].toFixed(4) : "")]
     ]));
     if (!d) {

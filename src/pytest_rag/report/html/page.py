@@ -58,8 +58,11 @@ def _summary_cards(records: Sequence[CheckRecord]) -> str:
         _card(f"{status.count(STATUS_PASS):,}", "passed"),
         _card(f"{status.count(STATUS_FAIL):,}", "failed"),
         _card(f"{status.count(STATUS_ERROR):,}", "judge errors (not scored)"),
-        _card(
-            f"{total.live:,} / {total.cached:,} / {total.offline:,}", "judge calls live / cached / offline"
+        _card(f"{total.live:,} / {total.cached:,} / {total.offline:,}", "judge calls live / cached / offline")
+        if not total.batched
+        else _card(
+            f"{total.live:,} / {total.cached:,} / {total.batched:,} / {total.offline:,}",
+            "judge calls live / cached / from batches / offline",
         ),
         _card(f"{total.tokens_in:,} / {total.tokens_out:,}", "tokens in / out"),
         _card(f"${total.cost_usd:.4f}", "estimated judge cost"),

@@ -26,7 +26,7 @@ MAX_MISSES = 64
 DETAIL_OVERHEAD = 300
 
 STATUS_FAIL, STATUS_PASS, STATUS_NONE, STATUS_ERROR = 0, 1, 2, 3
-SOURCE_LIVE, SOURCE_CACHED, SOURCE_OFFLINE, SOURCE_NONE = 0, 1, 2, 3
+SOURCE_LIVE, SOURCE_CACHED, SOURCE_OFFLINE, SOURCE_NONE, SOURCE_BATCH = 0, 1, 2, 3, 4
 
 
 class _Strings:
@@ -114,6 +114,8 @@ def check_status(record: CheckRecord) -> int:
 def _source(calls: CallTally) -> int:
     if calls.live:
         return SOURCE_LIVE
+    if calls.batched:
+        return SOURCE_BATCH
     if calls.offline:
         return SOURCE_OFFLINE
     if calls.cached:
@@ -179,6 +181,7 @@ def _detail(
                 calls.tokens_out,
                 round(calls.cost_usd, 6),
                 round(calls.latency_s, 3),
+                calls.batched,
             ],
         }
 

@@ -1,0 +1,146 @@
+"""``pytest-rag batch status|wait|cancel``: the provider batches of ``--rag-batch`` from the command line.
+
+    pytest-rag batch status [--cache-dir DIR]            check every pending batch (collecting the
+                                                         finished ones) and list them all
+    pytest-rag batch wait [--poll S] [--timeout S]       collect until no batch is pending; exit 1 if
+                                                         the timeout came first
+    pytest-rag batch cancel [BATCH_ID ...]               cancel pending batches (all when none named)
+
+The API keys come from the environment variables the batches were submitted with (their names are in
+the manifests; the keys never are). Only ``argparse`` is imported until a command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..cache import add_cache_dir_argument
+from ..limits import BatchSettings
+
+if TYPE_CHECKING:  # pydantic behind it: loaded when a command runs
+    from .store import BatchStore
+
+DEFAULTS = BatchSettings()
+
+
+def add_batch_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    batch = commands.add_parser(
+        "batch", help="status of, wait for, or cancel the provider batches of --rag-batch"
+    )
+    actions = batch.add_subparsers(dest="action", metavar="ACTION", required=True)
+    status = actions.add_parser(
+        "status", help="check every pending batch (collecting finished ones), list all"
+    )
+    wait = actions.add_parser("wait", help="collect batches until none is pending")
+    for flag, default, meaning in (
+        ("--poll", DEFAULTS.poll_s, "seconds between checks"),
+        ("--timeout", DEFAULTS.wait_s, "give up after this many seconds, with exit status 1"),
+    ):
+        wait.add_argument(
+            flag, type=float, default=default, metavar="S", help=f"{meaning} (default {default:g})"
+        )
+    cancel = actions.add_parser("cancel", help="cancel pending batches (all of them when no id is given)")
+    cancel.add_argument("ids", nargs="*", metavar="BATCH_ID", help="batch ids as `batch status` lists them")
+    for action, handler in ((status, _status), (wait, _wait), (cancel, _cancel)):
+        add_cache_dir_argument(action)
+        action.set_defaults(handler=handler)
+
+
+def _status(args: argparse.Namespace) -> int:
+    from .collect import collect
+    from .store import BatchStore
+
+    store = BatchStore(Path(args.cache_dir))
+    try:
+        problems = collect(store) if BatchStore.exists(store.root.parent) else []
+        for line in status_lines(store):
+            print(line)
+        for problem in problems:
+            print(f"  problem: {problem}")
+    finally:
+        store.close()
+    return 0
+
+
+def status_lines(store: BatchStore) -> list[str]:
+    """A heading line, then one line per batch (newest last)."""
+    manifests = store.manifests()
+    queued = store.queued() if store.root.is_dir() else []
+    pending = [m for m in manifests if m.state != "collected"]
+    lines = [
+        f"{store.root}: {len(pending)} batch(es) pending, {len(manifests) - len(pending)} collected; "
+        f"{len(queued)} request(s) queued, not submitted; {store.reply_count()} collected repl(ies) not used yet"
+    ]
+    for manifest in manifests:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(manifest.submitted_at))
+        if manifest.state == "collected":
+            state = (
+                f"{manifest.status or 'ended'}, collected: {manifest.answered} answered, {manifest.failed} failed, "
+                f"{manifest.unanswered} not answered"
+            )
+        else:
+            state = f"{manifest.status or manifest.state} {manifest.done}/{len(manifest.requests)}"
+            if manifest.cancel_requested:
+                state += " (cancel requested)"
+        lines.append(
+            f"  {manifest.label}  {manifest.target.judge}  {len(manifest.requests)} request(s)  {state}  "
+            f"submitted {when}"
+        )
+    return lines
+
+
+def _wait(args: argparse.Namespace) -> int:
+    from .collect import wait
+    from .run import describe
+    from .store import BatchStore
+
+    store = BatchStore(Path(args.cache_dir))
+    started = time.time()
+    try:
+        finished = wait(store, None, poll_s=args.poll, timeout_s=args.timeout, show=print)
+        for line in describe(store, started):
+            print(line)
+    finally:
+        store.close()
+    if not finished:
+        print(
+            f"pytest-rag: batches still pending after {args.timeout:g}s; run `pytest-rag batch wait` again later"
+        )
+        return 1
+    print("pytest-rag: no batch is pending; the next run judges from the collected replies")
+    return 0
+
+
+def _cancel(args: argparse.Namespace) -> int:
+    from ...errors import RagError
+    from .apis import api_for_target
+    from .store import BatchStore
+
+    store = BatchStore(Path(args.cache_dir))
+    try:
+        pending = [m for m in store.pending() if m.id]
+        chosen = pending if not args.ids else [m for m in pending if m.id in args.ids]
+        unknown = sorted(set(args.ids) - {m.id for m in pending})
+        if unknown:
+            known = ", ".join(m.id for m in pending) or "none"
+            raise RagError(
+                f"no pending batch {', '.join(unknown)}; pending batches: {known} (pytest-rag batch status)"
+            )
+        with store.lock():
+            for manifest in chosen:
+                state = api_for_target(manifest.target).cancel(manifest)
+                manifest.status, manifest.done, manifest.cancel_requested = state.status, state.done, True
+                store.save(manifest)
+                print(
+                    f"cancelled batch {manifest.id} ({manifest.target.judge}), now {state.status}: its finished "
+                    "requests are collected by the next run; the others are queued again when their checks "
+                    "next run with --rag-batch"
+                )
+        if not chosen:
+            print("pytest-rag: no pending batch to cancel")
+    finally:
+        store.close()
+    return 0

@@ -1,0 +1,244 @@
+"""The parts of the batch machinery on their own: batch prices, the store, submission (limits, refusals),
+a batch refused as a whole, and ``pytest-rag batch status|wait|cancel``."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from batch_support import THREE_FAITHFUL, ContentScores, first_batch_run, run
+from fake_llm import FakeLLMServer
+from fake_llm.batches import BatchScript
+from pytest_rag.cli import main as cli_main
+from pytest_rag.engine.batch.apis import BatchProblem
+from pytest_rag.engine.batch.collect import collect
+from pytest_rag.engine.batch.openai_api import CHAT, OPENAI_BATCHES
+from pytest_rag.engine.batch.records import BatchTarget, QueuedRequest
+from pytest_rag.engine.batch.store import BatchStore
+from pytest_rag.engine.batch.submit import submit
+from pytest_rag.engine.pricing import PriceTable
+from pytest_rag.errors import ConfigError
+from pytest_rag.judges.protocol import JudgeSpec
+from pytest_rag.report.comparison import records_from_json
+from pytest_rag.report.html.payload import SOURCE_BATCH, _source
+from pytest_rag.report.progress import BatchProgress
+from pytest_rag.report.results_file import build_report
+from pytest_rag.report.summary import render
+from pytest_rag.results import CallTally, CheckRecord
+
+pytest_plugins = ["pytester"]
+
+# -- prices ---------------------------------------------------------------------------------------------
+
+
+def test_batch_prices_are_half_the_live_ones_unless_the_ini_names_them() -> None:
+    table = PriceTable.from_ini_lines(["my-model = 2, 8", "tuned = 1, 4, 0.25, 1"])
+    spec = JudgeSpec("openai", "gpt-4o-mini")
+    assert table.batch_cost(spec, 1_000_000, 1_000_000) == pytest.approx((0.15 + 0.60) / 2)
+    assert table.batch_cost(JudgeSpec("anthropic", "claude-sonnet-4-5"), 1_000_000, 0) == pytest.approx(1.5)
+    assert table.batch_cost(JudgeSpec("openai", "my-model"), 1_000_000, 0) == pytest.approx(1.0)
+    assert table.batch_cost(JudgeSpec("openai", "tuned-v2"), 1_000_000, 1_000_000) == pytest.approx(1.25)
+    assert table.cost(JudgeSpec("openai", "tuned-v2"), 1_000_000, 1_000_000) == pytest.approx(5.0)
+    assert table.batch_lookup(JudgeSpec("openai", "unknown-model")) is None
+    assert table.batch_cost(JudgeSpec("ollama", "llama3.1"), 10**9, 10**9) == 0.0
+
+
+@pytest.mark.parametrize("line", ["gpt-4o = 2.5, 10, 1.25", "gpt-4o = 2.5, 10, -1, 5"])
+def test_a_price_line_with_three_numbers_or_a_negative_one_names_the_fix(line: str) -> None:
+    with pytest.raises(ConfigError, match="optionally followed by the batch prices"):
+        PriceTable.from_ini_lines([line])
+
+
+# -- the store --------------------------------------------------------------------------------------------
+
+
+def target(server: FakeLLMServer) -> BatchTarget:
+    return BatchTarget(
+        api="openai",
+        endpoint=CHAT,
+        base_url=server.openai_base_url,
+        model="fake-gpt",
+        judge="openai:fake-gpt",
+        key_env="OPENAI_API_KEY",
+    )
+
+
+def queued(server: FakeLLMServer, key: str) -> QueuedRequest:
+    body = {"model": "fake-gpt", "messages": [{"role": "user", "content": f"say {key}"}], "max_tokens": 20}
+    return QueuedRequest(
+        key=key, target=target(server), body=body, metric="faithfulness", queued_at=time.time()
+    )
+
+
+def test_a_key_is_queued_once_whoever_queues_it(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    first, second = BatchStore(tmp_path), BatchStore(tmp_path)  # two processes' handles on one directory
+    assert first.enqueue(queued(fake_llm, "k1"))
+    assert not second.enqueue(queued(fake_llm, "k1"))
+    assert second.enqueue(queued(fake_llm, "k2"))
+    assert [r.key for r in first.queued()] == ["k1", "k2"]
+    first.close()
+    second.close()
+
+
+def test_submission_respects_the_api_limit_and_pending_keys_are_not_submitted_again(
+    fake_llm: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(OPENAI_BATCHES, "max_requests", 2)
+    store = BatchStore(tmp_path)
+    for key in ("a", "b", "c", "d", "e"):
+        store.enqueue(queued(fake_llm, key))
+    done = submit(store, None, known=lambda key: key == "e")  # "e" is in the cache by now
+    assert [len(m.requests) for m in done.manifests] == [2, 2]
+    assert done.dropped == 1 and store.queued() == [] and len(fake_llm.batches.created) == 2
+    assert store.pending_keys() == {"a", "b", "c", "d"}
+    again = submit(store, [queued(fake_llm, "a"), queued(fake_llm, "f")], known=lambda key: False)
+    assert [m.request_keys() for m in again.manifests] == [["f"]] and again.dropped == 1
+    store.close()
+
+
+def test_a_refusal_that_may_pass_keeps_the_queue_and_one_that_will_not_drops_it(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    store = BatchStore(tmp_path)
+    store.enqueue(queued(fake_llm, "a"))
+    fake_llm.batches.refuse(503, 503, 503)  # the SDK retries twice, then gives up
+    done = submit(store, None, known=lambda key: False)
+    assert done.manifests == [] and done.problems[0].transient
+    assert [r.key for r in store.queued()] == ["a"] and store.manifests() == []  # submitted next time
+    fake_llm.batches.refuse(404)
+    done = submit(store, None, known=lambda key: False)
+    assert not done.problems[0].transient
+    assert "does not seem to offer the batch API" in str(done.problems[0])
+    assert store.queued() == [] and store.manifests() == []
+    store.close()
+
+
+def test_a_batch_that_cannot_be_submitted_fails_the_session_and_says_why(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.batches.refuse(401)
+    pytester.makepyfile(THREE_FAITHFUL)
+    result = run(pytester, fake_llm, tmp_path / "cache", "--rag-batch")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(skipped=3)
+    assert "could not submit a batch for openai:fake-gpt: HTTP 401" in result.stdout.str()
+    assert "check OPENAI_API_KEY" in result.stdout.str()
+
+
+def test_a_batch_refused_as_a_whole_makes_every_check_a_judge_error(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.batches.script(BatchScript(end="failed", failure="Model fake-gpt is not available for batches."))
+    cache = first_batch_run(pytester, fake_llm, tmp_path)
+    second = run(pytester, fake_llm, cache, "--rag-batch")
+    second.assert_outcomes(failed=3)
+    assert "the batch was refused: Model fake-gpt is not available for batches." in second.stdout.str()
+    assert "failed, collected: 0 answered, 3 failed (judge errors of their checks)" in second.stdout.str()
+
+
+def test_a_batch_that_cannot_be_reached_stays_pending_with_its_problem(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    store = BatchStore(tmp_path)
+    store.enqueue(queued(fake_llm, "a"))
+    manifest = submit(store, None, known=lambda key: False).manifests[0]
+    elsewhere = manifest.target.model_copy(
+        update={"base_url": "https://api.openai.com/v1", "key_env": "RAG_TEST_UNSET_KEY"}
+    )
+    store.save(manifest.model_copy(update={"target": elsewhere}))
+    problems = collect(store)  # fails before any request: there is no key to send
+    assert len(problems) == 1 and isinstance(problems[0], BatchProblem) and not problems[0].transient
+    assert "RAG_TEST_UNSET_KEY is not set" in str(problems[0])
+    assert "RAG_TEST_UNSET_KEY is not set" in store.pending()[0].problem
+    assert store.pending_keys() == {"a"}  # still pending: never submitted again meanwhile
+    store.close()
+
+
+# -- the command line ---------------------------------------------------------------------------------
+
+
+def test_status_wait_and_cancel_on_the_command_line(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_llm.responder = ContentScores()
+    cache = tmp_path / "cache"
+    assert cli_main(["batch", "status", "--cache-dir", str(cache)]) == 0
+    assert "0 batch(es) pending, 0 collected" in capsys.readouterr().out
+    fake_llm.batches.script(BatchScript(polls=4))
+    pytester.makepyfile(THREE_FAITHFUL)
+    run(pytester, fake_llm, cache, "--rag-batch").assert_outcomes(skipped=3)
+    batch_id = fake_llm.batches.created[0]
+    capsys.readouterr()
+
+    assert cli_main(["batch", "wait", "--cache-dir", str(cache), "--poll", "0.01", "--timeout", "0"]) == 1
+    out = capsys.readouterr().out
+    assert "0/3 request(s) done (in_progress)" in out and "still pending after 0s" in out
+    assert cli_main(["batch", "status", "--cache-dir", str(cache)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "1 batch(es) pending" in out and f"{batch_id}  openai:fake-gpt  3 request(s)  in_progress 0/3" in out
+    )
+
+    assert cli_main(["batch", "cancel", "--cache-dir", str(cache), "batch_nope"]) == 1
+    assert f"no pending batch batch_nope; pending batches: {batch_id}" in capsys.readouterr().err
+
+    assert cli_main(["batch", "wait", "--cache-dir", str(cache), "--poll", "0.01", "--timeout", "5"]) == 0
+    out = capsys.readouterr().out
+    assert f"batch {batch_id} (openai:fake-gpt) completed, collected: 3 answered" in out
+    assert "no batch is pending" in out
+    assert cli_main(["batch", "status", "--cache-dir", str(cache)]) == 0
+    assert "3 collected repl(ies) not used yet" in capsys.readouterr().out
+    run(pytester, fake_llm, cache).assert_outcomes(passed=3)  # a plain run uses them
+    assert cli_main(["batch", "status", "--cache-dir", str(cache)]) == 0
+    assert "0 collected repl(ies) not used yet" in capsys.readouterr().out  # stored, so let go
+
+
+# -- what a person reads --------------------------------------------------------------------------------
+
+
+def record(**calls: float) -> CheckRecord:
+    return CheckRecord(
+        test_id="t", metric="faithfulness", judge="openai:gpt-4o-mini", score=4, scale_low=1, scale_high=5,
+        calls=CallTally.model_validate(calls),
+    )  # fmt: skip
+
+
+def test_the_summary_counts_waiting_checks_apart_from_judge_errors_and_says_what_batches_saved() -> None:
+    waiting = CheckRecord(
+        test_id="w", metric="faithfulness", judge="openai:gpt-4o-mini", error="[faithfulness] waiting ...",
+        error_kind="WaitingForBatchError",
+    )  # fmt: skip
+    failed = waiting.model_copy(update={"error_kind": "JudgeError", "test_id": "e"})
+    lines = render([record(batched=2, cost_usd=0.02, saved_usd=0.02), record(cached=1), waiting, failed])
+    assert lines[1].endswith("  1 (+1 not judged)")  # the errors column: the waiting check is no error
+    calls = next(line for line in lines if line.startswith("judge calls:"))
+    assert calls.startswith("judge calls: 0 live, 1 cached, 2 from batches, 0 offline")
+    assert calls.endswith("est. cost $0.0200 (batches at batch prices: $0.0200 less than live)")
+    assert "waiting for batch: 1 check(s) queued" in "\n".join(lines)
+    assert "judge errors: 1 (1 JudgeError)" in "\n".join(lines)
+
+
+def test_a_check_judged_from_a_batch_is_marked_so_in_the_html_report_and_the_results_file() -> None:
+    batched = record(batched=1, cost_usd=0.001, saved_usd=0.001)
+    assert _source(batched.calls) == SOURCE_BATCH and _source(record(cached=1).calls) != SOURCE_BATCH
+    row = build_report([batched])["checks"][0]
+    assert (row["batched"], row["saved_usd"]) == (1, 0.001)
+    assert records_from_json({"checks": [row]}, "x")[0].calls == batched.calls  # read back: baselines, shards
+
+
+def test_progress_shows_what_a_batch_waits_for_then_leaves_the_final_counts() -> None:
+    shown: list[str] = []
+    finished: list[str] = []
+    line = type(
+        "Line",
+        (),
+        {"show": lambda self, text: shown.append(text), "finish": lambda self, t: finished.append(t)},
+    )
+    progress = BatchProgress(line(), 2, show_after_s=10)
+    progress.show("pytest-rag: waiting for 1 batch(es): 0/2 request(s) done (in_progress) · 0m00s")
+    progress.finished(record(batched=1))
+    progress.close()
+    assert shown[0].startswith("pytest-rag: waiting for 1 batch(es)")
+    assert finished and finished[0].startswith("pytest-rag: judged 1/2 (0 cached, 0 live, 1 from batches)")
