@@ -17,7 +17,9 @@ seconds, embeddings of 1,536 dimensions) and, in fresh processes:
    (``client.embeddings.create(model=..., input=[...])``: the SDK asks for base64 and decodes it);
 3. **a cached 4-metric ``assert_rag``**: the same samples again, every judgment from the cache
    pytest-rag's run filled: a warm-up pass, then five timed passes (the median pass is reported);
-4. **memory per sample** of a batch: step 1 again with ``--memory-samples`` samples (0 skips it);
+4. **memory per sample** of a batch: step 1 again with ``--memory-samples`` samples (0 skips it),
+   with ``--trace-memory`` also Python's allocations (tracemalloc): what the batch keeps (its
+   results) and what it holds beyond them at its peak;
 5. for the reader who wants to know where the difference comes from, the same bare replay once more,
    inside a pytest process that has loaded pytest-rag and judged a few samples, on pytest-rag's own
    event-loop thread: what the SDK costs in such a process before pytest-rag adds anything.
@@ -70,11 +72,25 @@ def memory_mb(field):
 
 
 def test_batch(rag_judge):
+    import gc
+    import tracemalloc
+
     rag_judge.evaluate([WARMUP], metrics=METRICS)  # builds the judge and client, imports the SDK
+    trace = bool(os.environ.get("BENCH_TRACE"))
+    if trace:  # Python's own allocations: what the batch keeps (its results) and holds at its peak
+        gc.collect()
+        tracemalloc.start()
     rss_before = memory_mb("VmRSS")
     cpu, wall = time.process_time(), time.perf_counter()
     table = rag_judge.evaluate(SAMPLES, metrics=METRICS)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    traced = {{}}
+    if trace:
+        _, peak = tracemalloc.get_traced_memory()
+        gc.collect()
+        kept, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        traced = {{"traced_kept_mb": kept / 2**20, "traced_peak_mb": peak / 2**20}}
     errors = [str(row.error)[:300] for row in table.errors]
     with open(os.environ["BENCH_OUT"], "w") as out:
         json.dump(
@@ -86,6 +102,7 @@ def test_batch(rag_judge):
                 "rss_before_mb": rss_before,
                 "rss_peak_mb": memory_mb("VmHWM"),
                 "rss_after_mb": memory_mb("VmRSS"),
+                **traced,
             }},
             out,
         )
@@ -218,6 +235,11 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--memory-samples", type=int, default=1000)
+    parser.add_argument(
+        "--trace-memory",
+        action="store_true",
+        help="trace Python allocations in the memory run (slow): what the batch keeps and its peak",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--replay", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
@@ -263,7 +285,13 @@ def main() -> int:
             if args.memory_samples:
                 server.clear()
                 memory = run_pytest(
-                    server, work, "test_batch", work / "cache-memory", args.memory_samples, args.concurrency
+                    server,
+                    work,
+                    "test_batch",
+                    work / "cache-memory",
+                    args.memory_samples,
+                    args.concurrency,
+                    **({"BENCH_TRACE": "1"} if args.trace_memory else {}),
                 )
     finally:
         server.stop()
@@ -315,6 +343,12 @@ def main() -> int:
             f"memory, {n} samples: {run['rss_before_mb']:.0f} MB before, peak {run['rss_peak_mb']:.0f} MB, "
             f"after {run['rss_after_mb']:.0f} MB: {grown / n * 1000:.0f} kB per sample at the peak"
         )
+        if "traced_kept_mb" in run:
+            kept, peak = run["traced_kept_mb"], run["traced_peak_mb"]
+            print(
+                f"  Python allocations: {kept:.1f} MB kept after the batch (its results), peak {peak:.1f} MB: "
+                f"{(peak - kept) / n * 1000:.1f} kB per sample held beyond the results while it ran"
+            )
     if args.json is not None:
         args.json.write_text(json.dumps(figures, indent=2))
     return 0
