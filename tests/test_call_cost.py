@@ -301,3 +301,22 @@ def test_gather_window_keeps_order_bounds_what_runs_and_runs_every_job() -> None
     with pytest.raises(ValueError, match="job 5 failed"):
         asyncio.run(gather_window([tracked(i) for i in range(12)], 4))
     assert sorted(finished) == [i for i in range(12) if i != 5]  # the failure stopped no other job
+
+
+def test_an_embedder_whose_vectors_are_not_a_matrix_is_a_judge_error() -> None:
+    from pytest_rag.engine.embeddings import EmbeddingBatch, EmbeddingJudge, embedding_request
+    from pytest_rag.errors import JudgeError
+
+    class Ragged:
+        label = "fake:ragged"
+        offline = True
+
+        def identity(self) -> dict[str, str]:
+            return {"provider": "fake"}
+
+        async def embed(self, texts: Any) -> EmbeddingBatch:
+            return EmbeddingBatch([[1.0, 0.0], [1.0]])
+
+    judge = EmbeddingJudge(Ragged())
+    with pytest.raises(JudgeError, match="not a matrix of numbers"):
+        asyncio.run(judge.complete(embedding_request("semantic_similarity", ["a", "b"])))

@@ -284,10 +284,17 @@ class EmbeddingJudge:
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         texts = [str(t) for t in request.task.inputs["texts"]]
         batch = await self.embedder.embed(texts)
-        matrix = np.asarray(batch.vectors, dtype="<f4")  # float32: what providers send
+        try:
+            matrix = np.asarray(batch.vectors, dtype="<f4")  # float32: what providers send
+        except (ValueError, TypeError) as exc:  # rows of different lengths, or not numbers
+            raise JudgeError(
+                f"the embedder returned vectors that are not a matrix of numbers ({exc})",
+                judge=self.spec.label,
+            ) from None
         if matrix.ndim != 2:
             raise JudgeError(
-                f"the embedder returned {matrix.ndim}-dimensional vectors data for {len(texts)} texts",
+                f"the embedder returned a {matrix.ndim}-dimensional array for {len(texts)} texts, not one "
+                "vector per text",
                 judge=self.spec.label,
             )
         stored = [base64.b64encode(row.tobytes()).decode("ascii") for row in matrix]

@@ -39,14 +39,12 @@ class LoopClients(Generic[C]):
         return len(self._clients)
 
     async def aclose(self) -> None:
-        """Close the running loop's client; clients of other loops are forgotten (their loops are
-        closed or not ours to run on, and a client is closed on its own loop or not at all)."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # pragma: no cover - always awaited
-            loop = None
-        client = self._clients.pop(loop, None) if loop is not None else None
-        self._clients.clear()
+        """Close the running loop's client, and forget those of loops already closed (they cannot be
+        closed any more, and a client can keep its loop alive). A client of another loop that still
+        runs is left for that loop to close."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        for loop in [loop for loop in self._clients if loop.is_closed()]:
+            del self._clients[loop]
         close = getattr(client, "close", None)
         if close is not None:
             await close()
