@@ -152,9 +152,9 @@ class Run:
     returncode: int
 
 
-def run_pytest(server: JudgeServer, workdir: Path, args: list[str], cache: Path, env: dict[str, str]) -> Run:
-    server.clear()
-    command = [
+def pytest_command(server: JudgeServer, cache: Path, *args: str) -> list[str]:
+    """``python -m pytest`` judged by the loopback server, with its own cache directory."""
+    return [
         sys.executable,
         "-m",
         "pytest",
@@ -166,6 +166,24 @@ def run_pytest(server: JudgeServer, workdir: Path, args: list[str], cache: Path,
         f"--rag-cache-dir={cache}",
         *args,
     ]
+
+
+def bench_env(work: Path, **values: str) -> dict[str, str]:
+    """The environment of a benchmark's pytest run: no inherited pytest or OpenAI settings, a dummy
+    key, the samples file and where the suite writes its figures."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "OPENAI_"))}
+    env.update(
+        OPENAI_API_KEY="bench",
+        BENCH_SAMPLES=str(work / "samples.json"),
+        BENCH_OUT=str(work / "out.json"),
+        **values,
+    )
+    return env
+
+
+def run_pytest(server: JudgeServer, workdir: Path, args: list[str], cache: Path, env: dict[str, str]) -> Run:
+    server.clear()
+    command = pytest_command(server, cache, *args)
     started = time.perf_counter()
     done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - started
@@ -200,18 +218,17 @@ def main() -> int:
             work = Path(tmp)
             (work / "samples.json").write_text(json.dumps(make_samples(max(args.samples, args.tests))))
             (work / "test_batch.py").write_text(textwrap.dedent(SUITE_BATCH.format(metrics=metrics)))
-            thresholds = {m: 0 for m in metrics}
+            # the bottom of each metric's scale: every check passes (a bar below the scale is refused)
+            thresholds = {
+                "faithfulness": 1,
+                "answer_relevancy": 1,
+                "context_precision": 0,
+                "context_recall": 1,
+            }
             (work / "test_route.py").write_text(textwrap.dedent(SUITE_ROUTE.format(thresholds=thresholds)))
             (work / "test_cached.py").write_text(textwrap.dedent(SUITE_CACHED))
             (work / "pytest.ini").write_text("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
-            env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "OPENAI_"))}
-            env.update(
-                OPENAI_API_KEY="bench",
-                BENCH_SAMPLES=str(work / "samples.json"),
-                BENCH_TESTS=str(args.tests),
-                BENCH_N=str(args.samples),
-                BENCH_OUT=str(work / "out.json"),
-            )
+            env = bench_env(work, BENCH_TESTS=str(args.tests), BENCH_N=str(args.samples))
             conc = [f"--rag-concurrency={concurrency}"]
             figures: dict[str, dict[str, float]] = {}
 

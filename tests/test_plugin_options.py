@@ -208,9 +208,9 @@ def test_openai_base_url_from_the_environment_does_not_reach_anthropic_judges(
 ) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     config = pytester.parseconfigure("--rag-judge=anthropic:claude-x,openai:gpt-x")
-    from pytest_rag.plugin import SESSION_KEY
+    from pytest_rag.plugin import rag_session
 
-    anthropic_judge, openai_judge = config.stash[SESSION_KEY].judges()
+    anthropic_judge, openai_judge = rag_session(config).judges()
     assert anthropic_judge.identity()["base_url"] == "https://api.anthropic.com"
     assert openai_judge.identity()["base_url"] == "http://127.0.0.1:9/v1"
 
@@ -265,9 +265,9 @@ def test_a_run_wide_url_serves_the_remote_judges_of_an_ensemble_with_the_offline
     pytester: pytest.Pytester, judge_env: None
 ) -> None:
     config = pytester.parseconfigure("--rag-judge=local,openai:m", "--rag-judge-base-url=http://h:1/v1/")
-    from pytest_rag.plugin import SESSION_KEY
+    from pytest_rag.plugin import rag_session
 
-    local, remote = config.stash[SESSION_KEY].judges()
+    local, remote = rag_session(config).judges()
     assert local.offline
     assert remote.identity()["base_url"] == "http://h:1/v1"
 
@@ -461,9 +461,9 @@ def test_ollama_judges_talk_to_the_local_ollama_server_without_a_key(
     pytester: pytest.Pytester, judge_env: None
 ) -> None:
     config = pytester.parseconfigure("--rag-judge=ollama:llama3.1")
-    from pytest_rag.plugin import SESSION_KEY
+    from pytest_rag.plugin import rag_session
 
-    (judge,) = config.stash[SESSION_KEY].judges()
+    (judge,) = rag_session(config).judges()
     assert judge.spec.label == "ollama:llama3.1"
     assert judge.identity() == {
         "provider": "ollama",
@@ -491,7 +491,7 @@ def test_a_remote_ollama_is_reached_through_ollama_host_or_the_base_url(
     if host:
         monkeypatch.setenv("OLLAMA_HOST", host)
     config = pytester.parseconfigure("--rag-judge=ollama:llama3.1", *args)
-    from pytest_rag.plugin import SESSION_KEY
+    from pytest_rag.plugin import rag_session
 
-    (judge,) = config.stash[SESSION_KEY].judges()
+    (judge,) = rag_session(config).judges()
     assert judge.identity()["base_url"] == expected

@@ -94,6 +94,10 @@ HEAVY = (
     "pytest_rag.stats",
     "pytest_rag.results",
     "pytest_rag.engine.judgment",
+    # pytest-rag's own large modules: compiled again by every process when bytecode is not cached
+    # (the snapshot extension is not here: syrupy imports the default extension at session end)
+    "pytest_rag.session",
+    "pytest_rag.regression.lifecycle",
 )
 
 UNUSED_SUITE_CONFTEST = f"""

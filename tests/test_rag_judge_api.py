@@ -101,12 +101,12 @@ def test_a_bug_in_one_metric_of_a_batch_keeps_the_other_records(pytester: pytest
         test_count="""
         def test_records_survive(rag_judge, request):
             import pytest
-            from pytest_rag.plugin import SESSION_KEY
+            from pytest_rag.plugin import rag_session
             SAMPLE = {"question": "Q?", "answer": "Refunds take 5 business days.",
                       "contexts": ["Refunds are processed within 5 business days."]}
             with pytest.raises(TypeError):
                 rag_judge.evaluate([SAMPLE, SAMPLE], metrics=["faithfulness", "broken"])
-            records = request.config.stash[SESSION_KEY].results.for_test(request.node.nodeid)
+            records = rag_session(request.config).results.for_test(request.node.nodeid)
             assert [r.metric for r in records] == ["faithfulness", "faithfulness"]
         """
     )

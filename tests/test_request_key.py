@@ -151,3 +151,30 @@ def test_openai_and_ollama_judges_of_the_same_model_do_not_share_keys() -> None:
     ollama_judge = OpenAIChatJudge(JudgeSpec("ollama", "llama3.1", "http://127.0.0.1:11434/v1"))
     request = base_request()
     assert request.cache_key(openai_judge.identity()) != request.cache_key(ollama_judge.identity())
+
+
+def test_the_key_is_the_digest_of_the_key_material_as_sorted_compact_json() -> None:
+    """The key is written part by part (the schema's JSON memoised); it must stay the digest of the
+    whole material dumped at once, or every stored judgment would become a miss."""
+    import hashlib
+
+    from pytest_rag.engine.embeddings import embedding_request
+
+    requests = [
+        base_request(),
+        replace(base_request(), response_model=OtherVerdict, repeat_index=2),
+        replace(base_request(), messages=(Message("user", 'ünïcode "quotes" \\ and \n lines'),)),
+        replace(base_request(), messages=(Message("user", ',"template":{"id":"x"}'),)),
+        embedding_request("answer_relevancy", ["a question?", "an answer."]),
+    ]
+    identities = [IDENTITY, {**IDENTITY, "template": {"id": "nested"}, "schema": "a judge's own"}]
+    for request in requests:
+        for identity in identities:
+            material = request.key_material(identity)
+            whole = json.dumps(material, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+            assert request.cache_key(identity) == hashlib.sha256(whole.encode("utf-8")).hexdigest()
+    # the key this request had before the key was written part by part: stored judgments still hit
+    assert (
+        base_request().cache_key(IDENTITY)
+        == "947dcda73ae1bde0b6bcd8523e7e3f7549b2300dac776436b3b44f2c27aa2b8f"
+    )

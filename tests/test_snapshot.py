@@ -185,9 +185,11 @@ def test_fixture(rag_judge, rag_snapshot):
 
 def test_the_tolerance_travels_in_the_extension_path_and_resolves_back() -> None:
     from pytest_rag.regression import snapshot as module
+    from pytest_rag.regression.tolerance import extension_path
 
     for tolerance, spelled in (("0.5", "0.5"), ("repeats", "repeats"), (None, "exact")):
-        path = module.extension_path(tolerance)
+        path = extension_path(tolerance)  # written at start-up without importing the snapshot module
+        assert path.rsplit(".", 1)[0] == module.__name__
         assert path.startswith("pytest_rag.regression.snapshot.RagSnapshotExtension")
         resolved = getattr(module, path.rsplit(".", 1)[1])
         expected = Tolerance() if tolerance is None else parse_tolerance(tolerance)

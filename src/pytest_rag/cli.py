@@ -2,6 +2,9 @@
 
     pytest-rag cache export FILE [--cache-dir DIR]   write the store to a diffable JSONL file
     pytest-rag cache import FILE [--cache-dir DIR]   load such a file into the store
+    pytest-rag plot RUN.json... -o OUT               compare results files per metric
+    pytest-rag merge SHARD.json... [--report OUT] [--html OUT] [--fail-under M=V] [--baseline FILE]
+                                                     one verdict from the results files of CI shards
     pytest-rag batch status|wait|cancel [--cache-dir DIR]   the provider batches of --rag-batch
 
 Each command group registers itself in :data:`COMMAND_GROUPS`, so a later group (e.g. ``plot``) is
@@ -19,6 +22,7 @@ from pathlib import Path
 from .engine.batch.cli import add_batch_commands
 from .engine.cache import add_cache_dir_argument
 from .errors import RagError
+from .regression.shards import add_merge_command
 from .report.png_plot import add_plot_command
 
 Handler = Callable[[argparse.Namespace], int]
@@ -57,6 +61,7 @@ def _add_cache_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 COMMAND_GROUPS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _add_cache_commands,
     add_plot_command,
+    add_merge_command,
     add_batch_commands,
 ]
 

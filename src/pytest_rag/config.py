@@ -18,6 +18,7 @@ from .engine.limits import BatchSettings, EngineSettings
 from .errors import ConfigError
 from .judges.protocol import JudgeOptions
 from .metrics.catalog import metric_names
+from .regression.bars import check_min_alpha, parse_fail_under
 
 DEFAULT_JUDGE = "local"
 ENGINE = EngineSettings()
@@ -442,16 +443,6 @@ def _path_option(config: Any, option: str, ini: str) -> Path | None:
     return path if path.is_absolute() else Path(str(config.rootpath)) / path
 
 
-def parse_fail_under(items: list[str], source: str) -> dict[str, float]:
-    bars: dict[str, float] = {}
-    for item in items:
-        name, sep, value = str(item).partition("=")
-        if not sep or not name.strip():
-            raise ConfigError(f"{source} {item!r} is malformed; write METRIC=VALUE, e.g. faithfulness=4.0")
-        bars[name.strip()] = _number(value.strip(), f"{source} {name.strip()}", float, float("-inf"))
-    return bars
-
-
 def read_regression_settings(config: Any) -> RegressionSettings:
     cli_reports = config.getoption("rag_report") or []
     reports = [Path(str(p)).absolute() for p in cli_reports] or [
@@ -470,8 +461,7 @@ def read_regression_settings(config: Any) -> RegressionSettings:
     min_alpha = config.getoption("rag_min_alpha")
     if min_alpha is None:
         min_alpha = _number(_ini(config, "rag_min_alpha"), "ini option rag_min_alpha", float, -1.0)
-    if min_alpha is not None and not -1.0 <= float(min_alpha) <= 1.0:
-        raise ConfigError(f"--rag-min-alpha must be between -1 and 1 (e.g. 0.667), got {min_alpha}")
+    min_alpha = check_min_alpha(min_alpha, "--rag-min-alpha")
     tolerance = config.getoption("rag_snapshot_tolerance") or _ini(config, "rag_snapshot_tolerance")
     if tolerance is not None:
         text = str(tolerance).strip().lower()
@@ -482,7 +472,7 @@ def read_regression_settings(config: Any) -> RegressionSettings:
         fail_under=fail_under,
         baseline=_path_option(config, "rag_baseline", "rag_baseline"),
         gold=_path_option(config, "rag_gold", "rag_gold"),
-        min_alpha=None if min_alpha is None else float(min_alpha),
+        min_alpha=min_alpha,
         cache_import=_path_option(config, "rag_cache_import", "rag_cache_import"),
         cache_export=_path_option(config, "rag_cache_export", "rag_cache_export"),
         snapshot_tolerance=None if tolerance is None else str(tolerance).strip(),

@@ -1,7 +1,9 @@
 """pytest hooks of pytest-rag. Each hook delegates to :class:`~pytest_rag.session.RagSession`.
 
-Only option registration happens for suites that never use ``rag_judge``: the session object is
-cheap to create, and judges, cache, numpy and the SDKs are imported when a test first asks.
+Only option registration and reading (so a bad option fails at start-up) happen for suites that never
+use ``rag_judge``: the session is built when a test first asks for it (:func:`rag_session`), and
+judges, cache, numpy and the SDKs after that. Every pytest process pays for what this module and
+``config.py`` import, so nothing else is imported at start-up.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ import pytest
 from . import config as rag_config
 
 if TYPE_CHECKING:
+    from .config import RagSettings
     from .rag_judge import RagJudge
     from .session import RagSession
 
 SESSION_KEY = pytest.StashKey["RagSession"]()
+SETTINGS_KEY = pytest.StashKey["tuple[RagSettings, tuple[str, ...]]"]()
 WORKER_OUTPUT_KEY = "pytest_rag_records"
 
 
@@ -28,7 +32,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_load_initial_conftests(
     early_config: pytest.Config, parser: pytest.Parser, args: list[str]
 ) -> None:
-    from .regression.lifecycle import snapshot_default_args
+    from .regression.tolerance import snapshot_default_args
 
     snapshot_default_args(early_config, args)
 
@@ -42,23 +46,42 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     from . import builtin
-    from .session import RagSession
 
     if not config.pluginmanager.has_plugin("pytest-rag-builtin"):
         config.pluginmanager.register(builtin, "pytest-rag-builtin")
     from .errors import RagError
-    from .regression.lifecycle import configure as configure_regression
 
     try:
         names = rag_config.threshold_names(config.pluginmanager, builtin)
-        config.stash[SESSION_KEY] = RagSession(config, names)
-        configure_regression(config, config.stash[SESSION_KEY])
+        settings = rag_config.read_settings(config, names)
+        config.stash[SETTINGS_KEY] = (settings, names)
+        if settings.regression.cache_import is not None:
+            from .regression.lifecycle import configure as configure_regression
+
+            configure_regression(config, rag_session(config))
     except RagError as exc:
         raise pytest.UsageError(f"pytest-rag: {exc}") from None
 
 
+def rag_session(config: pytest.Config) -> RagSession:
+    """The run's :class:`RagSession`, built on first use from the settings read at start-up."""
+    session = config.stash.get(SESSION_KEY, None)
+    if session is None:
+        from .session import RagSession
+
+        settings, names = config.stash[SETTINGS_KEY]
+        session = config.stash[SESSION_KEY] = RagSession(config, names, settings=settings)
+    return session
+
+
 def _session(config: pytest.Config) -> RagSession | None:
+    """The session if some hook or test has built it (a run that never judged has none)."""
     return config.stash.get(SESSION_KEY, None)
+
+
+def _settings(config: pytest.Config) -> RagSettings | None:
+    found = config.stash.get(SETTINGS_KEY, None)
+    return found[0] if found is not None else None
 
 
 @pytest.fixture
@@ -67,8 +90,8 @@ def rag_judge(request: pytest.FixtureRequest) -> Iterator[RagJudge]:
     from .errors import ConfigError
     from .rag_judge import RagJudge
 
-    session = _session(request.config)
-    assert session is not None, "pytest-rag is not configured"
+    assert SETTINGS_KEY in request.config.stash, "pytest-rag is not configured"
+    session = rag_session(request.config)
     try:
         session.judges()
     except ConfigError as exc:
@@ -102,31 +125,43 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     """pytest-xdist controller: merge a finished worker's records into the session results."""
-    session = _session(node.config)
     rows = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
-    if session is not None and rows:
-        session.results.load_json_rows(rows)
+    if rows and SETTINGS_KEY in node.config.stash:
+        rag_session(node.config).results.load_json_rows(rows)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    rag = _session(session.config)
-    if rag is None:
+    settings = _settings(session.config)
+    if settings is None:
         return
     workeroutput = getattr(session.config, "workeroutput", None)
+    rag = _session(session.config)
     if workeroutput is not None:
-        workeroutput[WORKER_OUTPUT_KEY] = rag.results.to_json_rows()
+        workeroutput[WORKER_OUTPUT_KEY] = rag.results.to_json_rows() if rag is not None else []
+        return
+    if rag is None:
+        if (
+            settings.html_path is None
+            and not settings.regression.any_requested()
+            and not settings.batch.enabled
+        ):
+            return  # nothing judged, no file, gate or batch queue to see to: nothing to import
+        rag = rag_session(session.config)
     from .regression.lifecycle import finish, write_html_report
 
-    if workeroutput is None and rag.settings.html_path is not None:
+    if rag.settings.html_path is not None:
         write_html_report(session, rag)
     finish(session, rag)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    rag = _session(config)
-    if rag is None or hasattr(config, "workerinput"):
+    settings = _settings(config)
+    if settings is None or hasattr(config, "workerinput"):
         return
-    if not rag.settings.summary or not len(rag.results):
+    rag = _session(config)
+    if rag is None and not settings.regression.any_requested():
+        return  # nothing judged and no gate: nothing to say
+    if rag is None or not rag.settings.summary or not len(rag.results):
         from .regression.lifecycle import failure_lines
 
         reasons = failure_lines(config)
@@ -135,20 +170,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             for line in reasons:
                 terminalreporter.write_line(line)
         return
-    from .report.summary import render
+    from .regression.lifecycle import summary_lines
 
-    lines = render(
-        list(rag.results),
-        quiet=config.get_verbosity() < 0,
-        dry_run=rag.settings.dry_run,
-        budget_usd=rag.settings.budget_usd,
-    )
+    lines = summary_lines(config, rag)
     if not lines:
         return
     terminalreporter.write_sep("=", "pytest-rag summary")
-    from .regression.lifecycle import summary_lines
-
-    for line in [*lines, *summary_lines(config, rag)]:
+    for line in lines:
         terminalreporter.write_line(line)
 
 
@@ -166,8 +194,8 @@ def rag_snapshot(snapshot: Any, request: pytest.FixtureRequest) -> Any:
     """syrupy's ``snapshot`` with pytest-rag's tolerant extension, whatever the default extension is."""
     from .regression.snapshot import extension_for
 
-    session = _session(request.config)
-    tolerance = session.settings.regression.snapshot_tolerance if session is not None else None
+    settings = _settings(request.config)
+    tolerance = settings.regression.snapshot_tolerance if settings is not None else None
     return snapshot.use_extension(extension_for(tolerance))
 
 

@@ -61,9 +61,13 @@ class SessionResults:
 
 
 class RagSession:
-    def __init__(self, config: Any, threshold_names: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, config: Any, threshold_names: Sequence[str] | None = None, settings: RagSettings | None = None
+    ) -> None:
         self.config = config
-        self.settings: RagSettings = read_settings(config, threshold_names)
+        self.settings: RagSettings = (
+            settings if settings is not None else read_settings(config, threshold_names)
+        )
         self.results = SessionResults()
         self.started_at = time.time()
         self._registry: Registry | None = None
@@ -277,7 +281,9 @@ class RagSession:
     ) -> list[MetricResult | RagError]:
         """Score several checks concurrently; each ends as a result or an error. With ``batch``, the
         judgments go through the providers' batch APIs, round after round, until none waits."""
-        from .engine.loop import gather_all
+        from functools import partial
+
+        from .engine.loop import gather_window
         from .errors import WaitingForBatchError
         from .report.progress import batch_progress
 
@@ -315,7 +321,7 @@ class RagSession:
                 progress.finished(early)
 
         async def settle(plan: _Plan) -> tuple[MetricResult | Exception]:
-            # boxed: gather_all re-raises an exception that is returned as a value
+            # boxed: one check's failure is its outcome, not the batch's
             try:
                 value = await plan.live()
                 progress.finished(value)
@@ -328,8 +334,12 @@ class RagSession:
             except Exception as exc:
                 return (exc,)
 
+        # a few checks per concurrency slot in flight: the judge stays busy, memory stays flat
+        window = 4 * self.settings.limits.concurrency
+
         def run(todo: Sequence[tuple[int, _Plan]]) -> list[tuple[MetricResult | Exception]]:
-            return self._loop.run(gather_all(False, [settle(plan) for _, plan in todo])) if todo else []
+            jobs = [partial(settle, plan) for _, plan in todo]
+            return self._loop.run(gather_window(jobs, window)) if todo else []
 
         if batch and live:
             from .engine.batch.rounds import BatchRounds
@@ -416,8 +426,11 @@ class RagSession:
         judges = self._judges or []
 
         async def close_clients() -> None:
+            from .engine.embeddings import close_embedding_clients
+
             for judge in judges:
                 await judge.aclose()
+            await close_embedding_clients()  # those of embedders that share no judge's client
 
         if self._loop_thread is not None:
             self._loop_thread.stop(final=close_clients)

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+import numpy as np
 from pydantic import BaseModel
 
 from ..errors import JudgeError
@@ -23,7 +24,8 @@ from ..metrics.base import Metric, Scored
 from ..results import CallTally, JudgeScore, MetricResult
 from .embeddings import (
     EmbeddingJudge,
-    EmbeddingVectors,
+    StoredVectors,
+    Vectors,
     check_embeddable,
     embedder_for,
     embedding_request,
@@ -69,22 +71,24 @@ class BoundAsker:
     async def gather(self, *awaitables: Awaitable[T]) -> list[T]:
         return await gather_all(self.cache_only, list(awaitables))
 
-    async def embed(self, texts: Sequence[str], model: str | None = None) -> list[list[float]]:
+    async def embed(self, texts: Sequence[str], model: str | None = None) -> Vectors:
         """Embed ``texts`` with the embedder that goes with this judge, as an ordinary engine request
-        (cached, retried, refused on a replay miss, counted in this asker's tally)."""
+        (cached, retried, refused on a replay miss, counted in this asker's tally): a float matrix
+        with one row per text."""
         if not texts:
-            return []
+            return np.zeros((0, 0), dtype=np.float32)
         check_embeddable(self.metric, texts)
         embedding_judge = EmbeddingJudge(embedder_for(self.judge, model))
         sub = replace(self, judge=embedding_judge, repeat=0)  # shares this asker's tally
-        verdict = await sub(embedding_request(self.metric, texts), EmbeddingVectors)
-        if len(verdict.vectors) != len(texts):
+        verdict = await sub(embedding_request(self.metric, texts), StoredVectors)
+        if len(verdict.matrix) != len(texts):
             raise JudgeError(
-                f"the embedder returned {len(verdict.vectors)} vectors for {len(texts)} texts",
+                f"the embedder returned {len(verdict.matrix)} vectors for {len(texts)} texts",
                 judge=embedding_judge.spec.label,
                 metric=self.metric,
             )
-        return verdict.vectors
+        matrix: Vectors = verdict.matrix
+        return matrix
 
 
 def ensemble_label(judges: Sequence[Judge]) -> str:

@@ -16,7 +16,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 from .judgment import NeedsLiveCall
@@ -66,6 +66,31 @@ async def gather_all(cache_only: bool, awaitables: list[Awaitable[T]]) -> list[T
         if isinstance(outcome, BaseException):
             raise outcome
     return list(outcomes)  # type: ignore[arg-type]
+
+
+async def gather_window(jobs: Sequence[Callable[[], Awaitable[T]]], window: int) -> list[T]:
+    """Run ``jobs`` (each a function returning an awaitable) with at most ``window`` running at once;
+    the results in job order. A job that raises stops its worker's queue no sooner than the others:
+    every job runs, and the first exception is raised once all are done.
+
+    A batch of ten thousand checks started at once keeps ten thousand rendered prompts and coroutine
+    frames alive while all but a few wait for a slot; a window a few times the concurrency limit keeps
+    the judge just as busy with memory that does not grow with the batch."""
+    results: list[T | None] = [None] * len(jobs)
+    failures: list[BaseException] = []
+    queue = iter(enumerate(jobs))
+
+    async def worker() -> None:
+        for index, job in queue:
+            try:
+                results[index] = await job()
+            except Exception as exc:
+                failures.append(exc)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, min(window, len(jobs))))))
+    if failures:
+        raise failures[0]
+    return results  # type: ignore[return-value]
 
 
 class LoopThread:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import JudgeError
+from .clients import LoopClients
 from .faults import missing_key, rejected_param, translate, unreadable
 from .protocol import JudgeOptions, JudgeReply, JudgeSpec
 from .request import JudgeRequest
@@ -41,23 +42,21 @@ class AnthropicJudge:
         # argument below would otherwise override it.
         base_url = spec.base_url or os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_DEFAULT_BASE_URL
         self.base_url = base_url.rstrip("/")
-        self._client: Any = None
+        self.clients: LoopClients[Any] = LoopClients(self._new_client)
         self._drop_temperature = False
 
     def identity(self) -> Mapping[str, Any]:
         return {"provider": "anthropic", "model": self.spec.model, "base_url": self.base_url}
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            import anthropic
+    def _new_client(self) -> Any:
+        import anthropic
 
-            key = os.environ.get(self.key_env)
-            if not key:
-                raise missing_key(self.spec.label, self.key_env, base_url_hint=False)
-            self._client = anthropic.AsyncAnthropic(
-                api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
-            )
-        return self._client
+        key = os.environ.get(self.key_env)
+        if not key:
+            raise missing_key(self.spec.label, self.key_env, base_url_hint=False)
+        return anthropic.AsyncAnthropic(
+            api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+        )
 
     def _payload(self, request: JudgeRequest) -> dict[str, Any]:
         """The arguments of ``messages.create`` for ``request``."""
@@ -98,7 +97,7 @@ class AnthropicJudge:
         import anthropic
         from anthropic.types import Message
 
-        client = self._get_client()
+        client = self.clients.get()
         label, key_env = self.spec.label, self.key_env
         for _ in range(2):
             try:
@@ -148,6 +147,4 @@ class AnthropicJudge:
         )
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        await self.clients.aclose()

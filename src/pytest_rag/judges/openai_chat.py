@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import JudgeError
+from .clients import LoopClients
 from .faults import missing_key, rejected_param, translate, unreadable
 from .protocol import JudgeOptions, JudgeReply, JudgeSpec
 from .request import JudgeRequest
@@ -45,7 +46,7 @@ class OpenAIChatJudge:
         else:  # the SDK's own variable, read here so that it reaches OpenAI judges only
             default = os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL
         self.base_url = (spec.base_url or default).rstrip("/")
-        self._client: Any = None
+        self.clients: LoopClients[Any] = LoopClients(self._new_client)  # shared with its embedder
         self._adapted: dict[str, str] = {}  # parameter -> how it is sent now ("drop", "json_object", ...)
 
     def identity(self) -> Mapping[str, Any]:
@@ -59,17 +60,12 @@ class OpenAIChatJudge:
             return _NO_KEY_NEEDED  # self-hosted servers usually take any key
         raise missing_key(self.spec.label, self.key_env, base_url_hint=True)
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            import openai
+    def _new_client(self) -> Any:
+        import openai
 
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key(),
-                base_url=self.base_url,
-                timeout=self.timeout_s,
-                max_retries=0,
-            )
-        return self._client
+        return openai.AsyncOpenAI(
+            api_key=self._api_key(), base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+        )
 
     def request_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The body of the chat completion request for ``request`` (a batch line carries the same)."""
@@ -120,7 +116,7 @@ class OpenAIChatJudge:
         import openai
         from openai.types.chat import ChatCompletion
 
-        client = self._get_client()
+        client = self.clients.get()
         label, key_env = self.spec.label, self.key_env
         for _ in range(4):  # at most one adaptation per parameter
             try:
@@ -160,6 +156,4 @@ class OpenAIChatJudge:
         )
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        await self.clients.aclose()

@@ -76,7 +76,7 @@ class JudgeRequest:
         return self.template_id.endswith(REPAIR_SUFFIX)
 
     def with_repeat(self, index: int) -> JudgeRequest:
-        return replace(self, repeat_index=index)
+        return self if index == self.repeat_index else replace(self, repeat_index=index)
 
     def key_material(self, judge_identity: Mapping[str, Any]) -> dict[str, Any]:
         """Everything the key covers, as plain data (useful to explain a replay miss)."""
@@ -92,11 +92,22 @@ class JudgeRequest:
         }
 
     def cache_key(self, judge_identity: Mapping[str, Any]) -> str:
-        """A stable hex digest: the same request hashes the same in every process and Python version."""
-        material = json.dumps(
-            self.key_material(judge_identity),
-            sort_keys=True,
-            ensure_ascii=True,
-            separators=(",", ":"),
-        )
-        return hashlib.sha256(material.encode("utf-8")).hexdigest()
+        """A stable hex digest: the same request hashes the same in every process and Python version.
+
+        The digest is of :meth:`key_material` as compact JSON with sorted keys. The verdict model's
+        schema, the largest part and the same for every request of a metric, is serialised once per
+        model and spliced in at its sorted place (just before the last key, ``template``): the same
+        bytes as dumping the whole material, without re-serialising the schema on every cached hit.
+        """
+        from .schema import provider_schema_json
+
+        material = self.key_material(judge_identity)
+        del material["schema"]
+        rest = _key_json(material)
+        cut = rest.rfind(',"template":')  # quotes inside strings are escaped: only a key matches
+        whole = f'{rest[:cut]},"schema":{provider_schema_json(self.response_model)}{rest[cut:]}'
+        return hashlib.sha256(whole.encode("utf-8")).hexdigest()
+
+
+def _key_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=True, separators=(",", ":"))

@@ -9,6 +9,7 @@ enforces the bounds when the reply is validated, so nothing is lost.
 from __future__ import annotations
 
 import functools
+import json
 from typing import Any
 
 from pydantic import BaseModel
@@ -53,3 +54,9 @@ def _cached(model: type[BaseModel]) -> dict[str, Any]:
 def provider_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The schema sent to the judge for ``model`` (memoised: it is part of every cache key)."""
     return _cached(model)
+
+
+@functools.cache
+def provider_schema_json(model: type[BaseModel]) -> str:
+    """:func:`provider_schema` as the cache key writes it (compact, sorted keys, ASCII), memoised."""
+    return json.dumps(_cached(model), sort_keys=True, ensure_ascii=True, separators=(",", ":"))

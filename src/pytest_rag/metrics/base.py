@@ -34,9 +34,10 @@ class Asker(Protocol):
 
     async def gather(self, *awaitables: Awaitable[T]) -> list[T]: ...
 
-    async def embed(self, texts: Sequence[str], model: str | None) -> list[list[float]]:
+    async def embed(self, texts: Sequence[str], model: str | None) -> Any:
         """Vectors for ``texts`` from the embedder that goes with this judge (``model`` overrides it:
-        a model name, ``"local"`` or ``"openai:MODEL"``), cached and counted like a judgment."""
+        a model name, ``"local"`` or ``"openai:MODEL"``), cached and counted like a judgment: a float
+        matrix (a numpy array), one row per text; compare rows with :func:`~pytest_rag.scoring.similarity.cosine`."""
         ...
 
 

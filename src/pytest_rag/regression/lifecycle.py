@@ -1,19 +1,19 @@
 """Glue between the pytest hooks and the regression features, so ``plugin.py`` stays one line per hook.
 
-Start of run: import a committed judgment file, and make the tolerant snapshot extension syrupy's
-default. End of run (on the controller only, after pytest-xdist workers reported): write results
-files, export the judgment store, evaluate the gates and set the exit status. Nothing here imports
-numpy or the SDKs at module level; a suite that uses none of these options pays for none of them.
+Start of run: import a committed judgment file (the snapshot default is set by :mod:`.tolerance`,
+which start-up imports instead of this module). End of run (on the controller only, after
+pytest-xdist workers reported): write results files, export the judgment store, evaluate the gates
+and set the exit status. Nothing here imports numpy or the SDKs at module level; a suite that uses
+none of these options pays for none of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-
-from ..errors import ConfigError
 
 if TYPE_CHECKING:
     from ..session import RagSession
@@ -38,56 +38,36 @@ def configure(config: pytest.Config, rag: RagSession) -> None:
         notes.append(f"imported {summary} from {settings.cache_import}")
 
 
-def snapshot_default_args(early_config: pytest.Config, args: list[str]) -> None:
-    """Make pytest-rag's tolerant extension the default of syrupy's ``snapshot`` fixture, through
-    syrupy's own ``--snapshot-default-extension`` option, unless the run chose a default itself or
-    ``rag_snapshot_default = false``. The extension's class name carries the run's tolerance."""
-    if not early_config.getini("rag_snapshot_default") or not early_config.pluginmanager.has_plugin("syrupy"):
-        return
-    if any(arg.split("=", 1)[0] == "--snapshot-default-extension" for arg in args):
-        return
-    tolerance = getattr(early_config.known_args_namespace, "rag_snapshot_tolerance", None)
-    tolerance = tolerance or early_config.getini("rag_snapshot_tolerance") or None
-    from .snapshot import extension_path
-
-    try:
-        args.append(f"--snapshot-default-extension={extension_path(tolerance)}")
-    except ConfigError:
-        return  # a malformed tolerance is reported by the settings, with the option's name
-
-
 def finish(session: pytest.Session, rag: RagSession) -> None:
     """End-of-run work on the controller; sets a failing exit status when a gate fails."""
     if _is_worker(session.config):
         return
     batch_failures = _finish_batches(session, rag)
     settings = rag.settings.regression
-    records = list(rag.results)
-    if not records and not session.config.stash.get(NOTES_KEY, []) and not settings.any_requested():
-        return  # a run that judged nothing and asked for no file or gate: nothing to do, nothing imported
-    from ..errors import RagError
-    from .gates import Conclusion, conclude
-
-    try:
-        conclusion = conclude(
-            records,
-            fail_under=settings.fail_under,
-            gold=settings.gold,
-            min_alpha=settings.min_alpha,
-            baseline=settings.baseline,
-        )
-    except (RagError, ValueError) as exc:  # a bad gold or baseline file must not hide the test results
-        conclusion = Conclusion()
-        conclusion.failures.append(f"pytest-rag: {exc}")
-        conclusion.lines.append(f"pytest-rag: {exc}")
+    records = final_records(rag)
     notes: list[str] = session.config.stash.get(NOTES_KEY, [])
-    conclusion.lines[:0] = notes
+    if not records and not notes and not settings.any_requested():
+        return  # a run that judged nothing and asked for no file or gate: nothing to do, nothing imported
+    conclusion = conclude_run(
+        records,
+        fail_under=settings.fail_under,
+        gold=settings.gold,
+        min_alpha=settings.min_alpha,
+        baseline=settings.baseline,
+        notes=notes,
+    )
     conclusion.failures.extend(batch_failures)
-    try:
-        _write_files(rag, records, conclusion)
-    except (RagError, OSError) as exc:
-        conclusion.failures.append(f"pytest-rag: {exc}")
-        conclusion.lines.append(f"pytest-rag: {exc}")
+    write_results(settings.reports, records, conclusion)
+    if settings.cache_export is not None:
+        from ..errors import RagError
+        from .store_io import export_store
+
+        try:
+            count = export_store(rag.settings.cache_dir, settings.cache_export)
+            conclusion.lines.append(f"exported {count} judgment(s) to {settings.cache_export}")
+        except (RagError, OSError) as exc:
+            conclusion.failures.append(f"pytest-rag: {exc}")
+            conclusion.lines.append(f"pytest-rag: {exc}")
     if conclusion.failed and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     session.config.stash[CONCLUSION_KEY] = conclusion
@@ -109,32 +89,95 @@ def _finish_batches(session: pytest.Session, rag: RagSession) -> list[str]:
     return end.failures
 
 
-def _write_files(rag: RagSession, records: list[Any], conclusion: Conclusion) -> None:
-    settings = rag.settings.regression
-    if settings.reports:
-        from ..report.results_file import write_report
+def conclude_run(
+    records: list[Any],
+    *,
+    fail_under: Mapping[str, float],
+    gold: Path | None,
+    min_alpha: float | None,
+    baseline: Path | None,
+    notes: Sequence[str] = (),
+) -> Conclusion:
+    """The gates, gold agreement and baseline comparison of a run's records, after its ``notes``.
 
-        for path in settings.reports:
+    A bad gold or baseline file is a failed gate with its reason, never a crash that would hide the
+    test results. Used at the end of a run and by ``pytest-rag merge``."""
+    from ..errors import RagError
+    from .gates import Conclusion, conclude
+
+    try:
+        conclusion = conclude(
+            records, fail_under=fail_under, gold=gold, min_alpha=min_alpha, baseline=baseline
+        )
+    except (RagError, ValueError) as exc:
+        conclusion = Conclusion()
+        conclusion.failures.append(f"pytest-rag: {exc}")
+        conclusion.lines.append(f"pytest-rag: {exc}")
+    conclusion.lines[:0] = notes
+    return conclusion
+
+
+def write_results(paths: Sequence[Path], records: list[Any], conclusion: Conclusion) -> None:
+    """Write the results files (``--rag-report``); a file that cannot be written fails the run."""
+    if not paths:
+        return
+    from ..errors import RagError
+    from ..report.results_file import write_report
+
+    for path in paths:
+        try:
             write_report(path, records)
-            conclusion.lines.append(f"results written to {path}")
-    if settings.cache_export is not None:
-        from .store_io import export_store
+        except (RagError, OSError) as exc:
+            conclusion.failures.append(f"pytest-rag: {exc}")
+            conclusion.lines.append(f"pytest-rag: {exc}")
+            return
+        conclusion.lines.append(f"results written to {path}")
 
-        count = export_store(rag.settings.cache_dir, settings.cache_export)
-        conclusion.lines.append(f"exported {count} judgment(s) to {settings.cache_export}")
+
+def final_records(rag: RagSession) -> list[Any]:
+    """The run's records in report order, the order every end-of-run figure is computed in (so a
+    pytest-xdist run and a merge of CI shards print what a serial run prints)."""
+    records = list(rag.results)
+    if not records:
+        return []  # a suite that judged nothing imports nothing
+    from ..report.results_file import report_order
+
+    return report_order(records)
 
 
-def summary_lines(config: pytest.Config, rag: RagSession) -> list[str]:
-    """Lines after the core summary table: repeats and ensembles, gates, agreement, baseline, files."""
+def summary_text(
+    records: list[Any],
+    conclusion: Conclusion | None,
+    *,
+    quiet: bool = False,
+    dry_run: bool = False,
+    budget_usd: float | None = None,
+) -> list[str]:
+    """Every line under the "pytest-rag summary" rule: the table, then repeats and ensembles, gates,
+    agreement, baseline and files. The plugin and ``pytest-rag merge`` both print exactly this."""
+    from ..report.summary import render as render_table
     from .repeats import render
 
-    conclusion = config.stash.get(CONCLUSION_KEY, None)
-    lines = render(list(rag.results))
+    table = render_table(records, quiet=quiet, dry_run=dry_run, budget_usd=budget_usd)
+    if not table:
+        return []
+    lines = [*table, *render(records)]
     if conclusion is not None:
         lines += conclusion.lines
         if conclusion.failed:
             lines.append(f"pytest-rag: session failed by {len(conclusion.failures)} gate(s)")
     return lines
+
+
+def summary_lines(config: pytest.Config, rag: RagSession) -> list[str]:
+    """The summary of this run as :func:`summary_text` writes it."""
+    return summary_text(
+        final_records(rag),
+        config.stash.get(CONCLUSION_KEY, None),
+        quiet=config.get_verbosity() < 0,
+        dry_run=rag.settings.dry_run,
+        budget_usd=rag.settings.budget_usd,
+    )
 
 
 def failure_lines(config: pytest.Config) -> list[str]:
@@ -162,25 +205,26 @@ def write_html_report(session: pytest.Session, rag: RagSession) -> None:
     path = rag.settings.html_path
     if path is None:
         return
+    title = f"pytest-rag report · {Path(str(session.config.rootpath)).name}"
+    note = write_html_file(path, final_records(rag), rag.settings.regression.baseline, title)
+    session.config.stash.setdefault(NOTES_KEY, []).append(note)
+
+
+def write_html_file(path: Path, records: list[Any], baseline: Path | None, title: str) -> str:
+    """Write the HTML report of ``records`` (compared with ``baseline`` when it exists); returns the
+    line the summary shows: where it went, or why it could not be written."""
     from ..errors import RagError
-    from ..report.comparison import Run
+    from ..report.comparison import Run, load_run
     from ..report.html.page import write_html
 
-    records = list(rag.results)
     runs: list[Run] = []
-    baseline = rag.settings.regression.baseline
     if baseline is not None and baseline.exists():
-        from ..report.comparison import load_run
-
         try:
             runs = [load_run(baseline, f"baseline: {baseline.name}"), Run("this run", records)]
         except RagError:
             runs = []  # the regression summary reports what is wrong with the baseline file
-    title = f"pytest-rag report · {Path(str(session.config.rootpath)).name}"
-    notes = session.config.stash.setdefault(NOTES_KEY, [])
     try:
         write_html(path, records, runs=runs, title=title)
     except OSError as exc:
-        notes.append(f"pytest-rag: could not write the HTML report {path}: {exc.strerror or exc}")
-        return
-    notes.append(f"HTML report written to {path}")
+        return f"pytest-rag: could not write the HTML report {path}: {exc.strerror or exc}"
+    return f"HTML report written to {path}"

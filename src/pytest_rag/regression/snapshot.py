@@ -17,12 +17,14 @@ extension handles it, which is why pytest-rag can make this extension the defaul
 ``snapshot`` fixture without changing anyone else's snapshots. A snapshot within tolerance is left
 as recorded, even under ``--snapshot-update``: otherwise noise would let the reference drift a
 little further down on every update.
+
+What a tolerance is, and the start-up glue that makes this extension syrupy's default, live in
+:mod:`.tolerance`, so a suite that never takes a snapshot never imports this module.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -30,57 +32,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from syrupy.extensions.amber import AmberSnapshotExtension
 
-from ..errors import ConfigError
+from .tolerance import BY_TOLERANCE, Tolerance, class_name, parse_tolerance
 
 if TYPE_CHECKING:
     from ..results import MetricResult
 
 HEADER = "pytest-rag score"
 IDENTITY_FIELDS = ("metric", "mode", "judge", "scale")
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """How far a score may move before the snapshot fails (see the module docstring)."""
-
-    absolute: float = 0.0
-    repeats: bool = False
-
-    def __str__(self) -> str:
-        if self.repeats:
-            return "within the range of the repeated judgments"
-        return f"±{self.absolute:g}"
-
-    def allows(self, old: StoredScore, new: StoredScore) -> bool:
-        if self.repeats:
-            return _within(new.score, old.repeat_range) or _within(old.score, new.repeat_range)
-        return abs(new.score - old.score) <= self.absolute + 1e-9
-
-
-def parse_tolerance(value: str | float | Tolerance) -> Tolerance:
-    """Read a tolerance from a number or the word ``repeats``; anything else is a ConfigError."""
-    if isinstance(value, Tolerance):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        number = float(value)
-    else:
-        text = str(value).strip().lower()
-        if text == "repeats":
-            return Tolerance(repeats=True)
-        try:
-            number = float(text)
-        except ValueError:
-            raise ConfigError(
-                f"snapshot tolerance {value!r} is not understood; write a number of score points "
-                "(e.g. 0.5) or 'repeats' (within the range of the repeated judgments)"
-            ) from None
-    if not math.isfinite(number) or number < 0:
-        raise ConfigError(f"snapshot tolerance must be a finite number >= 0, got {value!r}")
-    return Tolerance(absolute=number)
-
-
-def _within(value: float, bounds: tuple[float, float]) -> bool:
-    return bounds[0] - 1e-9 <= value <= bounds[1] + 1e-9
 
 
 def _number(value: float) -> int | float:
@@ -253,14 +211,6 @@ def explain(differences: Sequence[Difference]) -> list[str]:
 # -- the syrupy extension --------------------------------------------------------------------------------
 
 _TOLERANT_CLASSES: dict[Tolerance, type[RagSnapshotExtension]] = {}
-_BY_TOLERANCE = "RagSnapshotExtensionWithin"
-
-
-def _class_name(tolerance: Tolerance) -> str:
-    """A class name that spells the tolerance (a dot cannot stand in an import path's last part)."""
-    if tolerance.repeats:
-        return f"{_BY_TOLERANCE}Repeats"
-    return f"{_BY_TOLERANCE}{round(tolerance.absolute * 1_000_000)}ppm"
 
 
 def extension_for(tolerance: str | float | Tolerance | None) -> type[RagSnapshotExtension]:
@@ -269,23 +219,13 @@ def extension_for(tolerance: str | float | Tolerance | None) -> type[RagSnapshot
         return RagSnapshotExtension
     parsed = parse_tolerance(tolerance)
     if parsed not in _TOLERANT_CLASSES:
-        _TOLERANT_CLASSES[parsed] = type(_class_name(parsed), (RagSnapshotExtension,), {"tolerance": parsed})
+        _TOLERANT_CLASSES[parsed] = type(class_name(parsed), (RagSnapshotExtension,), {"tolerance": parsed})
     return _TOLERANT_CLASSES[parsed]
 
 
-def extension_path(tolerance: str | None) -> str:
-    """The import path of the extension for ``tolerance``, for syrupy's ``--snapshot-default-extension``.
-
-    The tolerance is part of the class name (resolved by this module's ``__getattr__``), so the run's
-    ``--rag-snapshot-tolerance`` travels with syrupy's own option, to pytest-xdist workers too, and no
-    module state has to carry it.
-    """
-    return f"{__name__}.{extension_for(tolerance).__name__}"
-
-
 def __getattr__(name: str) -> Any:
-    if name.startswith(_BY_TOLERANCE):
-        spelled = name[len(_BY_TOLERANCE) :]
+    if name.startswith(BY_TOLERANCE):
+        spelled = name[len(BY_TOLERANCE) :]
         if spelled == "Repeats":
             return extension_for("repeats")
         if spelled.endswith("ppm") and spelled[:-3].isdigit():

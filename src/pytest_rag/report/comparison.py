@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -144,16 +145,29 @@ class Run:
     records: list[CheckRecord]
 
 
-def _record_from_row(row: dict[str, Any]) -> CheckRecord:
-    """A check row of a ``--rag-report`` JSON file (or a CheckRecord dump) as a CheckRecord."""
+def _tally_from_row(row: dict[str, Any]) -> CallTally:
+    """The call tally of a check row: the whole tally when the row carries it, else its flat columns
+    (files written before the tally was kept whole; a column a file lacks counts zero)."""
     if isinstance(row.get("calls"), dict):
+        return CallTally.model_validate(row["calls"])
+    return CallTally.model_validate(
+        {name: row[name] for name in CallTally.model_fields if row.get(name) is not None}
+    )
+
+
+def _record_from_row(row: dict[str, Any]) -> CheckRecord:
+    """A check row of a ``--rag-report`` JSON file (or a CheckRecord dump) as a CheckRecord.
+
+    A row written by this version reads back as exactly the record the run held; a judge's score is
+    the median of its repeats, as the evaluation computed it."""
+    if "kind" not in row:  # a CheckRecord dump, not a results-file row
         return CheckRecord.model_validate(row)
     metric, mode = str(row.get("metric", "")), str(row.get("mode") or "default")
     suffix = f"[{mode}]"
     if mode != "default" and metric.endswith(suffix):
         metric = metric[: -len(suffix)]
     judges = [
-        JudgeScore(judge=name, score=sorted(values)[len(values) // 2], repeats=list(values))
+        JudgeScore(judge=name, score=statistics.median(values), repeats=list(values))
         for name, values in (row.get("judge_scores") or {}).items()
         if isinstance(values, list) and values and all(isinstance(v, (int, float)) for v in values)
     ]
@@ -173,20 +187,9 @@ def _record_from_row(row: dict[str, Any]) -> CheckRecord:
         error_kind=row.get("error_kind"),
         reasons=str(row.get("reasons") or ""),
         evidence=row.get("evidence") or {},
+        details=row.get("details") or {},
         judges=judges,
-        calls=CallTally(
-            live=int(row.get("live") or 0),
-            cached=int(row.get("cached") or 0),
-            offline=int(row.get("offline") or 0),
-            batched=int(row.get("batched") or 0),
-            tokens_in=int(row.get("tokens_in") or 0),
-            tokens_out=int(row.get("tokens_out") or 0),
-            cost_usd=float(row.get("cost_usd") or 0.0),
-            saved_usd=float(row.get("saved_usd") or 0.0),
-            attempts=int(row.get("attempts") or 0),
-            retries=int(row.get("retries") or 0),
-            failures={str(k): int(v) for k, v in (row.get("failures") or {}).items()},
-        ),
+        calls=_tally_from_row(row),
         sample_id=row.get("sample_id"),
         texts=SampleExcerpt.model_validate(texts) if isinstance(texts, dict) else None,
         highlights=Highlights.model_validate(row.get("highlights") or {}),

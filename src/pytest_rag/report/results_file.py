@@ -4,7 +4,10 @@ A results file holds one row per judged check and the summary's aggregates. Rows
 identifies a check (test id, sample id, metric, mode, judge, and the order within the test for a
 metric asked twice), and nothing time-dependent is written beyond what the checks themselves
 carry, so two runs over the same inputs and cache write identical files. The JSON file is also what
-``--rag-baseline`` reads back.
+``--rag-baseline`` reads back and what ``pytest-rag merge`` combines across CI shards, so a JSON row
+holds its check exactly: numbers at full precision (JSON floats round-trip), the details and the
+call tally (all but its latency, which is time). Reading a row back gives the record the run held (see
+:func:`pytest_rag.report.comparison.records_from_json`).
 """
 
 from __future__ import annotations
@@ -101,10 +104,21 @@ def keyed_records(records: Iterable[CheckRecord]) -> list[tuple[str, CheckRecord
     return [(key, record) for _, key, record in keyed]
 
 
+def report_order(records: Iterable[CheckRecord]) -> list[CheckRecord]:
+    """The records in the order of a results file (by check key), whatever order they were recorded in.
+
+    Everything printed at the end of a run reads the records in this order: the bootstrap resamples
+    by position, so a serial run, a pytest-xdist run (records arrive as workers finish) and a merge of
+    CI shards print the same intervals for the same checks only when they agree on the order."""
+    return [record for _, record in keyed_records(records)]
+
+
 def _number(value: float | None) -> float | int | None:
+    """A number as written: whole numbers as ints, others at full precision (never rounded, so a
+    merge of shards computes the very intervals the unsharded run printed)."""
     if value is None:
         return None
-    return int(value) if float(value).is_integer() else round(float(value), 6)
+    return int(value) if float(value).is_integer() else float(value)
 
 
 def check_row(key: str, record: CheckRecord) -> dict[str, Any]:
@@ -129,6 +143,7 @@ def check_row(key: str, record: CheckRecord) -> dict[str, Any]:
         "error": record.error,
         "reasons": record.reasons,
         "evidence": record.evidence,
+        "details": {name: _number(value) for name, value in record.details.items()},
         "highlights": record.highlights.model_dump(mode="json"),
         "texts": record.texts.model_dump(mode="json") if record.texts is not None else None,
         "live": record.calls.live,
@@ -137,12 +152,21 @@ def check_row(key: str, record: CheckRecord) -> dict[str, Any]:
         "batched": record.calls.batched,
         "tokens_in": record.calls.tokens_in,
         "tokens_out": record.calls.tokens_out,
-        "cost_usd": round(record.calls.cost_usd, 8),
-        "saved_usd": round(record.calls.saved_usd, 8),
+        "cost_usd": record.calls.cost_usd,
+        "saved_usd": record.calls.saved_usd,
         "attempts": record.calls.attempts,
         "retries": record.calls.retries,
         "failures": dict(sorted(record.calls.failures.items())),
+        "calls": _tally(record),
     }
+
+
+def _tally(record: CheckRecord) -> dict[str, Any]:
+    """The whole call tally, for an exact read-back; latency is left out (it changes from run to run)
+    and failure kinds are sorted (they are counted in the order they happened)."""
+    calls = record.calls.model_dump(mode="json", exclude={"latency_s"})
+    calls["failures"] = dict(sorted(calls["failures"].items()))
+    return calls
 
 
 def aggregate_rows(records: Sequence[CheckRecord]) -> list[dict[str, Any]]:
@@ -217,24 +241,31 @@ def write_report(path: Path, records: Sequence[CheckRecord]) -> None:
     write_text_atomically(path, text)
 
 
-def load_report(path: Path) -> dict[str, Any]:
-    """Read a results JSON file written by ``--rag-report`` (used by ``--rag-baseline``)."""
+def load_report(
+    path: Path, role: str = "baseline file", remedy: str = "on the reference run"
+) -> dict[str, Any]:
+    """Read a results JSON file written by ``--rag-report`` (``--rag-baseline``, ``pytest-rag merge``).
+
+    ``role`` names the file in errors ("baseline file", "shard file") and ``remedy`` ends the hint
+    on how to write a valid one."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(
-            f"baseline file {path} does not exist; save one with --rag-report={path} on the reference run"
+            f"{role} {path} does not exist; save one with --rag-report={path} {remedy}"
         ) from None
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"baseline file {path} is not JSON ({exc.msg} at line {exc.lineno})") from None
+        raise ConfigError(f"{role} {path} is not JSON ({exc.msg} at line {exc.lineno})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(
+            f"{role} {path} is not a text file; pass the .json file written by --rag-report"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ConfigError(
-            f"baseline file {path} is not a pytest-rag results file; write one with --rag-report=FILE.json"
+            f"{role} {path} is not a pytest-rag results file; write one with --rag-report=FILE.json {remedy}"
         )
     if data.get("version") != VERSION:
-        raise ConfigError(
-            f"baseline file {path} has format version {data.get('version')!r}; expected {VERSION}"
-        )
+        raise ConfigError(f"{role} {path} has format version {data.get('version')!r}; expected {VERSION}")
     return data
 
 

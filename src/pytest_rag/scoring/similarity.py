@@ -1,19 +1,28 @@
-"""Similarity of embedding vectors, the arithmetic behind every metric that compares meanings."""
+"""Similarity of embedding vectors, the arithmetic behind every metric that compares meanings.
+
+Vectors arrive as rows of a float32 matrix (see :mod:`pytest_rag.engine.embeddings`); the cosine is
+computed by numpy in float64, a few microseconds for 1,536 dimensions where a Python loop took
+hundreds.
+"""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+def cosine(a: Sequence[float] | NDArray[Any], b: Sequence[float] | NDArray[Any]) -> float:
     """Cosine similarity in [-1, 1]; 0.0 when either vector is all zeros (a text without words)."""
-    if len(a) != len(b):
-        raise ValueError(f"cannot compare vectors of {len(a)} and {len(b)} dimensions")
-    if not all(math.isfinite(x) for x in (*a, *b)):  # min/max below would turn NaN into 1.0
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise ValueError(f"cannot compare vectors of {x.size} and {y.size} dimensions")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):  # a clamp below would turn NaN into 1.0
         raise ValueError("cannot compare vectors that are not finite (NaN or infinite components)")
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    norm = float(np.sqrt(x @ x) * np.sqrt(y @ y))
     if norm == 0.0:
         return 0.0
-    return max(-1.0, min(1.0, dot / norm))
+    return max(-1.0, min(1.0, float(x @ y) / norm))

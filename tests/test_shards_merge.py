@@ -1,0 +1,361 @@
+"""``pytest-rag merge``: CI shards give the verdict one unsharded run gives.
+
+The proof runs one judged suite (an ensemble of two fake judges, two repeats each, scores that vary
+by request, one check that ends in a judge error, a batch with sample ids) unsharded and as three
+pytest-split shards, and compares what both print under "pytest-rag summary", their exit status
+and their results files. The round trip of a results file is checked on its own first: merging is
+only exact if reading a results file back gives the records the run held.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import rag_args
+from fake_llm import FakeLLMServer, RecordedRequest, Reply, schema_responder
+from fake_llm.replies import JsonReply
+from pytest_rag import cli
+from pytest_rag.regression.shards import combine, load_shard
+from pytest_rag.report.comparison import records_from_json
+from pytest_rag.report.results_file import build_report, report_order, write_report
+from pytest_rag.results import CallTally, CheckRecord, Highlights, JudgeScore, SampleExcerpt
+
+# -- the round trip ------------------------------------------------------------------------------
+
+
+def _records() -> list[CheckRecord]:
+    third = 1 / 3
+    claims = CheckRecord(
+        test_id="tests/test_a.py::test_one[2]",
+        metric="faithfulness",
+        mode="claims",
+        judge="ensemble(openai:a,openai:b)",
+        score=0.5833333333333333,
+        normalized=0.5833333333333333,
+        scale_low=0,
+        scale_high=1,
+        threshold=0.8,
+        passed=False,
+        reasons="two claims unsupported",
+        evidence={"claims": [{"claim": "x", "supported": False}]},
+        details={"supported": 2.0, "ratio": third},
+        # even repeat counts: a judge's score is the mean of the middle two, not a repeat
+        judges=[
+            JudgeScore(judge="openai:a", score=0.5, repeats=[third, 2 / 3]),
+            JudgeScore(judge="openai:b", score=2 / 3, repeats=[0.6, 0.7333333333333333]),
+        ],
+        calls=CallTally(live=3, cached=1, tokens_in=1234, tokens_out=56, cost_usd=1.234567891e-05),
+        sample_id="s-07",
+        texts=SampleExcerpt(question="q?", answer="a.", contexts=["c1", "c2"], truncated=True),
+        highlights=Highlights(statements=["x"], passages={1: "relevant: yes"}),
+    )
+    asked_again = CheckRecord(  # the same metric a second time in the same test and sample
+        **{name: getattr(claims, name) for name in ("test_id", "metric", "mode", "judge", "sample_id")},
+        score=1.0,
+        scale_low=0,
+        scale_high=1,
+        judges=[JudgeScore(judge=j, score=1.0, repeats=[1.0, 1.0]) for j in ("openai:a", "openai:b")],
+    )
+    error = CheckRecord(
+        test_id="tests/test_a.py::test_error",
+        metric="answer_relevancy",
+        judge="openai:a",
+        error="the judge replied with invalid JSON twice",
+        error_kind="JudgeError",
+        evidence={"raw_reply": "{oops"},
+        scale_low=1,
+        scale_high=5,
+        calls=CallTally(live=2, tokens_in=80),
+    )
+    return [claims, asked_again, error]
+
+
+def test_a_results_file_reads_back_as_exactly_the_records_of_the_run() -> None:
+    records = _records()
+    data = json.loads(json.dumps(build_report(records)))
+    assert records_from_json(data, "results.json") == report_order(records)
+
+
+def test_report_order_does_not_depend_on_the_order_checks_were_recorded() -> None:
+    one, two, error = _records()
+    assert report_order([error, one, two]) == report_order([one, error, two]) == [error, one, two]
+    # the same metric twice in one test and sample: the order within the test is kept (#1 is the second)
+    assert report_order([two, one, error]) == [error, two, one]
+
+
+def test_the_latency_of_calls_is_not_written(tmp_path: Path) -> None:
+    record = _records()[0].model_copy(update={"calls": CallTally(live=1, latency_s=1.5)})
+    write_report(tmp_path / "r.json", [record])
+    row = json.loads((tmp_path / "r.json").read_text())["checks"][0]
+    assert row["calls"]["live"] == 1
+    assert "latency_s" not in row["calls"]  # time: two runs over the same checks write the same file
+
+
+# -- shards that do not fit together ---------------------------------------------------------------
+
+
+def _shard(path: Path, records: list[CheckRecord]) -> Path:
+    write_report(path, records)
+    return path
+
+
+def test_a_check_in_two_shards_is_refused_with_both_files(tmp_path: Path) -> None:
+    records = _records()
+    one = _shard(tmp_path / "one.json", records[:2])
+    two = _shard(tmp_path / "two.json", records[1:])  # the second check is in both
+    with pytest.raises(
+        ValueError,
+        match=r"check tests/test_a.py::test_one\[2\]\[s-07\] .* is in both .*one.json and .*two.json",
+    ):
+        combine([load_shard(one), load_shard(two)])
+
+
+def test_the_same_shard_file_twice_is_refused(tmp_path: Path) -> None:
+    one = _shard(tmp_path / "one.json", _records())
+    with pytest.raises(ValueError, match="given twice"):
+        combine([load_shard(one), load_shard(tmp_path / "." / "one.json")])
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "message"),
+    [
+        (None, "missing.json", "shard file .*missing.json does not exist; save one with --rag-report="),
+        ("{not json", "bad.json", "shard file .*bad.json is not JSON"),
+        ('{"checks": []}', "other.json", "is not a pytest-rag results file"),
+        ("kind,check\n", "shard.csv", "is a CSV results file; merge reads the JSON one"),
+    ],
+)
+def test_a_bad_shard_file_is_one_line_naming_it_and_exit_status_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, name: str, message: str
+) -> None:
+    path = tmp_path / name
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    assert cli.main(["merge", str(path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith("pytest-rag: error: ")
+    assert re.search(message, err), err
+
+
+def test_a_malformed_gate_is_refused_before_anything_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shard = _shard(tmp_path / "one.json", _records())
+    assert cli.main(["merge", str(shard), "--fail-under", "faithfulness"]) == 1
+    assert "--fail-under 'faithfulness' is malformed; write METRIC=VALUE" in capsys.readouterr().err
+    assert cli.main(["merge", str(shard), "--min-alpha", "2"]) == 1
+    assert "--min-alpha must be between -1 and 1" in capsys.readouterr().err
+
+
+def test_shards_without_checks_say_so_and_leave_gates_not_evaluated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = _shard(tmp_path / "empty.json", [])
+    assert cli.main(["merge", str(empty), "--fail-under", "faithfulness=4"]) == 0
+    out = capsys.readouterr().out
+    assert "no judged check in 1 shard file(s)" in out
+    assert "faithfulness >= 4: not evaluated" in out
+
+
+# -- the proof: unsharded and three shards print the same verdict ----------------------------------
+
+SUITE = """
+import pytest
+from pytest_rag.errors import RagError
+
+@pytest.mark.parametrize("i", range(12))
+def test_answer(rag_judge, i):
+    answer = f"Order {i}: refunds take {i % 5 + 2} business days." + (" BROKEN" if i == 7 else "")
+    try:
+        rag_judge.faithfulness(answer, [f"Refunds take {i % 4 + 2} business days."], threshold=3)
+        rag_judge.answer_relevancy(f"How long do refunds for order {i} take?", answer, threshold=3)
+    except RagError:
+        pass  # recorded as a judge error; the summary counts it
+
+def test_batch(rag_judge):
+    samples = [
+        {"id": f"b{i}", "question": f"When does store {i} open?", "answer": f"Store {i} opens at {i + 7}am.",
+         "contexts": [f"Store {i} opens at {i + 8}am on weekdays."]}
+        for i in range(5)
+    ]
+    rag_judge.evaluate(samples, metrics=["faithfulness", "answer_relevancy"])
+"""
+
+
+class VariedResponder:
+    """Scores that vary by request and repeat yet are the same in every run: the score comes from a
+    hash of the request body, its salt and how often this body was asked before in the run (repeats
+    of a check send the same body). A request about a "BROKEN" answer gets an out-of-scale score, so
+    its check ends in a judge error after the repair attempt."""
+
+    def __init__(self, salt: str) -> None:
+        self.salt = salt
+        self.seen: Counter[str] = Counter()
+        self.lock = threading.Lock()
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        reply = schema_responder(request)
+        if not (isinstance(reply, JsonReply) and isinstance(reply.value, dict) and "score" in reply.value):
+            return reply
+        body = json.dumps(request.body, sort_keys=True)
+        if "BROKEN" in body:
+            return Reply.json({**reply.value, "score": 99})
+        with self.lock:
+            occurrence = self.seen[body]
+            self.seen[body] += 1
+        digest = hashlib.sha256(f"{self.salt}|{occurrence}|{body}".encode()).digest()
+        return Reply.json({**reply.value, "score": 1 + digest[0] % 5})
+
+
+def _summary(output: str) -> list[str]:
+    """The lines under the "pytest-rag summary" rule, up to the next rule."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if "pytest-rag summary" in line and line.startswith("="))
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("=="))
+    return lines[start + 1 : end]
+
+
+def _without_file_lines(lines: list[str]) -> list[str]:
+    return [line for line in lines if not line.startswith(("results written to", "HTML report written to"))]
+
+
+def _repeats_unordered(path: Path) -> object:
+    """A results file with each judge's repeats sorted: the fake judge answers the concurrent
+    repeats of a check (identical requests) in whichever order they arrive."""
+    data = json.loads(path.read_text())
+    for row in data["checks"]:
+        row["judge_scores"] = {judge: sorted(values) for judge, values in row["judge_scores"].items()}
+    return data
+
+
+def _run(pytester: pytest.Pytester, salt: str, cache: Path, *extra: str) -> pytest.RunResult:
+    with FakeLLMServer(VariedResponder(salt)) as server:
+        result = pytester.runpytest(
+            *rag_args(
+                server,
+                cache,
+                "--rag-judge-repeat=2",
+                "--rag-max-attempts=1",
+                *extra,
+                judge="openai:fake-a,openai:fake-b",
+            )
+        )
+        assert not server.errors, server.errors
+    return result
+
+
+def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_run(
+    pytester: pytest.Pytester, judge_env: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytester.makepyfile(test_suite=SUITE)
+    base = pytester.path
+    baseline = base / "baseline.json"
+    _run(pytester, "yesterday", base / "cache-baseline", f"--rag-report={baseline}").assert_outcomes(
+        passed=13
+    )
+    gates = ["faithfulness=1.5", "answer_relevancy=4.5"]  # the first passes, the second fails
+
+    whole = _run(
+        pytester,
+        "today",
+        base / "cache-whole",
+        f"--rag-report={base / 'whole.json'}",
+        f"--rag-baseline={baseline}",
+        *[f"--rag-fail-under={gate}" for gate in gates],
+    )
+    whole.assert_outcomes(passed=13)
+    assert whole.ret == pytest.ExitCode.TESTS_FAILED  # by the failed gate alone
+    expected = _summary(whole.stdout.str())
+    assert any("answer_relevancy >= 4.5 FAILED" in line for line in expected)
+    assert any("judge errors: " in line for line in expected)  # the BROKEN answer's faithfulness
+    assert any("repeated judgments" in line for line in expected)
+    assert any("judge agreement" in line for line in expected)
+    assert any("change from baseline baseline.json" in line for line in expected)
+
+    shards = []
+    for group in (1, 2, 3):  # no gates and no baseline on a shard: they need the whole suite
+        shard = base / f"shard-{group}.json"
+        result = _run(
+            pytester,
+            "today",
+            base / f"cache-shard-{group}",
+            "--splits=3",
+            f"--group={group}",
+            f"--rag-report={shard}",
+        )
+        assert result.ret == pytest.ExitCode.OK
+        assert json.loads(shard.read_text())["checks"], f"shard {group} judged nothing"
+        shards.append(str(shard))
+    per_shard = [{row["test_id"] for row in json.loads(Path(s).read_text())["checks"]} for s in shards]
+    assert sum(len(tests) for tests in per_shard) == len(set().union(*per_shard)) == 13
+
+    capsys.readouterr()
+    merged_report, merged_html = base / "merged.json", base / "merged.html"
+    status = cli.main(
+        [
+            "merge",
+            *shards,
+            "--report",
+            str(merged_report),
+            "--html",
+            str(merged_html),
+            "--baseline",
+            str(baseline),
+            *[arg for gate in gates for arg in ("--fail-under", gate)],
+        ]
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("pytest-rag summary of 3 shard(s): ")
+    assert _without_file_lines(out[1:]) == _without_file_lines(expected)
+    assert status == whole.ret == 1
+    assert f"results written to {merged_report}" in out and f"HTML report written to {merged_html}" in out
+    assert _repeats_unordered(merged_report) == _repeats_unordered(base / "whole.json")
+    assert "answer_relevancy" in merged_html.read_text(encoding="utf-8")
+
+    # with the passing gate alone, the merge passes as the unsharded run's gate line says
+    status = cli.main(["merge", *shards, "--fail-under", gates[0]])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 0
+    gate_line = next(line for line in expected if line.startswith("  faithfulness >= 1.5 passed"))
+    assert gate_line in out
+    # and -q prints the one-line-per-metric summary of pytest -q
+    assert cli.main(["merge", *shards, "-q"]) == 0
+    quiet = capsys.readouterr().out.splitlines()[1:]
+    assert quiet[0].startswith("answer_relevancy [ensemble(openai:fake-a,openai:fake-b)]: mean ")
+
+
+def test_a_pytest_xdist_run_prints_the_summary_of_the_serial_run(
+    pytester: pytest.Pytester, judge_env: None
+) -> None:
+    """Workers hand their records to the controller as they finish; the intervals are resampled by
+    position, so without one order for the summary the two runs would print different intervals."""
+    pytester.makepyfile(test_suite=SUITE)
+    outputs = []
+    for name, extra in (("serial", ()), ("xdist", ("-n", "2"))):
+        with FakeLLMServer(VariedResponder("today")) as server:
+            args = rag_args(
+                server,
+                pytester.path / f"cache-{name}",
+                "--rag-judge-repeat=2",
+                "--rag-max-attempts=1",
+                "-p",
+                "no:syrupy",
+                "-p",
+                "no:anyio",
+                *extra,
+                judge="openai:fake-a,openai:fake-b",
+            )
+            result = pytester.runpytest_subprocess(*args)
+        result.assert_outcomes(passed=13)
+        outputs.append(_summary(result.stdout.str()))
+    serial, xdist = outputs
+    assert any("95% CI" in line for line in serial) and any("judge agreement" in line for line in serial)
+    assert xdist == serial
