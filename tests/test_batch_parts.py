@@ -138,6 +138,16 @@ def test_a_batch_refused_as_a_whole_makes_every_check_a_judge_error(
     assert "failed, collected: 0 answered, 3 failed (judge errors of their checks)" in second.stdout.str()
 
 
+def test_a_batch_refused_without_listed_errors_is_still_a_judge_error_of_each_check(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.batches.script(BatchScript(end="failed", failure=""))
+    cache = first_batch_run(pytester, fake_llm, tmp_path)
+    second = run(pytester, fake_llm, cache, "--rag-batch")
+    second.assert_outcomes(failed=3)
+    assert "the batch was refused: no reason given" in second.stdout.str()
+
+
 def test_a_batch_that_cannot_be_reached_stays_pending_with_its_problem(
     fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
@@ -242,3 +252,21 @@ def test_progress_shows_what_a_batch_waits_for_then_leaves_the_final_counts() ->
     progress.close()
     assert shown[0].startswith("pytest-rag: waiting for 1 batch(es)")
     assert finished and finished[0].startswith("pytest-rag: judged 1/2 (0 cached, 0 live, 1 from batches)")
+
+
+def test_a_batch_desk_that_cannot_open_never_leaves_the_run_calling_live(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening the desk fails (its store unreadable, say): every check of the --rag-batch run fails
+    with that, instead of the first one failing and the rest going live at full price."""
+    import pytest_rag.engine.batch.run as batch_run
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("database disk image is malformed")
+
+    monkeypatch.setattr(batch_run, "open_desk", broken)
+    pytester.makepyfile(THREE_FAITHFUL)
+    result = run(pytester, fake_llm, tmp_path / "cache", "--rag-batch")
+    result.assert_outcomes(failed=3)
+    assert result.stdout.str().count("database disk image is malformed") >= 3
+    assert fake_llm.request_count == 0

@@ -35,7 +35,9 @@ def test_free_providers_cost_nothing_and_unknown_models_are_not_known() -> None:
     assert not table.known(JudgeSpec("openai", "some-new-model"))
 
 
-@pytest.mark.parametrize("line", ["gpt-4o = 2.5", "gpt-4o 2.5, 10", "gpt-4o = two, ten"])
+@pytest.mark.parametrize(
+    "line", ["gpt-4o = 2.5", "gpt-4o 2.5, 10", "gpt-4o = two, ten", "gpt-4o = inf, 10", "gpt-4o = 1, nan"]
+)
 def test_a_malformed_price_line_names_the_fix(line: str) -> None:
     with pytest.raises(ConfigError, match="MODEL = INPUT_USD_PER_MTOK, OUTPUT_USD_PER_MTOK"):
         PriceTable.from_ini_lines([line])

@@ -162,7 +162,7 @@ class RagSession:
             s = self.settings
             prices = PriceTable.from_ini_lines(s.prices)
             share = self._worker_share()  # xdist workers split the run-wide limits and budget
-            self._engine = JudgmentEngine(
+            engine = JudgmentEngine(
                 JudgmentCache(s.cache_dir, s.cache_mode),
                 s.limits,
                 prices,
@@ -176,7 +176,14 @@ class RagSession:
             )
             from .engine.batch.run import open_desk
 
-            self._engine.batches = open_desk(self._engine, queueing=s.batch.enabled)
+            # kept only once its batch desk is open: an engine left without one after a failure
+            # would make full-price live calls for the rest of a --rag-batch run
+            try:
+                engine.batches = open_desk(engine, queueing=s.batch.enabled)
+            except BaseException:
+                engine.cache.close()
+                raise
+            self._engine = engine
         return self._engine
 
     def batch_desk(self) -> BatchDesk:

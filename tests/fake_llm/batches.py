@@ -41,7 +41,8 @@ class BatchScript:
     """How one batch behaves: it reports ``polls`` status checks in progress, then ends as ``end``.
 
     ``end="expired"`` answers the first ``answered`` requests and lets the rest expire;
-    ``end="failed"`` refuses the whole input with ``failure`` (OpenAI's validation failure).
+    ``end="failed"`` refuses the whole input with ``failure`` (OpenAI's validation failure; an empty
+    ``failure`` gives ``errors: null``, as a failed batch may).
     """
 
     polls: int = 1
@@ -204,9 +205,12 @@ class FakeBatches:
         if len(models) > 1:
             batch.errors.append({"code": "mixed_models", "message": "A batch takes one model.", "line": None})
         if batch.script.end == "failed" or batch.errors or not items:
-            batch.errors = batch.errors or [
-                {"code": "invalid", "message": batch.script.failure, "line": None}
-            ]
+            # an empty ``failure`` refuses the batch without listing errors (the API's errors: null)
+            batch.errors = batch.errors or (
+                [{"code": "invalid", "message": batch.script.failure, "line": None}]
+                if batch.script.failure
+                else []
+            )
             batch.state = "ended"
         else:
             batch.results = [self._run(str(i["custom_id"]), str(endpoint), i["body"]) for i in items]

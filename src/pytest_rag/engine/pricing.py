@@ -13,6 +13,7 @@ line names other batch prices for the model.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 
 from ..errors import ConfigError
@@ -48,6 +49,12 @@ BATCH_DISCOUNT: Mapping[str, float] = {"openai": 0.5, "anthropic": 0.5}
 """What a provider's batch API charges as a share of its live price (both bill half, input and output)."""
 
 
+def usd(amount: float) -> str:
+    """Dollars as the summary and the batch lines print them: four decimals, six for fractions of
+    a cent so that a small estimate does not read as $0.0000."""
+    return f"${amount:.4f}" if amount >= 0.01 or amount == 0 else f"${amount:.6f}"
+
+
 class PriceTable:
     def __init__(
         self,
@@ -72,7 +79,7 @@ class PriceTable:
                 if not sep or len(parts) not in (2, 4):
                     raise ValueError
                 numbers = [float(part) for part in parts]
-                if any(n < 0 or n != n for n in numbers):
+                if any(n < 0 or not math.isfinite(n) for n in numbers):
                     raise ValueError
             except ValueError:
                 raise ConfigError(

@@ -12,7 +12,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection
 from dataclasses import asdict
+from typing import Any
 
+from ...redaction import redact
 from .apis import BatchProblem, Outcome, api_for_target
 from .records import CollectedReply, Manifest
 from .store import BatchStore
@@ -55,7 +57,7 @@ def _refresh(store: BatchStore, manifest: Manifest, now: float) -> BatchProblem 
             if isinstance(exc, BatchProblem)
             else BatchProblem(f"could not collect {manifest.label}: {exc}")
         )
-        manifest.problem = str(found)
+        manifest.problem = redact(str(found), manifest.target.key_env)  # kept on disk and printed
         store.save(manifest)
         return found
     store.save(manifest)
@@ -71,7 +73,12 @@ def _take_outcomes(store: BatchStore, manifest: Manifest, now: float) -> None:
             continue  # not a request of this batch, or one seen twice
         if outcome.body is None and outcome.error is None:
             continue  # not answered: left out of the replies, so it is queued again when asked
-        found = {name: value for name, value in asdict(outcome).items() if name != "key"}
+        # error texts come from the provider (or a proxy that may echo headers): no key is kept
+        found: dict[str, Any] = {
+            name: redact(value, manifest.target.key_env) if isinstance(value, str) else value
+            for name, value in asdict(outcome).items()
+            if name != "key"
+        }
         store.deliver(
             outcome.key, CollectedReply(batch=manifest.id, parent=origin.parent, collected_at=now, **found)
         )
@@ -110,7 +117,9 @@ def wait(
         if not relevant:
             return True
         for found in problems:
-            if not found.transient and any(m.problem == str(found) for m in relevant):
+            if not found.transient and any(
+                m.problem == redact(str(found), m.target.key_env) for m in relevant
+            ):
                 raise found
         elapsed = clock() - started
         if show is not None:

@@ -166,11 +166,14 @@ class BatchDesk:
             raise self._failed(key, tally, "rejected", reason, judge, request, collected.raw)
         try:
             reply = await api.reply(judge, request, collected.body)
-        except (JudgeError, TransientFault, ValidationError) as exc:
+        except Exception as exc:  # anything else is a bug of the judge's reading: still a judge error
+            kind = (
+                "unreadable"
+                if isinstance(exc, (JudgeError, TransientFault, ValidationError))
+                else "judge bug"
+            )
             reason = f"the reply of batch {collected.batch} could not be read: {exc}"
-            raise self._failed(
-                key, tally, "unreadable", reason, judge, request, json.dumps(collected.body)
-            ) from None
+            raise self._failed(key, tally, kind, reason, judge, request, json.dumps(collected.body)) from None
         with self._lock:
             self._taken.add(key)
         if not self.store.claim(key):  # counted already: by an earlier run, or another worker just now

@@ -107,7 +107,7 @@ class OpenAIBatches:
             if batch.status == "failed":  # the whole input was refused: every request failed with it
                 errors = [
                     f"{e.message} (line {e.line})" if e.line else str(e.message)
-                    for e in batch.errors.data or []
+                    for e in ((batch.errors.data if batch.errors else None) or [])
                 ]
                 reason = "the batch was refused: " + ("; ".join(errors) or "no reason given")
                 yield from (Outcome(key, error=reason) for key in manifest.request_keys())
