@@ -107,12 +107,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     rag = _session(item.config)
     fulltrace = item.config.getoption("fulltrace", False)
     if rag is not None and call.excinfo is not None and not fulltrace:
-        from .report.failures import stop_at_user_code
+        from .report.tracebacks import stop_at_user_code
 
         stop_at_user_code(call.excinfo, item.path)
     report = yield
     if rag is not None and call.excinfo is not None and not fulltrace:
-        from .report.failures import one_line_repeat
+        from .report.tracebacks import one_line_repeat
 
         one_line_repeat(report, call.excinfo)
     if rag is not None and (rag.settings.dry_run or rag.batching) and call.when == "call":

@@ -192,6 +192,13 @@ def bounded(value: Any, chars: int = EVIDENCE_CHARS) -> Any:
     return value
 
 
+def _bounded_highlights(evidence: Any) -> Highlights:
+    if not isinstance(evidence, Evidence):
+        return Highlights()
+    found = evidence.highlights()
+    return Highlights(statements=bounded(found.statements), passages=bounded(found.passages))
+
+
 def _cut(text: str, limit: int) -> tuple[str, bool]:
     return (text, False) if len(text) <= limit else (text[:limit].rstrip() + "…", True)
 
@@ -287,9 +294,7 @@ class CheckRecord(BaseModel):
             calls=result.calls.model_copy(),
             sample_id=sample_id,
             texts=texts,
-            highlights=Highlights.model_validate(bounded(result.evidence.highlights().model_dump()))
-            if isinstance(result.evidence, Evidence)
-            else Highlights(),
+            highlights=_bounded_highlights(result.evidence),
         )
 
     @property

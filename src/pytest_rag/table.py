@@ -21,6 +21,15 @@ class Row:
     def score(self) -> float | None:
         return None if self.result is None else self.result.score
 
+    @property
+    def not_judged(self) -> bool:
+        """Counted (dry run) or queued for a provider batch instead of judged: neither a score nor an error."""
+        return isinstance(self.error, NotJudgedError)
+
+    @property
+    def failed_judgment(self) -> bool:
+        return self.error is not None and not self.not_judged
+
 
 @dataclass(frozen=True)
 class Aggregate:
@@ -74,12 +83,12 @@ class ResultsTable:
     def errors(self) -> list[Row]:
         """Rows whose judgment failed. A check counted or queued instead of judged (``--rag-dry-run``,
         ``--rag-batch``) is no error: it is in :attr:`not_judged`, and its test is skipped."""
-        return [r for r in self.rows if r.error is not None and not isinstance(r.error, NotJudgedError)]
+        return [r for r in self.rows if r.failed_judgment]
 
     @property
     def not_judged(self) -> list[Row]:
         """Rows counted (dry run) or waiting for a provider batch instead of judged."""
-        return [r for r in self.rows if isinstance(r.error, NotJudgedError)]
+        return [r for r in self.rows if r.not_judged]
 
     def for_metric(self, metric: str) -> list[Row]:
         return [r for r in self.rows if r.metric == metric]
@@ -95,9 +104,9 @@ class ResultsTable:
                     metric,
                     judge,
                     [r.score for r in results],
-                    sum(1 for r in rows if r.error is not None and not isinstance(r.error, NotJudgedError)),
+                    sum(1 for r in rows if r.failed_judgment),
                     [bool(r.passed) for r in results if r.passed is not None],
-                    not_judged=sum(1 for r in rows if isinstance(r.error, NotJudgedError)),
+                    not_judged=sum(1 for r in rows if r.not_judged),
                 )
             )
         return out

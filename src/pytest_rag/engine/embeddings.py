@@ -44,11 +44,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InputError, JudgeError, JudgeUnavailableError, UnsupportedMetricError
 from ..judges.clients import LoopClients
+from ..judges.openai_chat import OPENAI_DEFAULT_BASE_URL, api_key_for
 from ..judges.protocol import Judge, JudgeOptions, JudgeReply, JudgeSpec
 from ..judges.request import JudgeRequest, JudgeTask, Message, Sampling
 
 DEFAULT_OPENAI_EMBEDDING_MODEL = "text-embedding-3-small"
-OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 EMBEDDING_TEMPLATE_ID = "embeddings"
 EMBEDDING_TEMPLATE_VERSION = "1"
 STORED_FIELD = "float32"  # the stored reply: {"float32": [base64 of little-endian float32, one per text]}
@@ -131,11 +131,9 @@ class OpenAIEmbedder:
         return {"provider": "openai-embeddings", "model": self.model, "base_url": self.base_url}
 
     def _api_key(self) -> str:
-        key = os.environ.get(self.key_env)
-        if key:
+        key = api_key_for(self.key_env, self.base_url)
+        if key is not None:
             return key
-        if self.base_url != OPENAI_DEFAULT_BASE_URL:
-            return "not-needed"  # self-hosted servers usually take any key
         raise JudgeUnavailableError(
             f"{self.key_env} is not set, so the embeddings model {self.model} cannot be called. Export it, "
             "or pass embedding_model='local' to embed offline",

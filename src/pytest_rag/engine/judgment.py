@@ -59,8 +59,8 @@ class JudgmentEngine:
         self.prices = prices or PriceTable()
         self.limiter = limiter or RateLimiter()
         self.spending = spending or Spending(self.prices)
-        # judges that cannot work this run: label -> (why, the test whose check found out)
-        self._unavailable: dict[str, tuple[str, str]] = {}
+        # judges that cannot work this run: label -> the test whose check found out (and says why)
+        self._unavailable: dict[str, str] = {}
         self.batches: BatchDesk | None = None
         """Provider batches (--rag-batch): consulted where a live call would be made."""
         self._sleep = sleep
@@ -111,7 +111,7 @@ class JudgmentEngine:
             if exc.calls is None:
                 exc.calls = tally  # failed calls still spent tokens: the summary counts them
             if isinstance(exc, JudgeUnavailableError):
-                self._unavailable.setdefault(judge.spec.label, (exc.reason, test_id))
+                self._unavailable.setdefault(judge.spec.label, test_id)
             raise
         if key is not None:
             self.cache.put(
@@ -144,12 +144,12 @@ class JudgmentEngine:
         found = self._unavailable.get(judge.spec.label)
         if found is not None:
             error = JudgeUnavailableError(
-                f"the judge is unavailable in this run: see the first failing check of it, {found[1]}",
+                f"the judge is unavailable in this run: see the first failing check of it, {found}",
                 judge=judge.spec.label,
                 metric=request.metric,
                 kind="unavailable",
             )
-            error.refers_to = found[1]
+            error.refers_to = found
             raise error
 
     # -- live calls -------------------------------------------------------------------------------

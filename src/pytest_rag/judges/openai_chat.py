@@ -24,6 +24,16 @@ OLLAMA_DEFAULT_BASE_URL = "http://localhost:11434/v1"
 _NO_KEY_NEEDED = "not-needed"
 
 
+def api_key_for(key_env: str, base_url: str) -> str | None:
+    """The key an OpenAI-compatible client sends: ``$key_env`` when set, a placeholder for a
+    self-hosted server (they usually take any key), None when OpenAI itself would need one. The one
+    rule for chat judges, embeddings and batches."""
+    key = os.environ.get(key_env)
+    if key:
+        return key
+    return _NO_KEY_NEEDED if base_url.rstrip("/") != OPENAI_DEFAULT_BASE_URL else None
+
+
 class OpenAIChatJudge:
     """``openai:MODEL`` (with an optional base URL) and ``ollama:MODEL``."""
 
@@ -53,12 +63,10 @@ class OpenAIChatJudge:
         return {"provider": self.spec.provider, "model": self.spec.model, "base_url": self.base_url}
 
     def _api_key(self) -> str:
-        key = os.environ.get(self.key_env)
-        if key:
-            return key
-        if self.base_url != OPENAI_DEFAULT_BASE_URL:
-            return _NO_KEY_NEEDED  # self-hosted servers usually take any key
-        raise missing_key(self.spec.label, self.key_env, base_url_hint=True)
+        key = api_key_for(self.key_env, self.base_url)
+        if key is None:
+            raise missing_key(self.spec.label, self.key_env, base_url_hint=True)
+        return key
 
     def _new_client(self) -> Any:
         import openai

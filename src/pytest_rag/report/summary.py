@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..engine.pricing import usd
 from ..engine.spending import Estimate
 from ..results import CallTally, CheckRecord, JudgeScore
 from ..table import Aggregate, aggregate
@@ -84,7 +85,7 @@ def calls_line(calls: CallTally) -> str:
         line += f"; requests: {calls.attempts} sent, {failed} failed ({kinds}), {calls.retries} retried"
     cost = f", est. cost ${calls.cost_usd:.4f}" if calls.cost_usd else ""
     if calls.batched and calls.saved_usd:
-        cost += f" (batches at batch prices: {_usd(calls.saved_usd)} less than live)"
+        cost += f" (batches at batch prices: {usd(calls.saved_usd)} less than live)"
     return f"{line}; tokens: {calls.tokens_in:,} in, {calls.tokens_out:,} out{cost}"
 
 
@@ -123,12 +124,8 @@ def spending_lines(records: list[CheckRecord], *, dry_run: bool, budget_usd: flo
             if refused
             else "not exhausted"
         )
-        lines.append(f"budget: {_usd(spent)} of {_usd(budget_usd)} {status}")
+        lines.append(f"budget: {usd(spent)} of {usd(budget_usd)} {status}")
     return lines
-
-
-def _usd(amount: float) -> str:
-    return f"${amount:.4f}" if amount >= 0.01 or amount == 0 else f"${amount:.6f}"
 
 
 def _estimate_text(estimate: Estimate) -> str:

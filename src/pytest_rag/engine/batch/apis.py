@@ -23,11 +23,10 @@ from typing import Any, Protocol
 
 from ...errors import RAW_REPLY_LIMIT, RagError, cut_text
 from ...judges.faults import rejected_param, translate
+from ...judges.openai_chat import api_key_for
 from ...judges.protocol import Judge, JudgeReply, TransientFault
 from ...judges.request import JudgeRequest
 from .records import BatchTarget, Manifest, QueuedRequest
-
-OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 class BatchProblem(RagError):
@@ -93,11 +92,13 @@ class BatchAPI(Protocol):
 
 def api_key(target: BatchTarget) -> str:
     """The key for ``target`` from its environment variable (self-hosted OpenAI servers take any)."""
-    key = os.environ.get(target.key_env)
+    key = (
+        api_key_for(target.key_env, target.base_url)
+        if target.api == "openai"
+        else os.environ.get(target.key_env)
+    )
     if key:
         return key
-    if target.api == "openai" and target.base_url.rstrip("/") != OPENAI_DEFAULT_BASE_URL:
-        return "not-needed"
     raise BatchProblem(
         f"{target.key_env} is not set, so the batches of {target.judge} cannot be reached; export it "
         "(the key itself is never stored with a batch)"

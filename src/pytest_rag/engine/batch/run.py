@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..pricing import usd
 from . import has_batches
 
 if TYPE_CHECKING:  # the machinery is imported only where batches exist
@@ -93,14 +94,10 @@ def describe(store: BatchStore, since: float) -> list[str]:
     return lines
 
 
-def _usd(amount: float) -> str:
-    return f"${amount:.4f}" if amount >= 0.01 or amount == 0 else f"${amount:.6f}"
-
-
 def submitted_line(manifest: Manifest) -> str:
     saving = manifest.est_live_usd - manifest.est_cost_usd
     cost = (
-        f", est. {_usd(manifest.est_cost_usd)} at batch prices ({_usd(saving)} less than live)"
+        f", est. {usd(manifest.est_cost_usd)} at batch prices ({usd(saving)} less than live)"
         if manifest.est_live_usd
         else ""
     )
