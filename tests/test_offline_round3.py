@@ -5,6 +5,7 @@ swapped nouns."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 import pytest
@@ -251,6 +252,41 @@ def test_the_pass_mark_sits_at_the_calibrated_cut() -> None:
     assert grade_fraction(_report(0.39, [0.9, 0.9], cut=0.4)) == 3
     assert grade_fraction(_report(0.39, [0.9, 0.1, 0.1], cut=0.4)) == 2
     assert grade_fraction(_report(0.10, [0.1], cut=0.4)) == 1
+
+
+CLINIC = [
+    "The clinic opens at 8:30 on Saturdays. Walk-in patients are not seen after noon. "
+    "Appointments are booked by phone with the front desk."
+]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The clinic opens at 8:30 on Saturdays. Walk-in patients are seen after noon.",  # negation
+        "The clinic opens at 9:30 on Saturdays. Walk-in patients are not seen after noon.",  # number
+        "The clinic opens at 8:30 on Saturdays. Appointments are booked by email with the front desk.",
+    ],
+)
+def test_an_answer_with_a_sentence_that_changes_a_fact_never_reaches_the_pass_mark(
+    scorer: LocalScorer, answer: str
+) -> None:
+    """One faithful sentence and one edited one: the whole-text probability may still reach the
+    cut, but the grade stays below the default threshold of 4."""
+    report = scorer.support(answer, CLINIC)
+    assert any(s.probability <= EDIT_CAP for s in report.sentences)
+    assert grade_fraction(report) < 4
+    faithful = scorer.support(
+        "The clinic opens at 8:30 on Saturdays. Walk-in patients are not seen after noon.", CLINIC
+    )
+    assert grade_fraction(faithful) >= 4
+
+
+def test_a_fact_changing_edit_blocks_the_pass_mark_above_the_cut() -> None:
+    plain = _report(0.9, [0.9, 0.9], cut=0.4)
+    assert grade_fraction(plain) == 5
+    flipped = (plain.sentences[0], dataclasses.replace(plain.sentences[1], negation_flip=True))
+    assert grade_fraction(GroundingReport(flipped, 0.9, 0.4)) == 3
 
 
 def test_the_shipped_cut_is_the_answer_models_threshold(scorer: LocalScorer) -> None:

@@ -77,6 +77,19 @@ EDIT_CAP = 0.2
 _EDIT_CAP_LOGIT = math.log(EDIT_CAP / (1.0 - EDIT_CAP))
 
 
+def changes_a_fact(found: SentenceEvidence | SentenceSupport) -> bool:
+    """True for a sentence with one of the edits that change a fact (see :func:`capped_logit`): an
+    unbacked number, a reversed negation or comparison, a replaced name or noun, a wrong slot."""
+    return bool(
+        found.unsupported_numbers
+        or found.negation_flip
+        or found.comparison_flip
+        or found.swapped_name
+        or found.wrong_slot
+        or found.swapped_words
+    )
+
+
 def capped_logit(logit: float, evidence: SentenceEvidence) -> float:
     """The sentence model's log-odds, capped at ``EDIT_CAP`` for a sentence that changes a fact.
 
@@ -99,14 +112,7 @@ def capped_logit(logit: float, evidence: SentenceEvidence) -> float:
     Other unbacked names are left to the model: in the data they are often abbreviations or
     adjectives ("UK", "European") of supported sentences, and the swap check skips abbreviations.
     """
-    if (
-        evidence.unsupported_numbers
-        or evidence.negation_flip
-        or evidence.comparison_flip
-        or evidence.swapped_name
-        or evidence.wrong_slot
-        or evidence.swapped_words
-    ):
+    if changes_a_fact(evidence):
         return min(logit, _EDIT_CAP_LOGIT)
     if evidence.added_words:
         return min(logit, added_claim_cap(evidence.added_words, content_words(tokenize(evidence.sentence))))

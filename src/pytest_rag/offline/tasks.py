@@ -51,7 +51,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..scoring.text import split_sentences, tokenize
-from .scorer import GroundingReport, LocalScorer, SentenceSupport
+from .scorer import GroundingReport, LocalScorer, SentenceSupport, changes_a_fact
 
 Handler = Callable[[LocalScorer, Mapping[str, Any]], dict[str, Any]]
 
@@ -61,9 +61,12 @@ SUPPORTED = 0.5
 def grade_fraction(report: GroundingReport) -> int:
     """The 1-5 grade of a grounding report. The pass mark 4 sits at the calibrated cut of the
     whole-text probability (``report.cut``: the answer model's threshold, where balanced
-    accuracy is best on its training data); below it the share of supported sentences grades."""
+    accuracy is best on its training data), for an answer none of whose sentences changes a fact
+    (a flipped negation, another number, a swapped name or noun): the whole-text probability of a
+    two-sentence answer with one such edit can still reach the cut, and must not pass. Below it
+    the share of supported sentences grades."""
     fraction = report.supported_fraction(SUPPORTED)
-    if report.probability >= report.cut:
+    if report.probability >= report.cut and not any(changes_a_fact(s) for s in report.sentences):
         return 5 if fraction >= 1.0 else 4
     if fraction >= 0.45:
         return 3
