@@ -14,14 +14,11 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
 
-from ..scoring.text import STOPWORDS, normalize_number, split_sentences, stem, tokenize
+from ..scoring.text import STOPWORDS, has_digit, normalize_number, split_sentences, stem, tokenize
+from .numbers import number_set
 
 cached_stem = lru_cache(maxsize=1 << 16)(stem)
 """``scoring.text.stem``, remembered per word: a corpus repeats its words many times over."""
-
-
-def _is_number(token: str) -> bool:
-    return any(ch.isdigit() for ch in token)
 
 
 class SentenceTable:
@@ -41,7 +38,7 @@ class SentenceTable:
         self._postings: dict[str, list[int]] = {}
         self._numbers: dict[str, list[int]] = {}
         content = {t for t in self.counts if t not in STOPWORDS}
-        numbers = {t: normalize_number(t) for t in content if _is_number(t)}
+        numbers = {t: normalize_number(t) for t in content if has_digit(t)}
         number_tokens = numbers.keys()
         for i, tokens in enumerate(self.tokens):  # ascending, so every postings list is sorted
             distinct = set(tokens)
@@ -53,8 +50,8 @@ class SentenceTable:
 
     def number_forms(self) -> frozenset[str]:
         """Every number of the contexts normalised ("1,000" -> "1000", "five" -> "5"), with the
-        other words as they are (as ``numbers.number_set`` reads a sentence)."""
-        return frozenset(normalize_number(t) for t in self.counts if _is_number(t) or t.isalpha())
+        other words as they are: ``numbers.number_set`` of the whole corpus's words."""
+        return frozenset(number_set(list(self.counts)))
 
     def with_stem(self, stemmed: str) -> list[int]:
         """The sentences holding a content word with this stem, in order."""

@@ -37,14 +37,14 @@ def _is_abbreviation(short: str, long: str) -> bool:
 
 
 _SLOT_WINDOW = 40  # characters read on each side of a name for its neighbouring words
-_NAME_RUN_RE = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
+NAME_RUN_RE = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
 
 def _name_slots(text: str) -> list[tuple[str, str, str]]:
     """Each run of capitalised words ("Los Angeles") with the words just before and after it,
     lower-cased, as (run, word before, word after)."""
     slots: list[tuple[str, str, str]] = []
-    for match in _NAME_RUN_RE.finditer(text):
+    for match in NAME_RUN_RE.finditer(text):
         # A short window each side is enough for one word, and keeps long contexts linear.
         before = tokenize(text[max(0, match.start() - _SLOT_WINDOW) : match.start()])
         after = tokenize(text[match.end() : match.end() + _SLOT_WINDOW])

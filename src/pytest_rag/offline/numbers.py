@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..scoring.text import STOPWORDS, normalize_number, numbers_in, stem
+from ..scoring.text import STOPWORDS, has_digit, normalize_number, numbers_in, stem
 from .embedder import StaticEmbedder
 
 if TYPE_CHECKING:
@@ -18,10 +18,6 @@ if TYPE_CHECKING:
 
 _MAGNITUDES = frozenset({"hundred", "thousand", "million", "billion", "trillion", "percent"})
 _UNIT_LOOKAHEAD = 2  # content words after a number that may name what it counts
-
-
-def _is_number(token: str) -> bool:
-    return any(ch.isdigit() for ch in token)
 
 
 def numbers_with_units(tokens: Sequence[str], lookahead: int = _UNIT_LOOKAHEAD) -> list[tuple[str, str]]:
@@ -32,11 +28,11 @@ def numbers_with_units(tokens: Sequence[str], lookahead: int = _UNIT_LOOKAHEAD) 
     """
     pairs: list[tuple[str, str]] = []
     for k, token in enumerate(tokens):
-        if not _is_number(token):
+        if not has_digit(token):
             continue
         found = 0
         for following in tokens[k + 1 : k + 6]:
-            if _is_number(following) or found == lookahead:
+            if has_digit(following) or found == lookahead:
                 break
             if following in STOPWORDS:
                 continue
@@ -59,7 +55,7 @@ def miscounted_numbers(embedder: StaticEmbedder, tokens: Sequence[str], index: C
     found: list[str] = []
     for k, token in enumerate(tokens[:-1]):
         unit = tokens[k + 1]
-        if not _is_number(token) or _is_number(unit) or unit in STOPWORDS or unit in _MAGNITUDES:
+        if not has_digit(token) or has_digit(unit) or unit in STOPWORDS or unit in _MAGNITUDES:
             continue
         number, unit = normalize_number(token), stem(unit)
         if number not in index.numbers or unit in index.counted_with(number):

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..scoring.text import NEGATION_WORDS, STOPWORDS, tokenize
 from .lexical import SentenceTable, cached_stem
+from .names import NAME_RUN_RE
 from .negation import states_negation
 
 _AUXILIARIES_TEXT = """
@@ -105,9 +106,6 @@ def question_claim(answer: str, question: str, contexts: Sequence[str]) -> Quest
     return None
 
 
-_NAME_RE = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
-
-
 # Words whose negation the other states ("not open" is "closed", "not allowed" is "banned"),
 # so a "no" answer may restate a sentence without any "not" in it. Pairs, both ways.
 _OPPOSITES_TEXT = """
@@ -176,7 +174,7 @@ def slot_mismatch(claim: QuestionClaim, question: str, table: SentenceTable) -> 
     already), and only capitalised ones: "In 1994" is left to the number checks."""
     if claim.entity is None:
         return False
-    entity_words = {w.lower() for w in _NAME_RE.findall(claim.entity) for w in w.split()}
+    entity_words = {w.lower() for w in NAME_RUN_RE.findall(claim.entity) for w in w.split()}
     if not entity_words:
         return False
     some_word = cached_stem(min(entity_words))
@@ -204,7 +202,7 @@ def _names_before(text: str, position: int, question_stems: set[str]) -> str:
     """The last capitalised run of ``text`` that starts before token ``position``, leaving out
     names the question itself states and a sentence-initial function word ("The", "She")."""
     nearest = ""
-    for match in _NAME_RE.finditer(text):
+    for match in NAME_RUN_RE.finditer(text):
         start = len(tokenize(text[: match.start()]))
         if start >= position:
             break

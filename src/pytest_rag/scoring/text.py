@@ -193,9 +193,14 @@ def normalize_number(token: str) -> str:
     return token
 
 
+def has_digit(token: str) -> bool:
+    """True for a token that carries a number written in digits ("1889", "5pm", "1,000")."""
+    return any(ch.isdigit() for ch in token)
+
+
 def numbers_in(tokens: Iterable[str]) -> list[str]:
     """The digit-bearing tokens (years, amounts, dates), normalised, in order of appearance."""
-    return [normalize_number(t) for t in tokens if any(ch.isdigit() for ch in t)]
+    return [normalize_number(t) for t in tokens if has_digit(t)]
 
 
 @dataclass(frozen=True)
