@@ -134,6 +134,35 @@ def test_yes_no_answers_are_judged_against_the_sentence_that_answers_them(scorer
     assert without_question.probability < 0.5  # a bare "yes" matches nothing on its own
 
 
+CAMPSITE = [
+    "The Tarn Valley campsite is not closed in winter. Fires are permitted only in the stone pits. "
+    "The shop is open on weekdays and closed on Sundays."
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "right", "wrong"),
+    [
+        ("Is the campsite open in winter?", "Yes.", "No."),  # "not closed" states "open"
+        ("Are fires banned in the stone pits?", "No.", "Yes."),  # "permitted" states "not banned"
+    ],
+)
+def test_a_word_stated_as_its_opposite_decides_a_yes_or_no(
+    scorer: LocalScorer, question: str, right: str, wrong: str
+) -> None:
+    backed = scorer.support(right, CAMPSITE, question=question)
+    contradicted = scorer.support(wrong, CAMPSITE, question=question)
+    assert backed.probability >= backed.cut and not backed.sentences[0].negation_flip
+    assert contradicted.sentences[0].negation_flip and contradicted.probability < contradicted.cut
+    assert "negation reversed" in contradicted.sentences[0].explain()
+
+
+def test_a_clause_stating_a_word_and_its_opposite_decides_nothing(scorer: LocalScorer) -> None:
+    for answer in ("Yes.", "No."):  # "open on weekdays and closed on Sundays": no flag either way
+        found = scorer.support(answer, CAMPSITE, question="Is the shop open on Sundays?")
+        assert not found.sentences[0].negation_flip
+
+
 def test_a_lone_entity_must_fill_the_questions_slot(scorer: LocalScorer) -> None:
     question = "Who runs the swimming lessons?"
     right = scorer.support("Tomas Brandt.", LOCKERS, question=question)

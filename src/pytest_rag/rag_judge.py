@@ -154,10 +154,16 @@ class RagJudge:
         *,
         batch_size: int | None = None,
         threshold: float | None = None,
+        question: str | None = None,
     ) -> Check:
-        """Share of the answer's claims the context supports (claims extracted, verified in batches)."""
+        """Share of the answer's claims the context supports (claims extracted, verified in batches).
+        ``question``, as for :meth:`faithfulness`, reaches judges that read inputs only."""
         return Check(
-            answer=output, context=context, threshold=threshold, options=given(batch_size=batch_size)
+            answer=output,
+            context=context,
+            threshold=threshold,
+            question=question,
+            options=given(batch_size=batch_size),
         )
 
     assert_faithful_claims, afaithfulness_claims, aassert_faithful_claims = faithfulness_claims.other_forms()

@@ -43,11 +43,20 @@ def verdicts_in_order(metric: str, judge: str, verdicts: Sequence[Any], n: int, 
 
 
 async def extract_statements(
-    ask: Asker, metric: str, template: Template, tag: str, text: str, question: str = ""
+    ask: Asker,
+    metric: str,
+    template: Template,
+    tag: str,
+    text: str,
+    question: str = "",
+    contexts: Sequence[str] = (),
 ) -> list[str]:
-    """One extraction call; blank items are dropped (they carry no statement). ``question`` goes
-    to the task inputs only (the offline judge reads a bare "yes" with it), not into the prompt."""
-    inputs = {"text": text, "question": question} if question else {"text": text}
+    """One extraction call; blank items are dropped (they carry no statement). ``question`` and
+    ``contexts`` go to the task inputs only (the offline judge reads a bare "yes" with the question
+    and words its claim after the contexts), not into the prompt."""
+    inputs: dict[str, Any] = {"text": text}
+    if question:
+        inputs.update(question=question, contexts=list(contexts))
     request = judge_request(metric, template, block(tag, text), ClaimList, inputs, max_tokens=2048)
     verdict = await ask(request, ClaimList)
     return [c.strip() for c in verdict.claims if c.strip()]
@@ -65,8 +74,9 @@ class FaithfulnessClaims(Metric):
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         size = read_int(options, "batch_size", DEFAULT_BATCH, metric=self.name)
+        contexts = [c.text for c in sample.contexts]
         claims = await extract_statements(
-            ask, self.name, EXTRACT_CLAIMS, "answer", sample.answer, sample.question
+            ask, self.name, EXTRACT_CLAIMS, "answer", sample.answer, sample.question, contexts
         )
         if not claims:
             return Scored(
@@ -75,22 +85,16 @@ class FaithfulnessClaims(Metric):
                 evidence=ClaimsEvidence(),
                 details={"claims": 0.0, "supported": 0.0},
             )
-        contexts = [c.text for c in sample.contexts]
         requests = []
         for start, chunk in batches(claims, size):
             user = "\n\n".join([context_blocks(sample.contexts), numbered_list("claim", list(chunk))])
+            inputs: dict[str, Any] = {"claims": list(chunk), "contexts": contexts}
+            if start == 0 and sample.question:
+                # the offline judge checks a claim made of a bare "no" or a lone entity against the
+                # sentence that answers the question (task inputs only: prompts and keys unchanged)
+                inputs.update(question=sample.question, answer=sample.answer)
             requests.append(
-                (
-                    start,
-                    chunk,
-                    judge_request(
-                        self.name,
-                        VERIFY_CLAIMS,
-                        user,
-                        ClaimChecks,
-                        {"claims": list(chunk), "contexts": contexts},
-                    ),
-                )
+                (start, chunk, judge_request(self.name, VERIFY_CLAIMS, user, ClaimChecks, inputs))
             )
         replies = await ask.gather(*(ask(r, ClaimChecks) for _, _, r in requests))
         verdicts: list[ClaimVerdict] = []

@@ -114,9 +114,11 @@ _OPPOSITES_TEXT = """
     required:optional mandatory:optional accepted:rejected
     accepted:refused possible:impossible valid:invalid eligible:ineligible
 """
-_OPPOSITES: frozenset[tuple[str, str]] = frozenset(
-    (cached_stem(a), cached_stem(b)) for pair in _OPPOSITES_TEXT.split() for a, b in [pair.split(":")]
-)
+_OPPOSITES: dict[str, frozenset[str]] = {}
+for _pair in _OPPOSITES_TEXT.split():
+    _a, _b = (cached_stem(w) for w in _pair.split(":"))
+    _OPPOSITES[_a] = _OPPOSITES.get(_a, frozenset()) | {_b}
+    _OPPOSITES[_b] = _OPPOSITES.get(_b, frozenset()) | {_a}
 _POLARITY_COPY = 0.75  # share of the claim's words the slot clause must hold to decide a yes/no
 _CLAUSE_BREAK_RE = re.compile(
     r"[;:](?=\s)|,?\s+\b(?:but|whereas|while|although|though|however)\b|,\s+and\b", re.IGNORECASE
@@ -141,8 +143,11 @@ def polarity_conflict(claim: QuestionClaim, question: str, table: SentenceTable)
     """Whether a yes/no answer says the opposite of the context sentence that answers it: "no"
     where that sentence states the claim, or "yes" where it negates it. Of a sentence joining
     statements ("..., but ..."), the clause holding most of the claim decides; it must hold
-    ``_POLARITY_COPY`` of the claim's content words, and a word it states the opposite of
-    ("closed" for "not open") reconciles a "no"."""
+    ``_POLARITY_COPY`` of the claim's content words (a word whose opposite it states counts). A
+    word stated as its opposite turns the clause's polarity: "closed" says "not open", so it
+    backs a "no" to "Is it open?" and contradicts a "yes"; "not closed" backs the "yes". A
+    clause stating both a word and its opposite ("open on weekdays and closed on Sundays")
+    decides nothing."""
     if claim.negated is None:
         return False
     slot = _slot_sentence(_question_stems(question), table)
@@ -156,11 +161,11 @@ def polarity_conflict(claim: QuestionClaim, question: str, table: SentenceTable)
     clauses = [tokenize(c) for c in _CLAUSE_BREAK_RE.split(table.texts[slot])]
     tokens = max(clauses, key=lambda c: len(core & {cached_stem(t) for t in c}))
     stems = {cached_stem(t) for t in tokens}
-    if len(core & stems) < _POLARITY_COPY * len(core):
+    opposed = {word for word in core if _OPPOSITES.get(word, frozenset()) & stems}
+    if len((core & stems) | opposed) < _POLARITY_COPY * len(core) or opposed & stems:
         return False
-    if states_negation(tokens) == claim.negated:
-        return False
-    return not any((a in core and b in stems) or (b in core and a in stems) for a, b in _OPPOSITES)
+    negated = states_negation(tokens) != bool(opposed)
+    return negated != claim.negated
 
 
 def slot_mismatch(claim: QuestionClaim, question: str, table: SentenceTable) -> bool:

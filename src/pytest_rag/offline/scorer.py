@@ -72,6 +72,9 @@ MODEL_FEATURES: Mapping[str, tuple[str, ...]] = {
 """Which feature extractor feeds each calibrated model."""
 
 
+SUPPORTED = 0.5
+"""Support probability at which a sentence (claim, fact) counts as supported."""
+
 EDIT_CAP = 0.2
 """Highest support probability of a sentence with an unbacked number or a reversed negation."""
 _EDIT_CAP_LOGIT = math.log(EDIT_CAP / (1.0 - EDIT_CAP))
@@ -288,7 +291,9 @@ class SentenceSupport:
             reasons.append("adds what the contexts do not say: " + ", ".join(self.added_words))
         if self.wrong_slot:
             reasons.append("answers the question with a name the contexts give for something else")
-        elif self.negation_mismatch:
+        if self.negation_mismatch and not reasons and self.probability < SUPPORTED:
+            # the model's own hint, given only when no check named the edit: beside a named edit it
+            # repeats it, and on a supported sentence ("not open" for "closed") it reads as a fault
             reasons.append("negation differs from the best matching passage")
         where = (
             f"best match in context {self.context_index + 1}: {self.span!r}"
@@ -387,17 +392,36 @@ class LocalScorer:
         asked = (made, question) if made is not None and question else None
         return self._grounding(units, " ".join(units), contexts, asked)
 
-    def claims_of(self, answer: str, question: str | None = None) -> list[str]:
-        """The claims ``support`` would judge in ``answer`` (for claim extraction)."""
+    def claims_of(self, answer: str, question: str | None = None, contexts: Sequence[str] = ()) -> list[str]:
+        """The claims ``support`` would judge in ``answer`` (for claim extraction); ``contexts``
+        only help word a yes/no claim ("the reading room is open", not "the reading is room open")."""
         _check_text("answer", answer)
-        return _claims_with_question(answer_units(answer), question, ())[0]
+        _check_texts("contexts", contexts)
+        return _claims_with_question(answer_units(answer), question, contexts)[0]
 
-    def claims_support(self, claims: Sequence[str], contexts: Sequence[str]) -> GroundingReport:
-        """Like ``support`` but with the units given (claims extracted elsewhere)."""
+    def claims_support(
+        self,
+        claims: Sequence[str],
+        contexts: Sequence[str],
+        *,
+        answer: str | None = None,
+        question: str | None = None,
+    ) -> GroundingReport:
+        """Like ``support`` but with the units given (claims extracted elsewhere). With the
+        ``answer`` and ``question`` they came from, a first claim that :meth:`claims_of` made of a
+        bare "yes"/"no" or a lone entity gets the same slot and polarity checks as in ``support``."""
         _check_texts("claims", claims)
         _check_texts("contexts", contexts)
         units = [c.strip() for c in claims if tokenize(c)]
-        return self._grounding(units, " ".join(units), contexts)
+        asked = None
+        if answer is not None and question:
+            _check_text("answer", answer)
+            _check_text("question", question)
+            rewritten, made = _claims_with_question(answer_units(answer), question, contexts)
+            # only when the first claim is the one made from the question (not an LLM's own wording)
+            if made is not None and units and units[0] == rewritten[0].strip():
+                asked = (made, question)
+        return self._grounding(units, " ".join(units), contexts, asked)
 
     def coverage(self, reference: str, sources: Sequence[str]) -> GroundingReport:
         """Which sentences (facts) of ``reference`` are covered by ``sources``."""

@@ -51,11 +51,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..scoring.text import split_sentences, tokenize
-from .scorer import GroundingReport, LocalScorer, SentenceSupport, changes_a_fact
+from .scorer import SUPPORTED, GroundingReport, LocalScorer, SentenceSupport, changes_a_fact
 
 Handler = Callable[[LocalScorer, Mapping[str, Any]], dict[str, Any]]
-
-SUPPORTED = 0.5
 
 
 def grade_fraction(report: GroundingReport) -> int:
@@ -136,15 +134,23 @@ def _sentences(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]
 def _answer_claims(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
     """An answer's claims: its sentences less framing, a bare "yes"/"no" or lone entity read with
     the question when there is one (as ``LocalScorer.support`` reads them)."""
-    return {"claims": scorer.claims_of(str(inputs["text"]), inputs.get("question"))}
+    return {
+        "claims": scorer.claims_of(str(inputs["text"]), inputs.get("question"), inputs.get("contexts", ()))
+    }
 
 
 def _claim_supports(
-    scorer: LocalScorer, claims: Sequence[str], contexts: Sequence[str]
+    scorer: LocalScorer,
+    claims: Sequence[str],
+    contexts: Sequence[str],
+    asked: Mapping[str, Any] | None = None,
 ) -> list[SentenceSupport | None]:
-    """Support of each claim, in order; None for a claim without any word (nothing to check)."""
+    """Support of each claim, in order; None for a claim without any word (nothing to check).
+    ``asked`` may carry the ``answer`` and ``question`` the claims were extracted from."""
     wordy = [c for c in claims if tokenize(c)]
-    report = scorer.claims_support(wordy, list(contexts))
+    answer = asked.get("answer") if asked else None
+    question = asked.get("question") if asked else None
+    report = scorer.claims_support(wordy, list(contexts), answer=answer, question=question)
     found = iter(report.sentences)
     return [next(found) if tokenize(c) else None for c in claims]
 
@@ -159,7 +165,7 @@ def _why(support: SentenceSupport | None) -> str:
 
 def claims_verify(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
     claims = list(inputs["claims"])
-    supports = _claim_supports(scorer, claims, inputs["contexts"])
+    supports = _claim_supports(scorer, claims, inputs["contexts"], inputs)
     return {
         "verdicts": [
             {"index": i, "reasoning": _why(s), "supported": _supported(s)}
