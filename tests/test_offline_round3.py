@@ -68,6 +68,17 @@ def test_name_forms_table_reads_both_directions() -> None:
     assert "7" in forms("seventh")
 
 
+ISLAND = ["The dive resort is on an island in the Bahamas. Its pearl farm was bought from the Gambia."]
+
+
+def test_a_place_named_with_the_article_backs_its_demonym_and_bare_name(scorer: LocalScorer) -> None:
+    for answer in ("The Bahamian dive resort is on an island.", "The pearl farm was bought from Gambia."):
+        assert scorer.support(answer, ISLAND).sentences[0].unsupported_names == ()
+    assert "place:bahamas" in forms("Bahamas") and "place:bahamas" in forms("Bahamian")
+    other = scorer.support("The Cuban dive resort is on an island.", ISLAND).sentences[0]
+    assert other.unsupported_names == ("Cuban",)
+
+
 # -- framing -----------------------------------------------------------------------------------
 
 
@@ -264,6 +275,31 @@ def test_a_different_noun_in_a_slot_is_an_edit(scorer: LocalScorer, answer: str,
 def test_faithful_rewording_is_neither_swap_nor_addition(scorer: LocalScorer, answer: str) -> None:
     sentence = scorer.support(answer, BAKERY).sentences[0]
     assert not sentence.swapped_words and not sentence.added_words
+
+
+CLINIC_HOURS = [
+    "Walk-in patients are seen between 08:00 and 11:00. Follow-up appointments are booked at the "
+    "reception desk, and add-on tests cost 15 euros."
+]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Walk-ins are seen between 08:00 and 11:00.",
+        "Follow-ups are booked at the reception desk.",
+        "Add-ons cost 15 euros.",
+    ],
+)
+def test_a_phrasal_nouns_plural_is_the_compound_not_an_added_word(scorer: LocalScorer, answer: str) -> None:
+    sentence = scorer.support(answer, CLINIC_HOURS).sentences[0]
+    assert not sentence.swapped_words and not sentence.added_words
+    assert sentence.probability > 0.5
+
+
+def test_a_phrasal_nouns_plural_still_sees_a_swap_beside_it(scorer: LocalScorer) -> None:
+    sentence = scorer.support("Follow-ups are booked at the pharmacy desk.", CLINIC_HOURS).sentences[0]
+    assert sentence.swapped_words == ("pharmacy", "reception")
 
 
 # -- the grade's cut and the shipped table -----------------------------------------------------

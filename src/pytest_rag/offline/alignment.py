@@ -36,7 +36,14 @@ from .numbers import miscounted_numbers
 from .register import register_features
 from .slots import noun_swap
 from .spans import stem_all
-from .unbacked import SHORT_CLAIM_WORDS, absent_words, added_content, restated_span, unbacked_words
+from .unbacked import (
+    SHORT_CLAIM_WORDS,
+    absent_words,
+    added_content,
+    claim_words,
+    restated_span,
+    unbacked_words,
+)
 
 
 def index_contexts(embedder: StaticEmbedder, contexts: Sequence[str]) -> ContextIndex:
@@ -159,12 +166,13 @@ def sentence_evidence(
     swapped_name = is_name_swap(tokens, sentence, unsupported_names, half)
     swapped_words: tuple[str, ...] = ()
     added_words: tuple[str, ...] = ()
-    absent = absent_words(words, index)
-    if len(set(words) - set(absent)) <= SHORT_CLAIM_WORDS:
-        swapped_words = noun_swap(embedder, tokens, words, absent, half) or ()
+    claimed = claim_words(words)
+    absent = absent_words(claimed, index)
+    if len(set(claimed) - set(absent)) <= SHORT_CLAIM_WORDS:
+        swapped_words = noun_swap(embedder, tokens, claimed, absent, half) or ()
         unbacked = unbacked_words(embedder, absent, index) if absent else []
         added = added_content(tokens, unbacked)
-        added_words = tuple(added) if added and restated_span(words, unbacked, half) else ()
+        added_words = tuple(added) if added and restated_span(claimed, unbacked, half) else ()
     features = (
         share(stems, index.content),
         index.bigram_share(bigrams, candidates) if bigrams else share(stems, index.content),

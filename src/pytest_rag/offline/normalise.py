@@ -57,7 +57,9 @@ def name_forms() -> NameForms:
         ) from exc
     place_of: dict[str, set[str]] = {}
     phrases: dict[str, list[str]] = {}
-    for place, adjectives in places.items():
+    for named, adjectives in places.items():
+        # "the Bahamas": the article is a stopword no name run keeps, so the place is its last words
+        place = named.removeprefix("the ")
         for form in (place, *adjectives):
             place_of.setdefault(form, set()).add(place)
             if " " in form:

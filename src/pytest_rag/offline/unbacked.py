@@ -95,6 +95,12 @@ _DISCOURSE_TEXT = """
     primary essential possible likely common certain clear true
 """
 _DISCOURSE = frozenset(_DISCOURSE_TEXT.split())
+# The plural tail of a noun made from a phrasal verb ("walk-ins", "sign-ups", "drop-offs",
+# "add-ons"): the tokenizer splits the compound, and the tail is the particle with an "s", which
+# the contexts never hold as a word ("walk-in patients", "signing up"). The head carries the claim.
+_PARTICLE_PLURALS = frozenset(
+    particle + "s" for particle in ("in", "up", "off", "on", "out", "over", "down", "by", "away")
+)
 
 
 def is_verb_like(word: str, before: str = "") -> bool:
@@ -105,6 +111,12 @@ def is_verb_like(word: str, before: str = "") -> bool:
         or (word.endswith(("ed", "ing")) and len(word) > 4)
         or before in VERB_PLACE
     )
+
+
+def claim_words(words: Sequence[str]) -> list[str]:
+    """The content words whose presence the added-content and noun-swap checks weigh: a phrasal
+    noun's plural tail ("ins" of "walk-ins") is left out, as its head stands for the compound."""
+    return [w for w in words if w not in _PARTICLE_PLURALS]
 
 
 def absent_words(words: Sequence[str], index: ContextIndex) -> list[str]:
