@@ -7,6 +7,7 @@ and checks that the engine ends with a verdict or a JudgeError that says why: ne
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from collections.abc import Coroutine
 from dataclasses import replace
@@ -21,7 +22,7 @@ from fake_llm import FakeLLMServer, Reply
 from pytest_rag.engine.cache import JudgmentCache
 from pytest_rag.engine.judgment import JudgmentEngine, NeedsLiveCall
 from pytest_rag.engine.limits import EngineSettings
-from pytest_rag.errors import CacheMissError, JudgeError
+from pytest_rag.errors import CacheMissError, JudgeError, JudgeUnavailableError
 from pytest_rag.judges.openai_chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
@@ -319,3 +320,26 @@ def test_a_final_provider_error_names_the_metric_and_judge(fake_llm: FakeLLMServ
         run(ask_once(make_engine(tmp_path), make_judge(fake_llm)))
     assert str(info.value).startswith("[faithfulness by openai:fake-gpt] HTTP 401")
     assert fake_llm.request_count == 1  # credentials are not retried
+
+
+def test_a_missing_key_sends_nothing_and_counts_no_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    judge = OpenAIChatJudge(JudgeSpec("openai", "gpt-4o", None))
+    with pytest.raises(JudgeUnavailableError) as info:
+        run(ask_once(make_engine(tmp_path), judge))
+    error = info.value
+    assert not error.sent and error.metric == "faithfulness"  # named by the engine, still unsent
+    assert (error.calls.attempts, error.calls.failures, error.calls.retries) == (0, {}, 0)
+
+
+def test_a_refused_connection_counts_one_request_sent_and_failed(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    judge = OpenAIChatJudge(JudgeSpec("openai", "gpt-4o", f"http://127.0.0.1:{port}/v1"), timeout_s=2.0)
+    with pytest.raises(JudgeUnavailableError) as info:
+        run(ask_once(make_engine(tmp_path), judge))
+    assert info.value.sent
+    assert (info.value.calls.attempts, info.value.calls.failures) == (1, {"unavailable": 1})

@@ -304,6 +304,9 @@ def test_thirty_checks_without_a_key_explain_it_once_and_stay_short(
     failures_section = text.split("short test summary info")[0]
     assert failures_section.count("see the first failing check of it, test_thirty_checks") == 29
     result.stdout.fnmatch_lines(["*judge errors: 30 (30 JudgeUnavailableError)*"])
+    # without a key no request leaves the machine: none is counted as sent, or as failed
+    result.stdout.fnmatch_lines(["judge calls: 0 live, 0 cached, 0 offline; tokens: 0 in, 0 out"])
+    assert "requests:" not in text
 
 
 def test_a_refused_connection_names_the_address_and_is_not_retried(

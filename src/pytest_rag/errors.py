@@ -67,7 +67,9 @@ class JudgeError(RagError):
         named = type(self)(
             self.reason, judge=self.judge, metric=metric, raw_reply=self.raw_reply, kind=self.kind
         )
-        named.calls = self.calls
+        # everything but the metric carries over, a subclass's own fields (JudgeUnavailableError's
+        # sent and refers_to) included
+        named.__dict__.update({k: v for k, v in self.__dict__.items() if k != "metric"})
         return named
 
 
@@ -79,6 +81,12 @@ class JudgeUnavailableError(JudgeError):
 
     #: the test whose check first found the judge unusable, on the one-line errors of later checks
     refers_to: str | None = None
+
+    def __init__(self, message: str, *, sent: bool = True, **where: Any) -> None:
+        super().__init__(message, **where)
+        #: False when no request left this machine (no API key): the summary then counts no
+        #: request sent and none failed, where a rejected key or a refused connection counts one each
+        self.sent = sent
 
 
 class CacheMissError(JudgeError):

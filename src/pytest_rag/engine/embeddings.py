@@ -139,6 +139,7 @@ class OpenAIEmbedder:
             "or pass embedding_model='local' to embed offline",
             judge=self.label,
             kind="unavailable",
+            sent=False,
         )
 
     def new_client(self) -> Any:

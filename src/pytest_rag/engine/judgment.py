@@ -257,7 +257,10 @@ class JudgmentEngine:
                 tally.retries += 1
                 await self._sleep(delay)
             except JudgeError as exc:
-                tally.failed(exc.kind)
+                if isinstance(exc, JudgeUnavailableError) and not exc.sent:
+                    tally.attempts -= 1  # counted as it started, but nothing left the machine
+                else:
+                    tally.failed(exc.kind)
                 raise exc if exc.metric else exc.naming(request.metric) from None
         elapsed = time.monotonic() - started
         cost = self.prices.cost(judge.spec, reply.input_tokens, reply.output_tokens)

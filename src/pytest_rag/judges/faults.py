@@ -144,4 +144,5 @@ def missing_key(judge: str, key_env: str, *, base_url_hint: bool) -> JudgeUnavai
         "--rag-cache=replay, or use the offline judge (--rag-judge=local)",
         judge=judge,
         kind="unavailable",
+        sent=False,
     )
