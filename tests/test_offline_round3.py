@@ -302,6 +302,47 @@ def test_a_phrasal_nouns_plural_still_sees_a_swap_beside_it(scorer: LocalScorer)
     assert sentence.swapped_words == ("pharmacy", "reception")
 
 
+# -- a context name moved into another name's role ---------------------------------------------
+
+STUDIO = [
+    "The album was produced by Rick Hall. Aretha Franklin recorded it in Muscle Shoals. "
+    "Our Berlin office opens at 09:00. The Munich office opens at 08:00. "
+    "Meals are prepared by Chef Ana Costa. Desserts come from the Lumen Bakery. "
+    "The European Union is expected to answer with tariffs. Speakers include Ana Lee, Omar Said and Jo Park."
+]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The album was produced by Aretha Franklin.",  # the singer in the producer's slot
+        "The Munich office opens at 09:00.",  # the Berlin office's hours
+        "Meals are prepared by the Lumen Bakery.",  # the dessert supplier as the cook
+    ],
+)
+def test_a_context_name_moved_into_another_names_slot_is_an_edit(scorer: LocalScorer, answer: str) -> None:
+    sentence = scorer.support(answer, STUDIO).sentences[0]
+    assert sentence.unsupported_names == ()  # every name is in the contexts: the role is the edit
+    assert sentence.swapped_name and sentence.probability <= EDIT_CAP
+    assert "names replaced" in sentence.explain()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The album was recorded by Aretha Franklin in Muscle Shoals.",  # its own sentence, reworded
+        "The Munich office opens at 08:00.",
+        "The office in Berlin opens at 09:00.",
+        "Meals are prepared by Ana Costa.",  # a shorter form of the same name
+        "The EU is expected to answer with tariffs.",  # an abbreviation
+        "Speakers include Omar Said, Jo Park and Ana Lee.",  # a list reordered
+    ],
+)
+def test_a_name_kept_in_its_own_role_is_no_swap(scorer: LocalScorer, answer: str) -> None:
+    sentence = scorer.support(answer, STUDIO).sentences[0]
+    assert not sentence.swapped_name and sentence.probability > 0.5
+
+
 # -- the grade's cut and the shipped table -----------------------------------------------------
 
 

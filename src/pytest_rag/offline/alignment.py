@@ -29,7 +29,7 @@ from ..scoring.text import (
 from .comparisons import comparisons_in, is_comparison_flip
 from .context_index import ContextIndex
 from .embedder import FloatArray, StaticEmbedder
-from .names import is_name_swap, names_in
+from .names import is_name_swap, is_role_swap, names_in
 from .negation import is_negation_flip, states_negation
 from .normalise import name_is_backed
 from .numbers import miscounted_numbers
@@ -163,7 +163,10 @@ def sentence_evidence(
     near = [s for s in half if s.width == 1]
     negation_flip = is_negation_flip(words, states_negation(tokens), near)
     comparison_flip = is_comparison_flip(words, comparisons_in(tokens), near)
-    swapped_name = is_name_swap(tokens, sentence, unsupported_names, half)
+    single = [s for s, one in zip(candidates.spans, candidates.single_sentence, strict=True) if one]
+    swapped_name = is_name_swap(tokens, sentence, unsupported_names, half) or is_role_swap(
+        sentence, unsupported_names, single, index.table
+    )
     swapped_words: tuple[str, ...] = ()
     added_words: tuple[str, ...] = ()
     claimed = claim_words(words)
