@@ -302,6 +302,27 @@ def test_a_phrasal_nouns_plural_still_sees_a_swap_beside_it(scorer: LocalScorer)
     assert sentence.swapped_words == ("pharmacy", "reception")
 
 
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        ("Dr. Lena Fischer leads the lab, which she set up in 2001.", "The lab is led by Dr. Fischer."),
+        (
+            "Orla Byrne holds the school's swimming record.",
+            "The school's swimming record is held by Orla Byrne.",
+        ),
+        (
+            "The cooperative sells its honey at the Saturday market.",
+            "The honey is sold at the Saturday market.",
+        ),
+    ],
+)
+def test_a_passive_rewording_with_an_irregular_participle_passes(
+    scorer: LocalScorer, context: str, answer: str
+) -> None:
+    report = scorer.support(answer, [context])
+    assert report.probability >= report.cut
+
+
 # -- a context name moved into another name's role ---------------------------------------------
 
 STUDIO = [

@@ -60,6 +60,14 @@ def test_stem_merges_inflections() -> None:
     assert stem("class") == "class"
 
 
+def test_stem_reads_irregular_past_forms_as_their_verb() -> None:
+    assert stem("led") == stem("leads") == stem("leading")
+    assert stem("sold") == stem("sells") and stem("written") == stem("writes") == stem("wrote")
+    assert stem("held") == stem("holds") and stem("paid") == stem("pays")
+    # forms that are other common words stay themselves
+    assert stem("left") != stem("leave") and stem("found") != stem("find")
+
+
 def test_numbers_are_normalised() -> None:
     assert normalize_number("1,000") == "1000"
     assert normalize_number("two") == "2"

@@ -119,7 +119,35 @@ def content_words(tokens_or_text: str | Sequence[str]) -> list[str]:
     return [t for t in tokens if t not in STOPWORDS]
 
 
+# Irregular past forms and participles, to their verb: "led" meets "leads", "sold" meets "sells".
+# Only forms that are no other common word: "left" (a side), "found" (to set up), "saw" (a tool),
+# "lay", "fed" and "shed" stay as they are.
+_IRREGULAR_TEXT = """
+    led:lead ran:run made:make paid:pay sold:sell bought:buy brought:bring built:build
+    taken:take took:take given:give gave:give written:write wrote:write chosen:choose chose:choose
+    known:know knew:know shown:show grown:grow grew:grow drawn:draw drew:draw driven:drive
+    drove:drive eaten:eat ate:eat fallen:fall fell:fall flown:fly flew:fly forgotten:forget
+    forgot:forget hidden:hide hid:hide ridden:ride rode:ride risen:rise rose:rise seen:see
+    spoken:speak spoke:speak stolen:steal stole:steal worn:wear wore:wear won:win begun:begin
+    began:begin sung:sing sang:sing swum:swim swam:swim sent:send spent:spend lent:lend
+    meant:mean kept:keep slept:sleep felt:feel dealt:deal held:hold told:tell thought:think
+    taught:teach caught:catch fought:fight sought:seek stood:stand understood:understand
+    lost:lose shot:shoot became:become came:come went:go gone:go broken:break broke:break
+    frozen:freeze froze:freeze thrown:throw threw:throw sat:sit met:meet said:say struck:strike
+    hung:hang stuck:stick dug:dig sank:sink sunk:sink woke:wake woken:wake forgiven:forgive
+    forgave:forgive withdrew:withdraw withdrawn:withdraw undertook:undertake undertaken:undertake
+    overtook:overtake overtaken:overtake arisen:arise arose:arise
+"""
+
+
 def stem(word: str) -> str:
+    """A light suffix-stripping stem (see :func:`_suffix_stem`), with irregular past forms and
+    participles turned into their verb first ("led" meets "leads")."""
+    verb = _IRREGULAR.get(word)
+    return _suffix_stem(verb if verb is not None else word)
+
+
+def _suffix_stem(word: str) -> str:
     """A light suffix-stripping stem ("cars"→"car", "grew" stays), so inflected forms match.
 
     Deliberately conservative: it only removes plural, past, progressive and adverb endings
@@ -148,6 +176,11 @@ def stem(word: str) -> str:
         base = base[:-1]  # "running" -> "runn" -> "run"
     # A trailing "e" is dropped everywhere so "base", "based" and "basing" meet.
     return base[:-1] if len(base) >= 4 and base.endswith("e") else base
+
+
+_IRREGULAR: dict[str, str] = {
+    form: verb for pair in _IRREGULAR_TEXT.split() for form, verb in [pair.split(":")]
+}
 
 
 def ngrams(tokens: Sequence[str], n: int) -> list[tuple[str, ...]]:
