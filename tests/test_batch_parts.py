@@ -270,3 +270,31 @@ def test_a_batch_desk_that_cannot_open_never_leaves_the_run_calling_live(
     result.assert_outcomes(failed=3)
     assert result.stdout.str().count("database disk image is malformed") >= 3
     assert fake_llm.request_count == 0
+
+
+def test_replies_whose_verdict_is_cached_already_are_let_go_when_a_run_opens_the_desk(
+    tmp_path: Path,
+) -> None:
+    """A batch's reply for a request judged live meanwhile would stay on disk for good, and keep
+    every later run looking replies up: the desk lets it go when it opens, and keeps the rest."""
+    from pytest_rag.engine.batch.records import CollectedReply
+    from pytest_rag.engine.batch.run import open_desk
+    from pytest_rag.engine.cache import CachedReply, JudgmentCache
+    from pytest_rag.engine.judgment import JudgmentEngine
+
+    store = BatchStore(tmp_path)
+    for key in ("judged-live", "waiting", "repair-of-judged"):
+        parent = "judged-live" if key == "repair-of-judged" else None
+        store.deliver(key, CollectedReply(batch="batch_1", parent=parent, body={"choices": []}))
+    store.close()
+    engine = JudgmentEngine(JudgmentCache(tmp_path, "rw"))
+    engine.cache.put("judged-live", CachedReply('{"score": 5}', 10, 5, "fake-gpt"))
+    desk = open_desk(engine, queueing=False)
+    assert desk is not None
+    assert sorted(desk.store.reply_keys()) == ["waiting"]
+    assert not desk._idle()  # a reply still waits to be used
+    engine.cache.put("waiting", CachedReply('{"score": 4}', 10, 5, "fake-gpt"))
+    desk.prune()
+    assert desk.store.reply_keys() == [] and desk._idle()
+    desk.close()
+    engine.cache.close()

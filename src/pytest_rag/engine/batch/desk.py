@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -257,6 +257,14 @@ class BatchDesk:
             metric=metric,
         )
 
+    def prune(self) -> None:
+        """Let go of collected replies no check will ask for: their verdict is in the cache already
+        (judged live while the batch ran, or by an earlier run). Kept, they would stay on disk for
+        good and keep every later run looking replies up on each live call."""
+        if self._replies:
+            self._let_go(self.store.reply_keys(), used=False)
+            self.reload()
+
     def close(self) -> None:
         """Let go of the collected replies this process used that are settled: stored in the cache, or
         ended in an error (asked again next time); keep those whose repair still waits."""
@@ -264,16 +272,20 @@ class BatchDesk:
             taken = set(self._taken)
             self._taken.clear()
         if taken:
-            with self.store.lock():
-                waiting_repairs = {r.parent for r in self.store.queued() if r.parent}
-                waiting_repairs |= {o.parent for m in self.store.pending() for o in m.requests if o.parent}
-                for key in taken:
-                    collected = self.store.reply(key)
-                    if collected is None:
-                        continue
-                    stored = self.known(key) or (
-                        collected.parent is not None and self.known(collected.parent)
-                    )
-                    if stored or key not in waiting_repairs:
-                        self.store.discard(key)
+            self._let_go(taken, used=True)
         self.store.close()
+
+    def _let_go(self, keys: Iterable[str], *, used: bool) -> None:
+        """Discard the replies of ``keys`` whose verdict (or whose first request's verdict, for a
+        repair) is in the cache; with ``used``, also those that ended in an error, unless a repair
+        waiting in a later batch still needs them."""
+        with self.store.lock():
+            waiting_repairs = {r.parent for r in self.store.queued() if r.parent}
+            waiting_repairs |= {o.parent for m in self.store.pending() for o in m.requests if o.parent}
+            for key in keys:
+                collected = self.store.reply(key)
+                if collected is None:
+                    continue
+                stored = self.known(key) or (collected.parent is not None and self.known(collected.parent))
+                if stored or (used and key not in waiting_repairs):
+                    self.store.discard(key)

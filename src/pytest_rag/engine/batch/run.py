@@ -37,7 +37,9 @@ def open_desk(engine: JudgmentEngine, *, queueing: bool, force: bool = False) ->
 
     store = BatchStore(cache.directory)
     collect(store)  # a batch that cannot be reached keeps its problem in its manifest, shown at the end
-    return BatchDesk(store, cache, engine.prices, engine.spending, queueing=queueing)
+    desk = BatchDesk(store, cache, engine.prices, engine.spending, queueing=queueing)
+    desk.prune()
+    return desk
 
 
 @dataclass

@@ -171,6 +171,11 @@ class BatchStore:
         if self._replies is not None or (self.root / "replies").is_dir():
             self._cache("replies").delete(key)
 
+    def reply_keys(self) -> list[str]:
+        if not (self.root / "replies").is_dir():
+            return []
+        return [str(key) for key in self._cache("replies").iterkeys()]
+
     def reply_count(self) -> int:
         if not (self.root / "replies").is_dir():
             return 0
