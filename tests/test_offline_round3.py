@@ -79,6 +79,58 @@ def test_a_place_named_with_the_article_backs_its_demonym_and_bare_name(scorer: 
     assert other.unsupported_names == ("Cuban",)
 
 
+ROUTER = [
+    "The Atlas 3 router supports Wi-Fi 6 and has four Ethernet ports. To reset it, hold the reset "
+    "button for 10 seconds. Support is open from 08:00 to 18:00, and updates run at 3 a.m."
+]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The Atlas 3 has 4 Ethernet ports.",  # digits for a spelled number
+        "Hold the reset button for ten seconds.",  # a spelled number for digits
+        "Support is open from 8am to 6pm.",  # a clock time in another form
+        "Updates run at 03:00.",
+    ],
+)
+def test_a_number_or_time_in_another_form_is_backed(scorer: LocalScorer, answer: str) -> None:
+    sentence = scorer.support(answer, ROUTER).sentences[0]
+    assert sentence.unsupported_numbers == () and not sentence.swapped_words and not sentence.added_words
+    assert sentence.probability > 0.5
+
+
+@pytest.mark.parametrize(
+    ("answer", "number"),
+    [
+        ("The Atlas 3 has two Ethernet ports.", "2"),  # spelled out, and wrong
+        ("Hold the reset button for twelve seconds.", "12"),
+        ("Support is open from 7am to 6pm.", "7"),
+    ],
+)
+def test_a_different_number_spelled_out_or_as_a_time_is_unbacked(
+    scorer: LocalScorer, answer: str, number: str
+) -> None:
+    sentence = scorer.support(answer, ROUTER).sentences[0]
+    assert number in sentence.unsupported_numbers and sentence.probability <= EDIT_CAP
+
+
+def test_clock_times_and_spelled_numbers_are_read_with_their_neighbours() -> None:
+    from pytest_rag.offline.numbers import clock_times, spelled_numbers
+    from pytest_rag.scoring.text import tokenize
+
+    assert list(clock_times(tokenize("from 8am to 6 p.m., or 08:30 and 18:00 (not 8 alone)")).values()) == [
+        "8:00",
+        "18:00",
+        "8:30",
+        "18:00",
+    ]
+    assert clock_times(tokenize("at 13 pm or 25:00")) == {}
+    # part of a larger number, or a pronoun: not read as a number on its own
+    assert spelled_numbers(tokenize("twenty five of them, two hundred, the one that")) == {}
+    assert spelled_numbers(tokenize("it has four ports")) == {2: "4"}
+
+
 # -- framing -----------------------------------------------------------------------------------
 
 

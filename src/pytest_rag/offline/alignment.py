@@ -32,7 +32,7 @@ from .embedder import FloatArray, StaticEmbedder
 from .names import is_name_swap, is_role_swap, names_in
 from .negation import is_negation_flip, states_negation
 from .normalise import name_is_backed
-from .numbers import miscounted_numbers
+from .numbers import miscounted_numbers, unbacked_numbers
 from .register import register_features
 from .slots import noun_swap
 from .spans import stem_all
@@ -103,11 +103,11 @@ def sentence_evidence(
     names = names_in(sentence)
     has_negation = any(t in NEGATION_WORDS for t in tokens)
 
-    unsupported_numbers = tuple(
-        dict.fromkeys(
-            [*(n for n in numbers if n not in index.numbers), *miscounted_numbers(embedder, tokens, index)]
-        )
-    )
+    # The model was fitted on numbers in digits: its feature counts those; a spelled-out one the
+    # contexts lack ("two ports" against "four ports") is an edit all the same.
+    unbacked_digits, unbacked_spelled = unbacked_numbers(tokens, index.numbers)
+    fitted_numbers = tuple(dict.fromkeys([*unbacked_digits, *miscounted_numbers(embedder, tokens, index)]))
+    unsupported_numbers = tuple(dict.fromkeys([*fitted_numbers, *unbacked_spelled]))
     unsupported_names = tuple(
         dict.fromkeys(
             n
@@ -135,7 +135,7 @@ def sentence_evidence(
             0.0, 0.0, 0.0, 0.0, 0.0,
             float(index.pooled_vector @ vector),
             _soft_precision(embedder, words, index, index.content),
-            len(unsupported_numbers) / len(set(numbers)) if numbers else 0.0,
+            len(fitted_numbers) / len(set(numbers)) if numbers else 0.0,
             len(unsupported_names) / len(set(names)) if names else 0.0,
             0.0,
             math.log1p(sum(1 for s in stems if s not in index.content)),
@@ -186,7 +186,7 @@ def sentence_evidence(
         float(cosines[candidates.single_sentence].max()),
         float(index.pooled_vector @ vector),
         _soft_precision(embedder, words, index, index.content),
-        len(unsupported_numbers) / len(set(numbers)) if numbers else 0.0,
+        len(fitted_numbers) / len(set(numbers)) if numbers else 0.0,
         len(unsupported_names) / len(set(names)) if names else 0.0,
         1.0 if negation_mismatch else 0.0,
         math.log1p(sum(1 for s in stems if s not in index.content)),

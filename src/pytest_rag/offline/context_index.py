@@ -27,7 +27,7 @@ from .embedder import PIECE_RE, FloatArray, StaticEmbedder
 from .lexical import SentenceTable, cached_stem
 from .negation import states_negation
 from .normalise import context_forms, name_forms
-from .numbers import numbers_with_units
+from .numbers import clock_times, numbers_with_units
 from .spans import MAX_WINDOW, Candidates, Span
 
 FULL_SCAN_SENTENCES = 64
@@ -50,9 +50,12 @@ class ContextIndex:
         self.vocabulary: tuple[str, ...] = tuple(t for t in table.counts if t not in STOPWORDS)
         self.content: frozenset[str] = frozenset(cached_stem(t) for t in self.vocabulary)
         spelled = name_forms().numbers
-        self.numbers: frozenset[str] = table.number_forms() | {
-            spelled[t] for t in table.counts if t in spelled
-        }
+        with_digits = {i for n in table.numbers() for i in table.with_number(n)}
+        self.numbers: frozenset[str] = (
+            table.number_forms()
+            | {spelled[t] for t in table.counts if t in spelled}
+            | {time for i in with_digits for time in clock_times(table.tokens[i]).values()}
+        )
         self.vocabulary_vectors = embedder.word_vectors(self.vocabulary)
         self.full_scan = self.sentence_count <= FULL_SCAN_SENTENCES
         self._sentence_sums: dict[int, tuple[FloatArray, float]] = {}

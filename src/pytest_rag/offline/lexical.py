@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
 
-from ..scoring.text import STOPWORDS, has_digit, normalize_number, split_sentences, stem, tokenize
-from .numbers import number_set
+from ..scoring.text import STOPWORDS, split_sentences, stem, tokenize
+from .numbers import is_number, number_set, number_value
 
 cached_stem = lru_cache(maxsize=1 << 16)(stem)
 """``scoring.text.stem``, remembered per word: a corpus repeats its words many times over."""
@@ -38,7 +38,7 @@ class SentenceTable:
         self._postings: dict[str, list[int]] = {}
         self._numbers: dict[str, list[int]] = {}
         content = {t for t in self.counts if t not in STOPWORDS}
-        numbers = {t: normalize_number(t) for t in content if has_digit(t)}
+        numbers = {t: number_value(t) for t in content if is_number(t)}
         number_tokens = numbers.keys()
         for i, tokens in enumerate(self.tokens):  # ascending, so every postings list is sorted
             distinct = set(tokens)
@@ -56,6 +56,10 @@ class SentenceTable:
     def with_stem(self, stemmed: str) -> list[int]:
         """The sentences holding a content word with this stem, in order."""
         return self._postings.get(stemmed, [])
+
+    def numbers(self) -> list[str]:
+        """Every (normalised) number the sentences hold."""
+        return list(self._numbers)
 
     def with_number(self, number: str) -> list[int]:
         """The sentences holding this (normalised) number, in order."""

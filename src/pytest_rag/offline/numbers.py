@@ -7,6 +7,7 @@ the content words after it (what it counts), for the answer and for the index of
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,78 @@ if TYPE_CHECKING:
 _MAGNITUDES = frozenset({"hundred", "thousand", "million", "billion", "trillion", "percent"})
 _UNIT_LOOKAHEAD = 2  # content words after a number that may name what it counts
 
+# Cardinals an answer spells out ("four Ethernet ports" for "4"), checked like digits. "one" is as
+# often a pronoun ("the one that"), and a word next to another number word or a magnitude is part
+# of a larger number ("twenty five", "two hundred"), so those are left alone.
+_SPELLED_TEXT = """
+    zero:0 two:2 three:3 four:4 five:5 six:6 seven:7 eight:8 nine:9 ten:10 eleven:11 twelve:12
+    thirteen:13 fourteen:14 fifteen:15 sixteen:16 seventeen:17 eighteen:18 nineteen:19 twenty:20
+    thirty:30 forty:40 fifty:50 sixty:60 seventy:70 eighty:80 ninety:90
+"""
+SPELLED: dict[str, str] = dict(pair.split(":") for pair in _SPELLED_TEXT.split())
+_CLOCK_RE = re.compile(r"(\d{1,2}):(\d{2})")
+
+
+def is_number(token: str) -> bool:
+    """A number in digits, or a spelled-out cardinal."""
+    return has_digit(token) or token in SPELLED
+
+
+def number_value(token: str) -> str:
+    """The digits of a number token, spelled or not ("thirteen" -> "13", "1,000" -> "1000")."""
+    return SPELLED.get(token) or normalize_number(token)
+
+
+def spelled_numbers(tokens: Sequence[str]) -> dict[int, str]:
+    """Positions of spelled-out cardinals that stand alone as a number, with their digits."""
+    found: dict[int, str] = {}
+    for k, token in enumerate(tokens):
+        if token not in SPELLED:
+            continue
+        neighbours = (tokens[k - 1] if k else "", tokens[k + 1] if k + 1 < len(tokens) else "")
+        if not any(n in SPELLED or n in _MAGNITUDES or n == "one" for n in neighbours):
+            found[k] = SPELLED[token]
+    return found
+
+
+def clock_times(tokens: Sequence[str]) -> dict[int, str]:
+    """Positions of clock times with their 24-hour form: "8 am" and "08:00" are "8:00", "6 pm"
+    and "18:00" are "18:00" (the tokenizer splits "8am" into "8", "am" and "a.m." into "a", "m")."""
+    found: dict[int, str] = {}
+    for k, token in enumerate(tokens):
+        if not token[:1].isdigit():
+            continue
+        match = _CLOCK_RE.fullmatch(token)
+        if match is None and not (token.isdigit() and len(token) <= 2):
+            continue
+        hour, minute = (int(match[1]), match[2]) if match else (int(token), "00")
+        after = tokens[k + 1 : k + 3]
+        meridiem = after[0] if after and after[0] in ("am", "pm") else ""
+        if not meridiem and len(after) == 2 and after[0] in ("a", "p") and after[1] == "m":
+            meridiem = after[0] + "m"
+        if meridiem:
+            if not 1 <= hour <= 12:
+                continue
+            hour = hour % 12 + (12 if meridiem == "pm" else 0)
+        elif match is None:
+            continue  # a bare "8" is no time
+        if hour <= 24 and int(minute) <= 59:
+            found[k] = f"{hour}:{minute}"
+    return found
+
+
+def unbacked_numbers(tokens: Sequence[str], known: frozenset[str]) -> tuple[list[str], list[str]]:
+    """The numbers of a sentence that the contexts (their numbers in every form: ``known``) lack:
+    (written in digits, spelled out). A clock time is backed by the same time in another form."""
+    clocks = clock_times(tokens)
+    digits = [
+        normalize_number(t)
+        for k, t in enumerate(tokens)
+        if has_digit(t) and normalize_number(t) not in known and clocks.get(k) not in known
+    ]
+    spelled = [n for n in spelled_numbers(tokens).values() if n not in known]
+    return digits, spelled
+
 
 def numbers_with_units(tokens: Sequence[str], lookahead: int = _UNIT_LOOKAHEAD) -> list[tuple[str, str]]:
     """(number, stemmed content word after it) pairs of one sentence: what each number counts.
@@ -28,15 +101,15 @@ def numbers_with_units(tokens: Sequence[str], lookahead: int = _UNIT_LOOKAHEAD) 
     """
     pairs: list[tuple[str, str]] = []
     for k, token in enumerate(tokens):
-        if not has_digit(token):
+        if not is_number(token):
             continue
         found = 0
         for following in tokens[k + 1 : k + 6]:
-            if has_digit(following) or found == lookahead:
+            if is_number(following) or found == lookahead:
                 break
             if following in STOPWORDS:
                 continue
-            pairs.append((normalize_number(token), stem(following)))
+            pairs.append((number_value(token), stem(following)))
             found += 1
     return pairs
 

@@ -25,6 +25,7 @@ from .comparisons import COMPARISON_MARKERS
 from .embedder import StaticEmbedder
 from .lexical import cached_stem
 from .normalise import forms
+from .numbers import is_number
 from .register import CONVERSATIONAL_WORDS, FIRST_PERSON_PRONOUNS
 from .spans import NEAR_COPY, Span
 
@@ -121,12 +122,12 @@ def claim_words(words: Sequence[str]) -> list[str]:
 
 def absent_words(words: Sequence[str], index: ContextIndex) -> list[str]:
     """The sentence's content words the contexts hold in no form (stem, abbreviation, demonym).
-    Numbers (and ordinal suffixes), negations, comparison words and talk about the speaker are
+    Numbers, in digits or spelled out (and ordinal suffixes), negations, comparison words and talk about the speaker are
     left to their own checks."""
     return [
         w
         for w in dict.fromkeys(words)
-        if not any(ch.isdigit() for ch in w)
+        if not is_number(w)
         and w not in NEGATION_WORDS
         and w not in CONVERSATIONAL_WORDS
         and w not in FIRST_PERSON_PRONOUNS
