@@ -375,6 +375,58 @@ def test_a_passive_rewording_with_an_irregular_participle_passes(
     assert report.probability >= report.cut
 
 
+# -- a word turned into its opposite ------------------------------------------------------------
+
+GATEWAY = [
+    "Two-factor login is disabled by default. Invoices are billed yearly to the account owner. "
+    "Refund requests are checked by a senior agent, and security patches are installed automatically."
+]
+
+
+@pytest.mark.parametrize(
+    ("answer", "new", "old"),
+    [
+        ("Two-factor login is enabled by default.", "enabled", "disabled"),
+        ("Invoices are billed monthly to the account owner.", "monthly", "yearly"),
+        ("Refund requests are checked by a junior agent.", "junior", "senior"),
+        ("Security patches are installed manually.", "manually", "automatically"),
+    ],
+)
+def test_a_word_turned_into_its_opposite_is_an_edit(
+    scorer: LocalScorer, answer: str, new: str, old: str
+) -> None:
+    sentence = scorer.support(answer, GATEWAY).sentences[0]
+    assert sentence.swapped_words == (new, old) and sentence.probability <= EDIT_CAP
+    assert f"{new!r} in place of {old!r}" in sentence.explain()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Two-factor login is not enabled by default.",  # the opposite, negated: the same claim
+        "Invoices are billed annually to the account owner.",  # the same period in other words
+        "Security patches install automatically.",
+    ],
+)
+def test_an_opposite_negated_or_a_same_meaning_word_is_no_edit(scorer: LocalScorer, answer: str) -> None:
+    sentence = scorer.support(answer, GATEWAY).sentences[0]
+    assert not sentence.swapped_words
+
+
+def test_opposites_come_from_the_table_frequencies_and_negating_prefixes() -> None:
+    from pytest_rag.offline.lexical import cached_stem
+    from pytest_rag.offline.opposites import are_opposites
+
+    def opposite(a: str, b: str) -> bool:
+        return are_opposites(cached_stem(a), cached_stem(b))
+
+    assert opposite("unavailable", "available") and opposite("nonrefundable", "refundable")
+    assert opposite("weekly", "daily") and not opposite("annually", "yearly")
+    assert opposite("closed", "open") and opposite("incorrect", "correct")
+    # a prefix that opens other words too is no negation: only written-out pairs count
+    assert not opposite("discover", "cover") and not opposite("install", "stall")
+
+
 # -- a context name moved into another name's role ---------------------------------------------
 
 STUDIO = [

@@ -21,6 +21,7 @@ from ..scoring.text import NEGATION_WORDS, STOPWORDS, tokenize
 from .lexical import SentenceTable, cached_stem
 from .names import NAME_RUN_RE
 from .negation import states_negation
+from .opposites import are_opposites
 
 _AUXILIARIES_TEXT = """
     is are was were am do does did can could will would has have had should may might must shall
@@ -106,19 +107,6 @@ def question_claim(answer: str, question: str, contexts: Sequence[str]) -> Quest
     return None
 
 
-# Words whose negation the other states ("not open" is "closed", "not allowed" is "banned"),
-# so a "no" answer may restate a sentence without any "not" in it. Pairs, both ways.
-_OPPOSITES_TEXT = """
-    open:closed open:shut included:excluded allowed:banned allowed:forbidden
-    allowed:prohibited permitted:banned permitted:forbidden permitted:prohibited available:unavailable
-    required:optional mandatory:optional accepted:rejected
-    accepted:refused possible:impossible valid:invalid eligible:ineligible
-"""
-_OPPOSITES: dict[str, frozenset[str]] = {}
-for _pair in _OPPOSITES_TEXT.split():
-    _a, _b = (cached_stem(w) for w in _pair.split(":"))
-    _OPPOSITES[_a] = _OPPOSITES.get(_a, frozenset()) | {_b}
-    _OPPOSITES[_b] = _OPPOSITES.get(_b, frozenset()) | {_a}
 _POLARITY_COPY = 0.75  # share of the claim's words the slot clause must hold to decide a yes/no
 _CLAUSE_BREAK_RE = re.compile(
     r"[;:](?=\s)|,?\s+\b(?:but|whereas|while|although|though|however)\b|,\s+and\b", re.IGNORECASE
@@ -161,7 +149,7 @@ def polarity_conflict(claim: QuestionClaim, question: str, table: SentenceTable)
     clauses = [tokenize(c) for c in _CLAUSE_BREAK_RE.split(table.texts[slot])]
     tokens = max(clauses, key=lambda c: len(core & {cached_stem(t) for t in c}))
     stems = {cached_stem(t) for t in tokens}
-    opposed = {word for word in core if _OPPOSITES.get(word, frozenset()) & stems}
+    opposed = {word for word in core if any(are_opposites(word, other) for other in stems)}
     if len((core & stems) | opposed) < _POLARITY_COPY * len(core) or opposed & stems:
         return False
     negated = states_negation(tokens) != bool(opposed)

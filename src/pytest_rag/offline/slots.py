@@ -29,6 +29,7 @@ from difflib import SequenceMatcher
 from ..scoring.text import NEGATION_WORDS, STOPWORDS
 from .embedder import StaticEmbedder
 from .lexical import cached_stem
+from .opposites import are_opposites
 from .spans import NEAR_COPY, Span
 from .unbacked import SYNONYM_COSINE, is_adverb, is_verb_like
 
@@ -123,6 +124,41 @@ def _slot_swap(
     return None
 
 
+def _negated_at(tokens: Sequence[str], k: int) -> bool:
+    """Whether a negation stands within the three words before token ``k`` ("is not open")."""
+    return any(t in NEGATION_WORDS for t in tokens[max(0, k - 3) : k])
+
+
+def _opposite(
+    tokens: Sequence[str], stems: Sequence[str], span: Span, words: Sequence[str]
+) -> tuple[str, str] | None:
+    """(new word, replaced word) when the sentence restates the span (at least ``NEAR_COPY`` of
+    its other content words) with one word of it turned into its opposite, within a replaced
+    stretch of at most three words each side
+    (:func:`.opposites.are_opposites`: "enabled" for "disabled", "yearly" for "monthly"). An
+    opposite negated on one side only says the same thing twice reversed ("not open" for
+    "closed", "isn't enabled" for "disabled"): no edit."""
+    span_stems = [cached_stem(t) for t in span.tokens]
+    matcher = SequenceMatcher(None, list(stems), span_stems, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace" or i2 - i1 > _MAX_STRETCH + 1 or j2 - j1 > _MAX_STRETCH + 1:
+            continue
+        pairs = [
+            (i, j)
+            for i in range(i1, i2)
+            for j in range(j1, j2)
+            if are_opposites(stems[i], span_stems[j])
+            and _negated_at(tokens, i) == _negated_at(span.tokens, j)
+        ]
+        if not pairs:
+            continue
+        i, j = pairs[0]
+        rest = {cached_stem(w) for w in words if w != tokens[i] and w not in NEGATION_WORDS}
+        if rest and len(rest & span.core) / len(rest) >= NEAR_COPY:
+            return tokens[i], span.tokens[j]
+    return None
+
+
 def noun_swap(
     embedder: StaticEmbedder,
     tokens: Sequence[str],
@@ -133,12 +169,16 @@ def noun_swap(
     """(new words, replaced words) when the sentence restates a span (at least ``NEAR_COPY`` of
     its other content words are in it) with a different noun or quantifier in one slot."""
     new = set(absent)
+    stems = [cached_stem(t) for t in tokens]
+    for span in candidates:
+        found = _opposite(tokens, stems, span, words)
+        if found:
+            return found
     if not new and not any(t in QUANTIFIERS for t in tokens):
         return None
     core = {cached_stem(w) for w in words if w not in new and w not in NEGATION_WORDS}
     if not core:
         return None
-    stems = [cached_stem(t) for t in tokens]
     for span in candidates:
         if len(core & span.core) / len(core) < NEAR_COPY:
             continue

@@ -81,7 +81,9 @@ VERB_PLACE = frozenset(_VERB_PLACE_TEXT.split())
 """Words after which the next word stands in a verb's place."""
 _ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})
 _DEGREE_WORDS = frozenset({"least", "most", "less", "more", "fewer"})
-_DETERMINER_LIKE = frozenset({"another", "other", "others", "both", "several", "various", "certain", "own"})
+_DETERMINER_LIKE = frozenset(
+    {"another", "other", "others", "both", "several", "various", "certain", "own", "every"}
+)
 _INTERJECTIONS = frozenset(
     {"yup", "yep", "yeah", "oh", "ah", "hmm", "okay", "ok", "wow", "haha", "lol", "hey"}
 )
