@@ -115,6 +115,28 @@ def test_a_different_number_spelled_out_or_as_a_time_is_unbacked(
     assert number in sentence.unsupported_numbers and sentence.probability <= EDIT_CAP
 
 
+LIBRARY = [
+    "Members can renew a loan twice. The reading room was renovated in 2018 and seats 80 people. "
+    "Online booking opens 14 days before a workshop and closes one day before."
+]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Members can renew a loan two times.",  # "twice" is 2
+        "The reading room has 80 seats.",  # the year before "seats" counts nothing
+        "Online booking closes a day before the workshop.",  # the span states both opens and closes
+    ],
+)
+def test_multiplicatives_years_and_a_span_stating_both_opposites_raise_no_alarm(
+    scorer: LocalScorer, answer: str
+) -> None:
+    sentence = scorer.support(answer, LIBRARY).sentences[0]
+    assert sentence.unsupported_numbers == () and not sentence.swapped_words
+    assert sentence.probability > 0.5
+
+
 def test_clock_times_and_spelled_numbers_are_read_with_their_neighbours() -> None:
     from pytest_rag.offline.numbers import clock_times, spelled_numbers
     from pytest_rag.scoring.text import tokenize

@@ -26,10 +26,12 @@ _UNIT_LOOKAHEAD = 2  # content words after a number that may name what it counts
 _SPELLED_TEXT = """
     zero:0 two:2 three:3 four:4 five:5 six:6 seven:7 eight:8 nine:9 ten:10 eleven:11 twelve:12
     thirteen:13 fourteen:14 fifteen:15 sixteen:16 seventeen:17 eighteen:18 nineteen:19 twenty:20
-    thirty:30 forty:40 fifty:50 sixty:60 seventy:70 eighty:80 ninety:90
+    thirty:30 forty:40 fifty:50 sixty:60 seventy:70 eighty:80 ninety:90 twice:2 thrice:3
 """
 SPELLED: dict[str, str] = dict(pair.split(":") for pair in _SPELLED_TEXT.split())
 _CLOCK_RE = re.compile(r"(\d{1,2}):(\d{2})")
+_YEAR_RE = re.compile(r"1[89]\d\d|20\d\d")
+_YEAR_OPENERS = frozenset({"in", "since", "until", "till", "by", "from", "before", "after", "of", "during"})
 
 
 def is_number(token: str) -> bool:
@@ -101,8 +103,8 @@ def numbers_with_units(tokens: Sequence[str], lookahead: int = _UNIT_LOOKAHEAD) 
     """
     pairs: list[tuple[str, str]] = []
     for k, token in enumerate(tokens):
-        if not is_number(token):
-            continue
+        if not is_number(token) or (k and tokens[k - 1] in _YEAR_OPENERS and _YEAR_RE.fullmatch(token)):
+            continue  # "renovated in 2018 and seats 80 people": a year counts no seats
         found = 0
         for following in tokens[k + 1 : k + 6]:
             if is_number(following) or found == lookahead:
@@ -156,5 +158,5 @@ def _like_unit(embedder: StaticEmbedder, word: str, number: str, index: ContextI
 
 def number_set(tokens: Sequence[str]) -> set[str]:
     found = set(numbers_in(tokens))
-    found.update(normalize_number(t) for t in tokens if t.isalpha())
+    found.update(number_value(t) for t in tokens if t.isalpha())
     return found

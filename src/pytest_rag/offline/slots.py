@@ -149,6 +149,7 @@ def _opposite(
             for j in range(j1, j2)
             if are_opposites(stems[i], span_stems[j])
             and _negated_at(tokens, i) == _negated_at(span.tokens, j)
+            and stems[i] not in span_stems  # the span states both ("opens ... and closes"): undecided
         ]
         if not pairs:
             continue
