@@ -23,6 +23,13 @@ with their ``question`` (a probe's optional field), an entity of the context in 
 and framing sentences. ``rag_probes_heldback.jsonl`` (24 cases, four more domains: hotel, telecom,
 film, zoo) was written at the same time and evaluated only once the checks were done.
 
+``rag_probes_round4.jsonl`` (69 cases: insurance, a router, a library, a flight, a clinic, a bus)
+holds single edits and faithful rewordings of support-bot answers: numbers spelled out, clock
+times in other forms, words turned into their opposites, restrictions dropped or added. The first
+four domains were written and scored before the checks that followed them (spelled numbers, clock
+times, opposites), which were built on what they missed; the last two after those checks, before
+being scored. Not held out, then: a record of what the checks were built for.
+
 Printed: balanced accuracy of "passes ``assert_faithful`` at the default threshold 4" (the
 faithfulness grade the judge gives), AUROC of the whole-answer support probability, the share of
 (faithful, unfaithful) pairs on the same context that are ranked the right way round, and per
