@@ -39,9 +39,15 @@ def is_number(token: str) -> bool:
     return has_digit(token) or token in SPELLED
 
 
+# Every word normalize_number turns into digits, and the spelled cardinals: a word is looked up
+# here rather than run through normalize_number's patterns (a corpus has tens of thousands).
+_WORD_VALUES = {**SPELLED, "one": "1", "hundred": "100", "thousand": "1000"}
+
+
 def number_value(token: str) -> str:
-    """The digits of a number token, spelled or not ("thirteen" -> "13", "1,000" -> "1000")."""
-    return SPELLED.get(token) or normalize_number(token)
+    """The digits of a number token, spelled or not ("thirteen" -> "13", "1,000" -> "1000"); any
+    other word as it is."""
+    return _WORD_VALUES.get(token, token) if token.isalpha() else normalize_number(token)
 
 
 def spelled_numbers(tokens: Sequence[str]) -> dict[int, str]:
