@@ -137,6 +137,12 @@ def test_multiplicatives_years_and_a_span_stating_both_opposites_raise_no_alarm(
     assert sentence.probability > 0.5
 
 
+def test_digits_that_are_no_decimal_number_are_no_time(scorer: LocalScorer) -> None:
+    # "²" is a digit to str.isdigit() but no number to int(): read it as a time and the judge fails
+    report = scorer.support("The grid has 3² cells and opens at 9 am.", ["The 3² cell grid opens at 09:00."])
+    assert report.sentences[0].unsupported_numbers == ()
+
+
 def test_clock_times_and_spelled_numbers_are_read_with_their_neighbours() -> None:
     from pytest_rag.offline.numbers import clock_times, spelled_numbers
     from pytest_rag.scoring.text import tokenize
@@ -433,6 +439,13 @@ def test_a_word_turned_into_its_opposite_is_an_edit(
 def test_an_opposite_negated_or_a_same_meaning_word_is_no_edit(scorer: LocalScorer, answer: str) -> None:
     sentence = scorer.support(answer, GATEWAY).sentences[0]
     assert not sentence.swapped_words
+
+
+def test_a_capital_the_tokenizer_reads_as_a_stopword_is_no_name_to_move(scorer: LocalScorer) -> None:
+    # "It’s" (curly apostrophe) is capitalised, and a stopword once tokenised: no crash, no swap
+    context = ["The venue is run by Harbor Arts. It’s managed by Lena Ek."]
+    found = scorer.support("The venue is run by It’s.", context).sentences[0]
+    assert found.probability <= EDIT_CAP  # judged (a name in the slot of Harbor Arts), not a crash
 
 
 def test_opposites_come_from_the_table_frequencies_and_negating_prefixes() -> None:

@@ -178,7 +178,9 @@ def _forms_of(words: set[str]) -> set[str]:
 def _holds_in_slot(table: SentenceTable, run: str, slot: tuple[str, str], core: set[str]) -> bool:
     """Whether a context sentence that the sentence (content stems ``core``) restates puts ``run``
     in ``slot`` itself."""
-    word = next(w for w in tokenize(run) if w not in STOPWORDS)  # a name of _role_slots has one
+    word = next((w for w in tokenize(run) if w not in STOPWORDS), None)
+    if word is None:  # "It’s": a capital the tokenizer reads as a stopword is no name to look up
+        return False
     for i in table.with_stem(stem(word)):
         if not _restates(core, frozenset(table.stems[i])):
             continue

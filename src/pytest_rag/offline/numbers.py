@@ -67,10 +67,10 @@ def clock_times(tokens: Sequence[str]) -> dict[int, str]:
     and "18:00" are "18:00" (the tokenizer splits "8am" into "8", "am" and "a.m." into "a", "m")."""
     found: dict[int, str] = {}
     for k, token in enumerate(tokens):
-        if not token[:1].isdigit():
+        if not token[:1].isdecimal():
             continue
         match = _CLOCK_RE.fullmatch(token)
-        if match is None and not (token.isdigit() and len(token) <= 2):
+        if match is None and not (token.isdecimal() and len(token) <= 2):
             continue
         hour, minute = (int(match[1]), match[2]) if match else (int(token), "00")
         after = tokens[k + 1 : k + 3]
@@ -84,7 +84,7 @@ def clock_times(tokens: Sequence[str]) -> dict[int, str]:
         elif match is None:
             continue  # a bare "8" is no time
         if hour <= 24 and int(minute) <= 59:
-            found[k] = f"{hour}:{minute}"
+            found[k] = f"{hour}:{int(minute):02d}"
     return found
 
 
