@@ -592,3 +592,92 @@ def test_a_yes_no_is_decided_by_the_clause_that_answers_it(scorer: LocalScorer) 
     assert opens.probability >= opens.cut and not opens.sentences[0].negation_flip
     assert holidays.probability >= holidays.cut
     assert heated.sentences[0].negation_flip
+
+
+# -- awkward text never breaks the judge -------------------------------------------------------
+
+AWKWARD_PIECES = [
+    "The",
+    "It’s",
+    "²",
+    "5²",
+    "8",
+    "am",
+    "pm",
+    "a.m.",
+    "08:00",
+    "25:99",
+    "twice",
+    "two",
+    "hundred",
+    "twenty",
+    "five",
+    "not",
+    "closed",
+    "open",
+    "enabled",
+    "disabled",
+    "monthly",
+    "yearly",
+    "Walk-ins",
+    "Bahamas",
+    "Bahamian",
+    "by",
+    "Daniel",
+    "Price",
+    "Teresa",
+    "Molina",
+    "directed",
+    "in",
+    "2018",
+    "seats",
+    "“Q”",
+    "‘x’",
+    "(",
+    "EU",
+    "European",
+    "Union",
+    "Dr.",
+    "O’Neil’s",
+    "non",
+    "un",
+    "available",
+    "unavailable",
+    "!",
+    "?",
+    ";",
+    ",",
+    ".",
+    "—",
+    "İstanbul",
+    "ﬁ",
+    "١٢:٣٠",
+    "½",
+    "Ⅻ",
+]
+
+
+def test_awkward_text_gets_a_probability_and_never_an_exception(scorer: LocalScorer) -> None:
+    import math
+    import random
+
+    rng = random.Random(7)
+
+    def text(n: int) -> str:
+        return " ".join(rng.choice(AWKWARD_PIECES) for _ in range(n))
+
+    for _ in range(300):
+        contexts = [
+            f"{text(rng.randint(1, 30))}. {text(rng.randint(1, 20))}." for _ in range(rng.randint(1, 3))
+        ]
+        answer = text(rng.randint(1, 15))
+        question = rng.choice([None, text(5) + "?", "Who directed the film?", "Is it open on Mondays?"])
+        report = scorer.support(answer, contexts, question=question)
+        assert math.isfinite(report.probability) and 0.0 <= report.probability <= 1.0
+        claims = HANDLERS["faithfulness.claims.extract"](
+            scorer, {"text": answer, "question": question or "", "contexts": contexts}
+        )["claims"]
+        verdicts = HANDLERS["faithfulness.claims.verify"](
+            scorer, {"claims": claims, "contexts": contexts, "question": question, "answer": answer}
+        )["verdicts"]
+        assert len(verdicts) == len(claims)
