@@ -462,6 +462,43 @@ def test_opposites_come_from_the_table_frequencies_and_negating_prefixes() -> No
     assert not opposite("discover", "cover") and not opposite("install", "stall")
 
 
+# -- a negation reversed in a shortened or reordered restatement --------------------------------
+
+COVER = [
+    "The policy does not cover damage caused by racing. Roadside assistance is free, and towing is "
+    "included. The vaccine does not cause autism, but it can cause a mild fever. Refunds are not "
+    "available for sale items bought in store."
+]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Racing damage is covered.",  # shortened and reordered, keeping the negated word "cover"
+        "The vaccine causes autism.",
+        "Refunds are available for sale items.",
+        "Towing is not included.",  # a negation added to one clause of the sentence
+    ],
+)
+def test_a_negation_reversed_in_a_shortened_restatement_is_an_edit(scorer: LocalScorer, answer: str) -> None:
+    sentence = scorer.support(answer, COVER).sentences[0]
+    assert sentence.negation_flip and sentence.probability <= EDIT_CAP
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The vaccine can cause a mild fever.",  # the positive clause of a negated sentence
+        "Damage caused by racing is not covered.",
+        "Sale items bought in store cannot be refunded.",
+        "Roadside assistance is free.",
+    ],
+)
+def test_a_clause_that_keeps_its_own_negation_is_no_reversal(scorer: LocalScorer, answer: str) -> None:
+    sentence = scorer.support(answer, COVER).sentences[0]
+    assert not sentence.negation_flip and sentence.probability > 0.5
+
+
 # -- a context name moved into another name's role ---------------------------------------------
 
 STUDIO = [

@@ -30,7 +30,7 @@ from .comparisons import comparisons_in, is_comparison_flip
 from .context_index import ContextIndex
 from .embedder import FloatArray, StaticEmbedder
 from .names import is_name_swap, is_role_swap, names_in
-from .negation import is_negation_flip, states_negation
+from .negation import is_negation_flip
 from .normalise import name_is_backed
 from .numbers import miscounted_numbers, unbacked_numbers
 from .register import register_features
@@ -161,7 +161,7 @@ def sentence_evidence(
     # a subject from one sentence with a fact from the next).
     half = [s for s, share in zip(candidates.spans, lexical, strict=True) if share >= 0.5]
     near = [s for s in half if s.width == 1]
-    negation_flip = is_negation_flip(words, states_negation(tokens), near)
+    negation_flip = is_negation_flip(sentence, near)
     comparison_flip = is_comparison_flip(words, comparisons_in(tokens), near)
     single = [s for s, one in zip(candidates.spans, candidates.single_sentence, strict=True) if one]
     swapped_name = is_name_swap(tokens, sentence, unsupported_names, half) or is_role_swap(

@@ -8,11 +8,21 @@ context sentence with it reversed says the opposite of its source.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from ..scoring.text import NEGATION_WORDS, stem
+from ..scoring.text import NEGATION_WORDS, STOPWORDS, stem, tokenize
 from .comparisons import COMPARISON_MARKERS, NEGATION_REACH
+from .opposites import are_opposites
 from .spans import NEAR_COPY, Span
+from .unbacked import SHORT_CLAIM_WORDS
+
+CLAUSE_BREAK_RE = re.compile(
+    r"[;:](?=\s)|,?\s+\b(?:but|whereas|while|although|though|however)\b|,\s+(?:and|so)\b", re.IGNORECASE
+)
+"""Where a sentence joins two statements ("Dogs are not allowed, but bicycles travel free"): each
+side has its own negation."""
+_NEGATED_REACH = 3  # words after a negation that may hold the word it negates ("does not cover")
 
 # Negation words that do not negate the statement: "not only", "if not most", "no other ... as
 # famous" (a superlative), "no longer" and "no less" (comparisons).
@@ -27,6 +37,11 @@ def states_negation(tokens: Sequence[str]) -> bool:
     idioms in ``_NEGATION_IDIOMS`` negate nothing. Nor does a negation that sets a bound on a
     comparison ("do not take more than 4", "no later than Friday"): ``comparisons.comparisons_in`` reads it as
     the comparison's direction, so "take no more than 4" restates "do not take more than 4"."""
+    return _negation_at(tokens) is not None
+
+
+def _negation_at(tokens: Sequence[str]) -> int | None:
+    """The position of the sentence's first negation that negates its statement (see above)."""
     for k, token in enumerate(tokens):
         if k == 0 or token not in NEGATION_WORDS:
             continue
@@ -35,8 +50,19 @@ def states_negation(tokens: Sequence[str]) -> bool:
             continue
         if _bounds_a_comparison(tokens, k):
             continue
-        return True
-    return False
+        return k
+    return None
+
+
+def _negated_word(tokens: Sequence[str]) -> str | None:
+    """The stem of the content word a negated statement negates: "cover" of "does not cover",
+    "available" of "are not available"."""
+    k = _negation_at(tokens)
+    if k is None:
+        return None
+    following = tokens[k + 1 : k + 1 + _NEGATED_REACH]
+    word = next((t for t in following if t not in STOPWORDS and t not in NEGATION_WORDS), None)
+    return None if word is None else stem(word)
 
 
 def _bounds_a_comparison(tokens: Sequence[str], k: int) -> bool:
@@ -48,22 +74,55 @@ def _bounds_a_comparison(tokens: Sequence[str], k: int) -> bool:
     return False
 
 
-def is_negation_flip(words: Sequence[str], has_negation: bool, candidates: Sequence[Span]) -> bool:
-    """Whether the sentence restates one context sentence nearly word for word (both ways, at
-    least ``NEAR_COPY`` of the content words apart from negations) with the negation added or
-    removed, and no equally close context sentence agrees with it on negation."""
-    core = {stem(w) for w in words if w not in NEGATION_WORDS}
+def is_negation_flip(sentence: str, candidates: Sequence[Span]) -> bool:
+    """Whether a clause of the sentence restates one clause of a context sentence with the
+    negation added or removed, and no clause that agrees with it on negation restates it as well.
+
+    A context clause restates the sentence's clause when they share at least ``NEAR_COPY`` of each
+    other's content words apart from negations (a near copy both ways), or, for a short clause (at
+    most ``SHORT_CLAIM_WORDS`` content words), when it holds ``NEAR_COPY`` of the clause's words
+    and the clause keeps the very word the negation negates: "Racing damage is covered" shortens
+    "The policy does not cover damage caused by racing" and keeps "cover"; "Towing is not
+    included" negates the "towing is included" of "..., and towing is included". Clauses count
+    apart on both sides ("..., but ...", "; ", ", and "), so restating the positive side of "The
+    vaccine does not cause autism, but it can cause a mild fever" is no reversal. A word the
+    context clause states as its opposite turns its polarity ("closed" is "not open"), and a
+    clause stating both decides nothing."""
+    return any(_clause_flips(tokenize(part), candidates) for part in CLAUSE_BREAK_RE.split(sentence))
+
+
+def _clause_flips(tokens: Sequence[str], candidates: Sequence[Span]) -> bool:
+    core = {stem(t) for t in tokens if t not in STOPWORDS and t not in NEGATION_WORDS}
     if not core:
         return False
+    has_negation = states_negation(tokens)
+    negated_here = _negated_word(tokens) if has_negation else None
+    short = len(core) <= SHORT_CLAIM_WORDS
     best_same = best_other = 0.0
     for span in candidates:
-        other = span.core
-        if not other:
-            continue
-        shared = len(core & other)
-        closeness = min(shared / len(core), shared / len(other))
-        if span.states_negation == has_negation:
-            best_same = max(best_same, closeness)
-        else:
-            best_other = max(best_other, closeness)
+        clauses = [tokenize(text) for text in CLAUSE_BREAK_RE.split(span.text)]
+        whole = len(core & span.core) / len(core)
+        if span.states_negation == has_negation and all(
+            len(core & {stem(t) for t in clause}) / len(core) < NEAR_COPY for clause in clauses
+        ):
+            # no clause holds the sentence's clause, which straddles several ("don't watch ..., so
+            # with 1 billion hours ..."): the whole sentence, agreeing on negation, is its match
+            best_same = max(best_same, whole)
+        for clause in clauses:
+            other = {stem(t) for t in clause if t not in STOPWORDS and t not in NEGATION_WORDS}
+            if not other:
+                continue
+            shared = len(core & other)
+            cover = shared / len(core)
+            closeness = min(cover, shared / len(other))
+            negated = states_negation(clause)
+            opposed = {word for word in core if any(are_opposites(word, theirs) for theirs in other)}
+            if opposed & other:
+                continue  # the clause states a word and its opposite ("opens ... and is closed"): undecided
+            negated ^= bool(opposed)  # "closed" states "not open"
+            if negated == has_negation:
+                best_same = max(best_same, cover)  # any clause that holds the sentence agrees with it
+                continue
+            kept = short and (_negated_word(clause) in core if negated else negated_here in other)
+            best_other = max(best_other, cover if kept else closeness)
     return best_other >= NEAR_COPY and best_other > best_same

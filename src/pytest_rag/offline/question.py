@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..scoring.text import NEGATION_WORDS, STOPWORDS, tokenize
 from .lexical import SentenceTable, cached_stem
 from .names import NAME_RUN_RE
-from .negation import states_negation
+from .negation import CLAUSE_BREAK_RE, states_negation
 from .opposites import are_opposites
 
 _AUXILIARIES_TEXT = """
@@ -108,9 +108,6 @@ def question_claim(answer: str, question: str, contexts: Sequence[str]) -> Quest
 
 
 _POLARITY_COPY = 0.75  # share of the claim's words the slot clause must hold to decide a yes/no
-_CLAUSE_BREAK_RE = re.compile(
-    r"[;:](?=\s)|,?\s+\b(?:but|whereas|while|although|though|however)\b|,\s+and\b", re.IGNORECASE
-)
 
 
 def _question_stems(question: str) -> set[str]:
@@ -146,7 +143,7 @@ def polarity_conflict(claim: QuestionClaim, question: str, table: SentenceTable)
         return False
     # A sentence may join two statements ("Dogs are not allowed, but bicycles travel free"): the
     # clause that holds most of the claim is the one that answers it.
-    clauses = [tokenize(c) for c in _CLAUSE_BREAK_RE.split(table.texts[slot])]
+    clauses = [tokenize(c) for c in CLAUSE_BREAK_RE.split(table.texts[slot])]
     tokens = max(clauses, key=lambda c: len(core & {cached_stem(t) for t in c}))
     stems = {cached_stem(t) for t in tokens}
     opposed = {word for word in core if any(are_opposites(word, other) for other in stems)}
