@@ -50,12 +50,10 @@ class ContextIndex:
         self.vocabulary: tuple[str, ...] = tuple(t for t in table.counts if t not in STOPWORDS)
         self.content: frozenset[str] = frozenset(cached_stem(t) for t in self.vocabulary)
         spelled = name_forms().numbers
-        with_digits = {i for n in table.numbers() for i in table.with_number(n)}
-        self.numbers: frozenset[str] = (
-            table.number_forms()
-            | {spelled[t] for t in table.counts if t in spelled}
-            | {time for i in with_digits for time in clock_times(table.tokens[i]).values()}
-        )
+        self.numbers: frozenset[str] = table.number_forms() | {
+            spelled[t] for t in table.counts if t in spelled
+        }
+        self._clock_times: frozenset[str] | None = None
         self.vocabulary_vectors = embedder.word_vectors(self.vocabulary)
         self.full_scan = self.sentence_count <= FULL_SCAN_SENTENCES
         self._sentence_sums: dict[int, tuple[FloatArray, float]] = {}
@@ -127,6 +125,17 @@ class ContextIndex:
             rows = min(lists, key=len) if lists else []
             self._found_bigrams[pair] = any(pair in set(pairwise(self.table.stems[i])) for i in rows)
         return self._found_bigrams[pair]
+
+    def clock_times(self) -> frozenset[str]:
+        """Every clock time of the contexts in 24-hour form ("8:00" for "8 am" and "08:00"); read
+        on first need, since most answers state no time."""
+        if self._clock_times is None:
+            table = self.table
+            with_digits = {i for n in table.numbers() for i in table.with_number(n)}
+            self._clock_times = frozenset(
+                time for i in with_digits for time in clock_times(table.tokens[i]).values()
+            )
+        return self._clock_times
 
     def counted_with(self, number: str) -> frozenset[str]:
         """The stemmed words the contexts count with ``number`` (see numbers.numbers_with_units)."""

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
 from ..scoring.text import NEGATION_WORDS, STOPWORDS, stem, tokenize
 from .comparisons import COMPARISON_MARKERS, NEGATION_REACH
-from .opposites import are_opposites
+from .opposites import opposites_of
 from .spans import NEAR_COPY, Span
 from .unbacked import SHORT_CLAIM_WORDS
 
@@ -91,6 +93,33 @@ def is_negation_flip(sentence: str, candidates: Sequence[Span]) -> bool:
     return any(_clause_flips(tokenize(part), candidates) for part in CLAUSE_BREAK_RE.split(sentence))
 
 
+@dataclass(frozen=True)
+class _Clause:
+    """One clause of a context sentence, as the reversal check reads it."""
+
+    stems: frozenset[str]  # every word's stem
+    content: frozenset[str]  # content words' stems, negations aside
+    negated: bool
+    negated_word: str | None
+
+
+@lru_cache(maxsize=1 << 14)
+def _clauses(text: str) -> tuple[_Clause, ...]:
+    """The clauses of a context sentence (read once: every answer sentence meets the same spans)."""
+    found = []
+    for part in CLAUSE_BREAK_RE.split(text):
+        tokens = tokenize(part)
+        found.append(
+            _Clause(
+                frozenset(stem(t) for t in tokens),
+                frozenset(stem(t) for t in tokens if t not in STOPWORDS and t not in NEGATION_WORDS),
+                states_negation(tokens),
+                _negated_word(tokens),
+            )
+        )
+    return tuple(found)
+
+
 def _clause_flips(tokens: Sequence[str], candidates: Sequence[Span]) -> bool:
     core = {stem(t) for t in tokens if t not in STOPWORDS and t not in NEGATION_WORDS}
     if not core:
@@ -100,29 +129,27 @@ def _clause_flips(tokens: Sequence[str], candidates: Sequence[Span]) -> bool:
     short = len(core) <= SHORT_CLAIM_WORDS
     best_same = best_other = 0.0
     for span in candidates:
-        clauses = [tokenize(text) for text in CLAUSE_BREAK_RE.split(span.text)]
-        whole = len(core & span.core) / len(core)
+        clauses = _clauses(span.text)
         if span.states_negation == has_negation and all(
-            len(core & {stem(t) for t in clause}) / len(core) < NEAR_COPY for clause in clauses
+            len(core & clause.stems) / len(core) < NEAR_COPY for clause in clauses
         ):
             # no clause holds the sentence's clause, which straddles several ("don't watch ..., so
             # with 1 billion hours ..."): the whole sentence, agreeing on negation, is its match
-            best_same = max(best_same, whole)
+            best_same = max(best_same, len(core & span.core) / len(core))
         for clause in clauses:
-            other = {stem(t) for t in clause if t not in STOPWORDS and t not in NEGATION_WORDS}
+            other = clause.content
             if not other:
                 continue
             shared = len(core & other)
             cover = shared / len(core)
             closeness = min(cover, shared / len(other))
-            negated = states_negation(clause)
-            opposed = {word for word in core if any(are_opposites(word, theirs) for theirs in other)}
+            opposed = {word for word in core if not opposites_of(word).isdisjoint(other)}
             if opposed & other:
                 continue  # the clause states a word and its opposite ("opens ... and is closed"): undecided
-            negated ^= bool(opposed)  # "closed" states "not open"
+            negated = clause.negated ^ bool(opposed)  # "closed" states "not open"
             if negated == has_negation:
                 best_same = max(best_same, cover)  # any clause that holds the sentence agrees with it
                 continue
-            kept = short and (_negated_word(clause) in core if negated else negated_here in other)
+            kept = short and (clause.negated_word in core if negated else negated_here in other)
             best_other = max(best_other, cover if kept else closeness)
     return best_other >= NEAR_COPY and best_other > best_same

@@ -8,7 +8,7 @@ the content words after it (what it counts), for the answer and for the index of
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..scoring.text import STOPWORDS, has_digit, normalize_number, numbers_in, stem
@@ -88,14 +88,17 @@ def clock_times(tokens: Sequence[str]) -> dict[int, str]:
     return found
 
 
-def unbacked_numbers(tokens: Sequence[str], known: frozenset[str]) -> tuple[list[str], list[str]]:
-    """The numbers of a sentence that the contexts (their numbers in every form: ``known``) lack:
-    (written in digits, spelled out). A clock time is backed by the same time in another form."""
+def unbacked_numbers(
+    tokens: Sequence[str], known: frozenset[str], times: Callable[[], frozenset[str]]
+) -> tuple[list[str], list[str]]:
+    """The numbers of a sentence that the contexts (their numbers in every form: ``known``; their
+    clock times, read on demand: ``times``) lack: (written in digits, spelled out). A clock time is
+    backed by the same time in another form."""
     clocks = clock_times(tokens)
     digits = [
         normalize_number(t)
         for k, t in enumerate(tokens)
-        if has_digit(t) and normalize_number(t) not in known and clocks.get(k) not in known
+        if has_digit(t) and normalize_number(t) not in known and not (k in clocks and clocks[k] in times())
     ]
     spelled = [n for n in spelled_numbers(tokens).values() if n not in known]
     return digits, spelled

@@ -54,18 +54,21 @@ _FREQUENCY = {
 }
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 15)
+def opposites_of(word: str) -> frozenset[str]:
+    """Every (stemmed) word that states the opposite of ``word``: its pairs in the table, the other
+    frequencies, and the word with "un" or "non" added or taken away ("available"/"unavailable")."""
+    found = set(_OPPOSITES.get(word, ()))
+    if word in _FREQUENCY:
+        found.update(other for other, period in _FREQUENCY.items() if period != _FREQUENCY[word])
+    if len(word) >= _SHORTEST_ROOT:
+        found.update(prefix + word for prefix in _NEGATING_PREFIXES)
+    for prefix in _NEGATING_PREFIXES:
+        if word.startswith(prefix) and len(word) - len(prefix) >= _SHORTEST_ROOT:
+            found.add(word[len(prefix) :])
+    return frozenset(found)
+
+
 def are_opposites(a: str, b: str) -> bool:
-    """Whether two words (stemmed) state opposite things: a pair of the table, two different
-    frequencies, or one word with "un" or "non" before the other ("unavailable" for "available")."""
-    if a == b:
-        return False
-    if b in _OPPOSITES.get(a, ()):
-        return True
-    if a in _FREQUENCY and b in _FREQUENCY:
-        return _FREQUENCY[a] != _FREQUENCY[b]
-    return any(
-        long == prefix + short and len(short) >= _SHORTEST_ROOT
-        for short, long in ((a, b), (b, a))
-        for prefix in _NEGATING_PREFIXES
-    )
+    """Whether two words (stemmed) state opposite things (see :func:`opposites_of`)."""
+    return b in opposites_of(a)

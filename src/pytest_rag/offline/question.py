@@ -21,7 +21,7 @@ from ..scoring.text import NEGATION_WORDS, STOPWORDS, tokenize
 from .lexical import SentenceTable, cached_stem
 from .names import NAME_RUN_RE
 from .negation import CLAUSE_BREAK_RE, states_negation
-from .opposites import are_opposites
+from .opposites import opposites_of
 
 _AUXILIARIES_TEXT = """
     is are was were am do does did can could will would has have had should may might must shall
@@ -146,7 +146,7 @@ def polarity_conflict(claim: QuestionClaim, question: str, table: SentenceTable)
     clauses = [tokenize(c) for c in CLAUSE_BREAK_RE.split(table.texts[slot])]
     tokens = max(clauses, key=lambda c: len(core & {cached_stem(t) for t in c}))
     stems = {cached_stem(t) for t in tokens}
-    opposed = {word for word in core if any(are_opposites(word, other) for other in stems)}
+    opposed = {word for word in core if not opposites_of(word).isdisjoint(stems)}
     if len((core & stems) | opposed) < _POLARITY_COPY * len(core) or opposed & stems:
         return False
     negated = states_negation(tokens) != bool(opposed)

@@ -29,7 +29,7 @@ from difflib import SequenceMatcher
 from ..scoring.text import NEGATION_WORDS, STOPWORDS
 from .embedder import StaticEmbedder
 from .lexical import cached_stem
-from .opposites import are_opposites
+from .opposites import are_opposites, opposites_of
 from .spans import NEAR_COPY, Span
 from .unbacked import SYNONYM_COSINE, is_adverb, is_verb_like
 
@@ -139,6 +139,8 @@ def _opposite(
     opposite negated on one side only says the same thing twice reversed ("not open" for
     "closed", "isn't enabled" for "disabled"): no edit."""
     span_stems = [cached_stem(t) for t in span.tokens]
+    if set(span_stems).isdisjoint(set().union(*(opposites_of(s) for s in stems))):
+        return None  # no word of the span is an opposite of one of the sentence: nothing to align
     matcher = SequenceMatcher(None, list(stems), span_stems, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "replace" or i2 - i1 > _MAX_STRETCH + 1 or j2 - j1 > _MAX_STRETCH + 1:
