@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..scoring.text import NEGATION_WORDS, STOPWORDS, stem, tokenize
+from ..scoring.text import NEGATION_WORDS, STOPWORDS, tokenize
 from .comparisons import COMPARISON_MARKERS, NEGATION_REACH
+from .lexical import cached_stem
 from .opposites import opposites_of
 from .spans import NEAR_COPY, Span
 from .unbacked import SHORT_CLAIM_WORDS
@@ -64,7 +65,7 @@ def _negated_word(tokens: Sequence[str]) -> str | None:
         return None
     following = tokens[k + 1 : k + 1 + _NEGATED_REACH]
     word = next((t for t in following if t not in STOPWORDS and t not in NEGATION_WORDS), None)
-    return None if word is None else stem(word)
+    return None if word is None else cached_stem(word)
 
 
 def _bounds_a_comparison(tokens: Sequence[str], k: int) -> bool:
@@ -97,31 +98,30 @@ def is_negation_flip(sentence: str, candidates: Sequence[Span]) -> bool:
 class _Clause:
     """One clause of a context sentence, as the reversal check reads it."""
 
-    stems: frozenset[str]  # every word's stem
     content: frozenset[str]  # content words' stems, negations aside
     negated: bool
     negated_word: str | None
 
 
+def _clause(tokens: Sequence[str]) -> _Clause:
+    negated = states_negation(tokens)
+    return _Clause(
+        frozenset(cached_stem(t) for t in tokens if t not in STOPWORDS and t not in NEGATION_WORDS),
+        negated,
+        _negated_word(tokens) if negated else None,
+    )
+
+
 @lru_cache(maxsize=1 << 14)
 def _clauses(text: str) -> tuple[_Clause, ...]:
     """The clauses of a context sentence (read once: every answer sentence meets the same spans)."""
-    found = []
-    for part in CLAUSE_BREAK_RE.split(text):
-        tokens = tokenize(part)
-        found.append(
-            _Clause(
-                frozenset(stem(t) for t in tokens),
-                frozenset(stem(t) for t in tokens if t not in STOPWORDS and t not in NEGATION_WORDS),
-                states_negation(tokens),
-                _negated_word(tokens),
-            )
-        )
-    return tuple(found)
+    if CLAUSE_BREAK_RE.search(text) is None:
+        return (_clause(tokenize(text)),)
+    return tuple(_clause(tokenize(part)) for part in CLAUSE_BREAK_RE.split(text))
 
 
 def _clause_flips(tokens: Sequence[str], candidates: Sequence[Span]) -> bool:
-    core = {stem(t) for t in tokens if t not in STOPWORDS and t not in NEGATION_WORDS}
+    core = {cached_stem(t) for t in tokens if t not in STOPWORDS and t not in NEGATION_WORDS}
     if not core:
         return False
     has_negation = states_negation(tokens)
@@ -131,7 +131,7 @@ def _clause_flips(tokens: Sequence[str], candidates: Sequence[Span]) -> bool:
     for span in candidates:
         clauses = _clauses(span.text)
         if span.states_negation == has_negation and all(
-            len(core & clause.stems) / len(core) < NEAR_COPY for clause in clauses
+            len(core & clause.content) / len(core) < NEAR_COPY for clause in clauses
         ):
             # no clause holds the sentence's clause, which straddles several ("don't watch ..., so
             # with 1 billion hours ..."): the whole sentence, agreeing on negation, is its match

@@ -228,7 +228,8 @@ def normalize_number(token: str) -> str:
 
 def has_digit(token: str) -> bool:
     """True for a token that carries a number written in digits ("1889", "5pm", "1,000")."""
-    return any(ch.isdigit() for ch in token)
+    # most tokens are words: isalpha() answers for them without a loop (a letter is no digit)
+    return not token.isalpha() and any(ch.isdigit() for ch in token)
 
 
 def numbers_in(tokens: Iterable[str]) -> list[str]:
