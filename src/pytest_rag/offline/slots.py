@@ -130,17 +130,19 @@ def _negated_at(tokens: Sequence[str], k: int) -> bool:
 
 
 def _opposite(
-    tokens: Sequence[str], stems: Sequence[str], span: Span, words: Sequence[str]
+    tokens: Sequence[str], stems: Sequence[str], span: Span, words: Sequence[str], opposed: frozenset[str]
 ) -> tuple[str, str] | None:
     """(new word, replaced word) when the sentence restates the span (at least ``NEAR_COPY`` of
     its other content words) with one word of it turned into its opposite, within a replaced
     stretch of at most three words each side
     (:func:`.opposites.are_opposites`: "enabled" for "disabled", "yearly" for "monthly"). An
     opposite negated on one side only says the same thing twice reversed ("not open" for
-    "closed", "isn't enabled" for "disabled"): no edit."""
+    "closed", "isn't enabled" for "disabled"): no edit. ``opposed`` holds the opposites of every
+    word of the sentence: a span holding none of them (as a content word, or a short word such
+    as "off" that no stem changes) has nothing to align."""
+    if opposed.isdisjoint(span.content) and opposed.isdisjoint(span.tokens):
+        return None
     span_stems = [cached_stem(t) for t in span.tokens]
-    if set(span_stems).isdisjoint(set().union(*(opposites_of(s) for s in stems))):
-        return None  # no word of the span is an opposite of one of the sentence: nothing to align
     matcher = SequenceMatcher(None, list(stems), span_stems, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "replace" or i2 - i1 > _MAX_STRETCH + 1 or j2 - j1 > _MAX_STRETCH + 1:
@@ -173,8 +175,9 @@ def noun_swap(
     its other content words are in it) with a different noun or quantifier in one slot."""
     new = set(absent)
     stems = [cached_stem(t) for t in tokens]
+    opposed = frozenset().union(*(opposites_of(s) for s in set(stems)))
     for span in candidates:
-        found = _opposite(tokens, stems, span, words)
+        found = _opposite(tokens, stems, span, words, opposed)
         if found:
             return found
     if not new and not any(t in QUANTIFIERS for t in tokens):
