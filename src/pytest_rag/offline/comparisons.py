@@ -44,6 +44,12 @@ NEGATION_REACH = 3  # a negation this many tokens before a marker turns it ("not
 _COMPARISON_GLUE = frozenset({"than", "to", "of", "the", "a", "an", "then"})
 
 
+def negated_before(tokens: Sequence[str], k: int) -> bool:
+    """Whether a negation stands within ``NEGATION_REACH`` tokens before token ``k`` ("not take
+    more than", "is not open")."""
+    return any(t in NEGATION_WORDS for t in tokens[max(0, k - NEGATION_REACH) : k])
+
+
 def comparisons_in(tokens: Sequence[str]) -> frozenset[tuple[int, bool, str]]:
     """The comparisons a sentence states, as (family, direction, what is compared): the word
     after the marker, past "than", "to" and articles ("less than 3 days" -> 3, "after departure"
@@ -57,7 +63,7 @@ def comparisons_in(tokens: Sequence[str]) -> frozenset[tuple[int, bool, str]]:
         pair = f"{tokens[k]}_{tokens[k + 1]}" if k + 1 < len(tokens) else ""
         marker, width = (pair, 2) if pair in COMPARISON_MARKERS else (tokens[k], 1)
         if marker in COMPARISON_MARKERS:
-            negated = any(t in NEGATION_WORDS for t in tokens[max(0, k - NEGATION_REACH) : k])
+            negated = negated_before(tokens, k)
             rest = [t for t in tokens[k + width :] if t not in _COMPARISON_GLUE]
             compared = stem(rest[0]) if rest else ""
             for family, (up, down) in enumerate(_COMPARISON_FAMILIES):

@@ -25,7 +25,6 @@ CLAUSE_BREAK_RE = re.compile(
 )
 """Where a sentence joins two statements ("Dogs are not allowed, but bicycles travel free"): each
 side has its own negation."""
-_NEGATED_REACH = 3  # words after a negation that may hold the word it negates ("does not cover")
 
 # Negation words that do not negate the statement: "not only", "if not most", "no other ... as
 # famous" (a superlative), "no longer" and "no less" (comparisons).
@@ -63,7 +62,7 @@ def _negated_word(tokens: Sequence[str]) -> str | None:
     k = _negation_at(tokens)
     if k is None:
         return None
-    following = tokens[k + 1 : k + 1 + _NEGATED_REACH]
+    following = tokens[k + 1 : k + 1 + NEGATION_REACH]  # the reach a negation has over what follows
     word = next((t for t in following if t not in STOPWORDS and t not in NEGATION_WORDS), None)
     return None if word is None else cached_stem(word)
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..scoring.text import STOPWORDS, has_digit, normalize_number, numbers_in, stem
+from ..scoring.text import NUMBER_WORDS, STOPWORDS, has_digit, normalize_number, numbers_in, stem
 from .embedder import StaticEmbedder
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def is_number(token: str) -> bool:
 
 # Every word normalize_number turns into digits, and the spelled cardinals: a word is looked up
 # here rather than run through normalize_number's patterns (a corpus has tens of thousands).
-_WORD_VALUES = {**SPELLED, "one": "1", "hundred": "100", "thousand": "1000"}
+_WORD_VALUES = {**NUMBER_WORDS, **SPELLED}
 
 
 def number_value(token: str) -> str:

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from ..scoring.text import NEGATION_WORDS, STOPWORDS
+from .comparisons import negated_before
 from .embedder import StaticEmbedder
 from .lexical import cached_stem
 from .opposites import are_opposites, opposites_of
@@ -124,11 +125,6 @@ def _slot_swap(
     return None
 
 
-def _negated_at(tokens: Sequence[str], k: int) -> bool:
-    """Whether a negation stands within the three words before token ``k`` ("is not open")."""
-    return any(t in NEGATION_WORDS for t in tokens[max(0, k - 3) : k])
-
-
 def _opposite(
     tokens: Sequence[str], stems: Sequence[str], span: Span, words: Sequence[str], opposed: frozenset[str]
 ) -> tuple[str, str] | None:
@@ -152,7 +148,7 @@ def _opposite(
             for i in range(i1, i2)
             for j in range(j1, j2)
             if are_opposites(stems[i], span_stems[j])
-            and _negated_at(tokens, i) == _negated_at(span.tokens, j)
+            and negated_before(tokens, i) == negated_before(span.tokens, j)
             and stems[i] not in span_stems  # the span states both ("opens ... and closes"): undecided
         ]
         if not pairs:

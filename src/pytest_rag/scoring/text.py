@@ -138,6 +138,9 @@ _IRREGULAR_TEXT = """
     forgave:forgive withdrew:withdraw withdrawn:withdraw undertook:undertake undertaken:undertake
     overtook:overtake overtaken:overtake arisen:arise arose:arise
 """
+_IRREGULAR: dict[str, str] = {
+    form: verb for pair in _IRREGULAR_TEXT.split() for form, verb in [pair.split(":")]
+}
 
 
 def stem(word: str) -> str:
@@ -178,11 +181,6 @@ def _suffix_stem(word: str) -> str:
     return base[:-1] if len(base) >= 4 and base.endswith("e") else base
 
 
-_IRREGULAR: dict[str, str] = {
-    form: verb for pair in _IRREGULAR_TEXT.split() for form, verb in [pair.split(":")]
-}
-
-
 def ngrams(tokens: Sequence[str], n: int) -> list[tuple[str, ...]]:
     """All contiguous ``n``-token windows of ``tokens``, in order."""
     if n < 1:
@@ -190,7 +188,7 @@ def ngrams(tokens: Sequence[str], n: int) -> list[tuple[str, ...]]:
     return [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
 
 
-_NUMBER_WORDS = {
+NUMBER_WORDS: dict[str, str] = {
     "zero": "0",
     "one": "1",
     "two": "2",
@@ -217,8 +215,8 @@ def normalize_number(token: str) -> str:
     """Canonical form of a number token: thousands separators dropped, spelled-out small numbers
     turned into digits, trailing ``.0`` removed. Non-numbers come back unchanged."""
     token = token.lower()
-    if token in _NUMBER_WORDS:
-        return _NUMBER_WORDS[token]
+    if token in NUMBER_WORDS:
+        return NUMBER_WORDS[token]
     if re.fullmatch(r"\d{1,3}(?:,\d{3})+", token):
         token = token.replace(",", "")
     if re.fullmatch(r"\d+\.0+", token):

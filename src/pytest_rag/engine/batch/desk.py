@@ -280,8 +280,10 @@ class BatchDesk:
         repair) is in the cache; with ``used``, also those that ended in an error, unless a repair
         waiting in a later batch still needs them."""
         with self.store.lock():
-            waiting_repairs = {r.parent for r in self.store.queued() if r.parent}
-            waiting_repairs |= {o.parent for m in self.store.pending() for o in m.requests if o.parent}
+            waiting_repairs: set[str | None] = set()
+            if used:  # a prune at start-up lets go of stored verdicts only: no queue or manifest to read
+                waiting_repairs = {r.parent for r in self.store.queued() if r.parent}
+                waiting_repairs |= {o.parent for m in self.store.pending() for o in m.requests if o.parent}
             for key in keys:
                 collected = self.store.reply(key)
                 if collected is None:
