@@ -32,7 +32,7 @@ import textwrap
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the fake server lives there
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "testkit"))  # shared with the tests
 
 from fake_llm import FakeLLMServer, SchemaResponder
 

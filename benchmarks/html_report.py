@@ -17,11 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "testkit"))  # shared with the tests
 
 from chromium_cdp import CHROMIUM, Chromium
 from pytest_rag.report.html.page import write_html
-from test_html_browser import records
+from report_records import records
 
 
 def main() -> int:

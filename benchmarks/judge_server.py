@@ -21,9 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(
-    0, str(Path(__file__).resolve().parent.parent / "tests")
-)  # the fake server lives with the tests
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "testkit"))  # shared with the tests
 
 from fake_llm import FakeLLMServer, RecordedRequest, Reply, SchemaResponder
 from fake_llm.replies import JsonReply

@@ -544,8 +544,8 @@ async def test_concurrent_requests_are_served_in_parallel() -> None:
 
 def test_cli_prints_base_urls_and_serves_until_terminated() -> None:
     command = [sys.executable, "-m", "fake_llm", "--prefer", "max"]
-    tests_dir = str(Path(__file__).parent)  # fake_llm is a package of the tests, not of pytest-rag
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=tests_dir) as process:
+    testkit_dir = str(Path(__file__).parent.parent / "testkit")  # fake_llm is not a package of pytest-rag
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=testkit_dir) as process:
         try:
             assert process.stdout is not None
             key, _, base_url = process.stdout.readline().strip().partition("=")

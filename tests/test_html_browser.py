@@ -16,13 +16,11 @@ import pytest
 from chromium_cdp import CHROMIUM, Chromium, png_pixels
 from pytest_rag.report.comparison import Run
 from pytest_rag.report.html.page import write_html
-from test_html_report import check
+from report_records import records
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="needs Debian's chromium: apt-get install -y chromium"
 )
-
-HOSTILE = "Refunds take five business days. <script>alert('pwned')</script> We also give a free puppy."
 
 
 @pytest.fixture(scope="module")
@@ -42,25 +40,6 @@ def open_report(browser: Chromium, path: Path) -> dict[str, object]:
         " pager: document.getElementById('pager').textContent})"
     )
     return state
-
-
-def records(count: int) -> list:  # type: ignore[type-arg]
-    out = []
-    for i in range(count):
-        metric = ("faithfulness", "answer_relevancy", "no_answer")[i % 3]
-        score = float(1 + (i * 7) % 5) if metric != "no_answer" else float(i % 2)
-        out.append(
-            check(
-                i,
-                metric=metric,
-                score=score,
-                threshold=None if metric == "no_answer" else 3.0,
-                answer=HOSTILE if i == 0 else f"Refunds take {i} business days. We also give a free puppy.",
-                judge=("local", "openai:gpt-4o-mini")[i % 2],
-                error="the judge replied with invalid JSON twice" if i % 50 == 49 else None,
-            )
-        )
-    return out
 
 
 def test_report_renders_plots_table_and_detail_without_errors(browser: Chromium, tmp_path: Path) -> None:

@@ -13,53 +13,8 @@ from pytest_rag.report.comparison import Run
 from pytest_rag.report.html.page import render_html
 from pytest_rag.report.html.payload import SIZE_LIMIT, build_payload, context_grades, script_json
 from pytest_rag.report.html.sentences import match_sentences
-from pytest_rag.results import CallTally, CheckRecord, Evidence, Highlights, MetricResult, SampleExcerpt
-
-CONTEXTS = [
-    "Refunds are processed within five business days of approval.",
-    "Money goes back to the original payment method, such as the card used.",
-    "Shipping is free for orders over fifty dollars.",
-]
-ANSWER = (
-    "Refunds take five business days. They are paid back to the original card. We also give a free puppy."
-)
-
-
-def check(
-    i: int = 0,
-    *,
-    metric: str = "faithfulness",
-    score: float | None = 4.0,
-    threshold: float | None = 4.0,
-    answer: str = ANSWER,
-    evidence: dict[str, object] | None = None,
-    error: str | None = None,
-    judge: str = "local",
-    test_id: str | None = None,
-    unsupported: tuple[str, ...] = ("We also give a free puppy.",),
-) -> CheckRecord:
-    scale = (1.0, 5.0) if metric != "no_answer" else (0.0, 1.0)
-    return CheckRecord(
-        test_id=test_id or f"tests/rag/test_bot.py::test_case[q{i:05d}]",
-        metric=metric,
-        judge=judge,
-        score=None if error else score,
-        normalized=None if error or score is None else (score - scale[0]) / (scale[1] - scale[0]),
-        scale_low=scale[0],
-        scale_high=scale[1],
-        threshold=threshold,
-        passed=None if error or threshold is None or score is None else score >= threshold,
-        error=error,
-        error_kind="JudgeError" if error else None,
-        reasons="Two of three sentences are supported.",
-        evidence=evidence
-        if evidence is not None
-        else {"unsupported_statements": ["We also give a free puppy."]},
-        calls=CallTally(live=1, tokens_in=700, tokens_out=90, cost_usd=0.0003),
-        sample_id=f"q{i}",
-        texts=SampleExcerpt(question="How long do refunds take?", answer=answer, contexts=CONTEXTS),
-        highlights=Highlights(statements=list(unsupported)),
-    )
+from pytest_rag.results import CheckRecord, Evidence, Highlights, MetricResult, SampleExcerpt
+from report_records import ANSWER, CONTEXTS, check
 
 
 def payload_of(page: str) -> dict[str, object]:

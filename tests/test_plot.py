@@ -13,7 +13,7 @@ from pytest_rag.errors import InputError
 from pytest_rag.report.comparison import Run, compare_runs, load_run, records_from_json
 from pytest_rag.report.png_plot import PlotError, plot_runs, require_matplotlib
 from pytest_rag.report.results_file import write_report
-from test_html_report import check
+from report_records import check
 
 
 def run_files(tmp_path: Path, shift: float = 1.0) -> tuple[Path, Path]:
