@@ -29,8 +29,8 @@ import pytest_rag.engine.batch.run
 import pytest_rag.engine.embeddings
 import pytest_rag.engine.judgment
 import pytest_rag.judges.anthropic_messages
+import pytest_rag.judges.local.scorer
 import pytest_rag.judges.openai_chat
-import pytest_rag.offline.scorer
 import pytest_rag.report.summary
 import pytest_rag.stats
 from fake_llm import FakeLLMServer, RecordedRequest, Reply, schema_responder
@@ -51,7 +51,7 @@ PRELOADED = (
     pytest_rag.engine.judgment,
     pytest_rag.judges.anthropic_messages,
     pytest_rag.judges.openai_chat,
-    pytest_rag.offline.scorer,
+    pytest_rag.judges.local.scorer,
     pytest_rag.report.summary,
     pytest_rag.stats,
     builtin_metrics(),  # the metric modules, which the catalog itself loads only when first asked

@@ -43,7 +43,7 @@ def _anthropic(spec: JudgeSpec, options: JudgeOptions) -> Judge:
 
 def _local(spec: JudgeSpec, options: JudgeOptions) -> Judge:
     from .errors import ConfigError
-    from .judges.local import LocalJudge
+    from .judges.local.judge import LocalJudge
 
     if spec.model not in ("", "wordllama"):  # a typo must not silently run another model
         raise ConfigError(
@@ -53,7 +53,7 @@ def _local(spec: JudgeSpec, options: JudgeOptions) -> Judge:
 
 
 def _nli(spec: JudgeSpec, options: JudgeOptions) -> Judge:
-    from .judges.nli import NliJudge
+    from .judges.nli.judge import NliJudge
 
     return NliJudge(spec)
 

@@ -5,7 +5,7 @@ The seam is a small :class:`Embedder` protocol with two implementations: the Ope
 (any OpenAI-compatible ``/v1/embeddings``) and the offline judge's static embedding model. A metric
 does not choose one itself; it asks for the embedder that goes with the judge it was given:
 
-* the offline judge (``local``) embeds with :meth:`~pytest_rag.offline.scorer.LocalScorer.embed`;
+* the offline judge (``local``) embeds with :meth:`~pytest_rag.judges.local.scorer.LocalScorer.embed`;
 * ``openai:`` and ``ollama:`` judges embed through the same server and key as the judge, with
   ``text-embedding-3-small`` unless the metric option ``embedding_model=`` names another model;
 * any other judge has no embeddings API of its own, so the metric needs ``embedding_model=``:
@@ -89,12 +89,12 @@ class LocalEmbedder:
     label = "local:embeddings"
 
     def identity(self) -> Mapping[str, Any]:
-        from ..offline.scorer import LocalScorer
+        from ..judges.local.scorer import LocalScorer
 
         return {"provider": "local", "model": "embeddings", "version": LocalScorer.load().version}
 
     async def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
-        from ..offline.scorer import LocalScorer
+        from ..judges.local.scorer import LocalScorer
 
         return EmbeddingBatch(LocalScorer.load().embed(list(texts)))
 

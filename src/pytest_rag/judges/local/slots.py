@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from ..scoring.text import NEGATION_WORDS, STOPWORDS
+from ...scoring.text import NEGATION_WORDS, STOPWORDS
 from .comparisons import negated_before
 from .embedder import StaticEmbedder
 from .lexical import cached_stem

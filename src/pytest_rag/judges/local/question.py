@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..scoring.text import NEGATION_WORDS, STOPWORDS, tokenize
+from ...scoring.text import NEGATION_WORDS, STOPWORDS, tokenize
 from .lexical import SentenceTable, cached_stem
 from .names import NAME_RUN_RE
 from .negation import CLAUSE_BREAK_RE, states_negation

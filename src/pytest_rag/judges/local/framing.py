@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ..scoring.text import content_words, tokenize
+from ...scoring.text import content_words, tokenize
 
 _SOURCE = r"(?:provided |given |above |following |retrieved |available )?(?:context|contexts|passage|passages|text|texts|document|documents|article|source|sources|information|excerpt|page|snippet)s?"
 _KIND = r"(?:(?:short|brief|concise|quick|detailed|simple|clear|full) )*(?:summary|answer|overview|explanation|rundown|description|list|recap|response)"

@@ -15,7 +15,7 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
-from ..scoring.text import STOPWORDS, content_words, numbers_in, split_sentences, stem, tokenize
+from ...scoring.text import STOPWORDS, content_words, numbers_in, split_sentences, stem, tokenize
 from .alignment import share
 from .embedder import StaticEmbedder
 

@@ -33,10 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from pytest_rag.offline.alignment import SentenceEvidence, index_contexts, sentence_evidence
-from pytest_rag.offline.context_index import ContextIndex
-from pytest_rag.offline.embedder import FloatArray, StaticEmbedder, load_embedder
-from pytest_rag.offline.features import (
+from ...scoring.text import content_words, split_sentences, tokenize
+from .alignment import SentenceEvidence, index_contexts, sentence_evidence
+from .context_index import ContextIndex
+from .embedder import FloatArray, StaticEmbedder, load_embedder
+from .features import (
     ANSWER_FEATURES,
     CORRECTNESS_FEATURES,
     RELEVANCE_FEATURES,
@@ -45,10 +46,9 @@ from pytest_rag.offline.features import (
     correctness_features,
     relevance_features,
 )
-from pytest_rag.offline.framing import claim_units
-from pytest_rag.offline.question import QuestionClaim, polarity_conflict, question_claim, slot_mismatch
-from pytest_rag.offline.unbacked import added_claim_cap
-from pytest_rag.scoring.text import content_words, split_sentences, tokenize
+from .framing import claim_units
+from .question import QuestionClaim, polarity_conflict, question_claim, slot_mismatch
+from .unbacked import added_claim_cap
 
 __all__ = [
     "EDIT_CAP",
@@ -225,7 +225,9 @@ def load_calibration(text: str | None = None) -> Calibration:
     if text is None:
         try:
             text = (
-                resources.files("pytest_rag.offline").joinpath("calibration.json").read_text(encoding="utf-8")
+                resources.files("pytest_rag.judges.local")
+                .joinpath("calibration.json")
+                .read_text(encoding="utf-8")
             )
         except FileNotFoundError as exc:
             raise CalibrationError(

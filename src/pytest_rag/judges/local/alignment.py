@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..scoring.text import (
+from ...scoring.text import (
     NEGATION_WORDS,
     content_words,
     lcs_length,
@@ -28,12 +28,12 @@ from ..scoring.text import (
 )
 from .comparisons import comparisons_in, is_comparison_flip
 from .context_index import ContextIndex
+from .conversational_register import register_features
 from .embedder import FloatArray, StaticEmbedder
 from .names import is_name_swap, is_role_swap, names_in
 from .negation import is_negation_flip
 from .normalise import name_is_backed
 from .numbers import miscounted_numbers, unbacked_numbers
-from .register import register_features
 from .slots import noun_swap
 from .spans import stem_all
 from .unbacked import (

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..scoring.text import NEGATION_WORDS, STOPWORDS, content_words, stem, tokenize
+from ...scoring.text import NEGATION_WORDS, STOPWORDS, content_words, stem, tokenize
 from .normalise import forms
 from .spans import NEAR_COPY, Span
 

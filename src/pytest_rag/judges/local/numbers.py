@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..scoring.text import NUMBER_WORDS, STOPWORDS, has_digit, normalize_number, numbers_in, stem
+from ...scoring.text import NUMBER_WORDS, STOPWORDS, has_digit, normalize_number, numbers_in, stem
 from .embedder import StaticEmbedder
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """How the offline judge answers each kind of judge question, by documented rules.
 
 Every handler receives the request's task inputs and returns the fields of the verdict the metric
-asked for. Probabilities come from :class:`~pytest_rag.offline.scorer.LocalScorer`; the mapping of a
+asked for. Probabilities come from :class:`~pytest_rag.judges.local.scorer.LocalScorer`; the mapping of a
 probability or supported fraction onto a metric's scale is fixed here and documented in
 ``docs/offline-judge.md``:
 
@@ -50,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..scoring.text import split_sentences, tokenize
+from ...scoring.text import split_sentences, tokenize
 from .scorer import SUPPORTED, GroundingReport, LocalScorer, SentenceSupport, changes_a_fact
 
 Handler = Callable[[LocalScorer, Mapping[str, Any]], dict[str, Any]]

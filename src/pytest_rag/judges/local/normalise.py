@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from ..scoring.text import tokenize
+from ...scoring.text import tokenize
 from .lexical import cached_stem
 
 _SUFFIXES = ("'s", "’s", "s'", "'")
@@ -45,7 +45,9 @@ class NameFormsError(RuntimeError):
 def name_forms() -> NameForms:
     """The packaged table (a broken install gets an error naming the fix)."""
     try:
-        text = resources.files("pytest_rag.offline").joinpath("name_forms.json").read_text(encoding="utf-8")
+        text = (
+            resources.files("pytest_rag.judges.local").joinpath("name_forms.json").read_text(encoding="utf-8")
+        )
         data = json.loads(text)
         abbreviations = {str(k): str(v) for k, v in data["abbreviations"].items()}
         numbers = {str(k): str(v) for k, v in data["numbers"].items()}

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
 
-from ..scoring.text import STOPWORDS, split_sentences, stem, tokenize
+from ...scoring.text import STOPWORDS, split_sentences, stem, tokenize
 from .numbers import is_number, number_set, number_value
 
 cached_stem = lru_cache(maxsize=1 << 16)(stem)

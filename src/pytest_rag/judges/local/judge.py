@@ -1,7 +1,7 @@
 """The offline judge (``--rag-judge=local``, the default): no key, no network, CPU only.
 
-It reads the request's task inputs rather than its prose, computes the verdict with
-:mod:`pytest_rag.offline`, and answers in the schema the metric asked for, so metrics need not know
+It reads the request's task inputs rather than its prose, computes the verdict with the task
+handlers of :mod:`.tasks`, and answers in the schema the metric asked for, so metrics need not know
 which judge they have. It is not cached: recomputing is cheaper than a disk lookup and just as
 deterministic.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import JudgeError, UnsupportedMetricError
-from .protocol import JudgeReply, JudgeSpec
-from .request import JudgeRequest
+from ...errors import JudgeError, UnsupportedMetricError
+from ..protocol import JudgeReply, JudgeSpec
+from ..request import JudgeRequest
 
 LLM_SUGGESTION = (
     "use an LLM judge for it, e.g. --rag-judge=openai:gpt-4o-mini, anthropic:MODEL or ollama:MODEL "
@@ -31,8 +31,8 @@ class LocalJudge:
 
     def _get_scorer(self) -> Any:
         if self._scorer is None:
-            from ..offline.embedder import EmbedderUnavailableError
-            from ..offline.scorer import CalibrationError, LocalScorer
+            from .embedder import EmbedderUnavailableError
+            from .scorer import CalibrationError, LocalScorer
 
             try:
                 self._scorer = LocalScorer.load()
@@ -55,7 +55,7 @@ class LocalJudge:
         return self.answer(request)
 
     def answer(self, request: JudgeRequest) -> JudgeReply:
-        from ..offline.tasks import HANDLERS
+        from .tasks import HANDLERS
 
         handler = HANDLERS.get(request.task.kind)
         if handler is None:

@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..offline.nli_model import ModelDir, NliModel, describe_model_dir, load_nli_model
-from ..offline.question import QuestionClaim
-from ..offline.scorer import GroundingReport, LocalScorer, SentenceSupport
-from ..scoring.text import tokenize
-from .local import LocalJudge
-from .protocol import JudgeSpec
+from ...scoring.text import tokenize
+from ..local.judge import LocalJudge
+from ..local.question import QuestionClaim
+from ..local.scorer import GroundingReport, LocalScorer, SentenceSupport
+from ..protocol import JudgeSpec
+from .model import ModelDir, NliModel, describe_model_dir, load_nli_model
 
 __all__ = ["NliJudge", "NliScorer"]
 

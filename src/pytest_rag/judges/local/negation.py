@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..scoring.text import NEGATION_WORDS, STOPWORDS, tokenize
+from ...scoring.text import NEGATION_WORDS, STOPWORDS, tokenize
 from .comparisons import COMPARISON_MARKERS, NEGATION_REACH
 from .lexical import cached_stem
 from .opposites import opposites_of

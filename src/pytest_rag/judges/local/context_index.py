@@ -22,7 +22,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from ..scoring.text import NEGATION_WORDS, STOPWORDS
+from ...scoring.text import NEGATION_WORDS, STOPWORDS
 from .embedder import PIECE_RE, FloatArray, StaticEmbedder
 from .lexical import SentenceTable, cached_stem
 from .negation import states_negation

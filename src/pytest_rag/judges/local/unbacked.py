@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..scoring.text import NEGATION_WORDS
+from ...scoring.text import NEGATION_WORDS
 from .comparisons import COMPARISON_MARKERS
+from .conversational_register import CONVERSATIONAL_WORDS, FIRST_PERSON_PRONOUNS
 from .embedder import StaticEmbedder
 from .lexical import cached_stem
 from .normalise import forms
 from .numbers import is_number
-from .register import CONVERSATIONAL_WORDS, FIRST_PERSON_PRONOUNS
 from .spans import NEAR_COPY, Span
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..scoring.text import NEGATION_WORDS, stem
+from ...scoring.text import NEGATION_WORDS, stem
 from .spans import NEAR_COPY, Span
 
 # Comparison and order words by family, as (one direction, the other). A near copy of a context
