@@ -9,14 +9,24 @@ must be 1-64 characters of ``[A-Za-z0-9_-]``: a cache key (64 hex digits) is one
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ...judges.anthropic_messages import AnthropicJudge
+from ...judges.batch_api import (
+    BatchState,
+    BatchTarget,
+    Manifest,
+    Outcome,
+    QueuedRequest,
+    capped,
+    refused_param,
+    sdk_client,
+    target_of,
+)
 from ...judges.protocol import Judge, JudgeReply
 from ...judges.request import JudgeRequest
-from .apis import BatchState, Outcome, capped, refused_param, sdk_client, target_of
-from .records import BatchTarget, Manifest, QueuedRequest
 
 MESSAGES = "/v1/messages"
 #: Error types worth asking again (the request itself was fine).
@@ -40,7 +50,8 @@ class AnthropicBatches:
     def _client(self, target: BatchTarget, doing: str) -> Any:
         import anthropic
 
-        return sdk_client(anthropic, "Anthropic", "AnthropicError", target, doing)
+        key = os.environ.get(target.key_env)
+        return sdk_client(anthropic, "Anthropic", "AnthropicError", target, doing, api_key=key)
 
     def submit(self, target: BatchTarget, requests: Sequence[QueuedRequest]) -> tuple[str, str | None]:
         with self._client(target, "submit a message batch") as client:

@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from ...errors import JudgeError, WaitingForBatchError
+from ...judges.batch_api import BatchAPI, BatchTarget, CollectedReply, QueuedRequest
 from ...judges.protocol import Judge, JudgeReply, TransientFault
 from ...judges.request import JudgeRequest
 from ...results import CallTally
 from ..ratelimit import estimate_output_tokens, estimate_prompt_tokens
-from .apis import BatchAPI, api_for_judge
-from .records import BatchTarget, CollectedReply, QueuedRequest
+from .providers import api_for_judge
 from .store import BatchStore
 
 if TYPE_CHECKING:

@@ -15,13 +15,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import JudgeError
+from ...judges.batch_api import (
+    BatchProblem,
+    BatchState,
+    BatchTarget,
+    Manifest,
+    Outcome,
+    QueuedRequest,
+    capped,
+    refused_param,
+    sdk_client,
+    target_of,
+)
 from ...judges.faults import RETRYABLE_STATUS
-from ...judges.openai_chat import OpenAIChatJudge
+from ...judges.openai_chat import OpenAIChatJudge, api_key_for
 from ...judges.protocol import Judge, JudgeReply
 from ...judges.request import JudgeRequest
 from ..embeddings import EmbeddingBatch, EmbeddingJudge, OpenAIEmbedder
-from .apis import BatchProblem, BatchState, Outcome, capped, refused_param, sdk_client, target_of
-from .records import BatchTarget, Manifest, QueuedRequest
 
 CHAT = "/v1/chat/completions"
 EMBEDDINGS = "/v1/embeddings"
@@ -71,7 +81,8 @@ class OpenAIBatches:
     def _client(self, target: BatchTarget, doing: str) -> Any:
         import openai
 
-        return sdk_client(openai, "OpenAI", "OpenAIError", target, doing)
+        key = api_key_for(target.key_env, target.base_url)
+        return sdk_client(openai, "OpenAI", "OpenAIError", target, doing, api_key=key)
 
     def submit(self, target: BatchTarget, requests: Sequence[QueuedRequest]) -> tuple[str, str | None]:
         lines = [

@@ -17,9 +17,9 @@ from ..pricing import usd
 from . import has_batches
 
 if TYPE_CHECKING:  # the machinery is imported only where batches exist
+    from ...judges.batch_api import Manifest
     from ..judgment import JudgmentEngine
     from .desk import BatchDesk
-    from .records import Manifest
     from .store import BatchStore
 
 
