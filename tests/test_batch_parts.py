@@ -13,12 +13,12 @@ from fake_llm import FakeLLMServer
 from fake_llm.batches import BatchScript
 from pytest_rag.cli import main as cli_main
 from pytest_rag.engine.batch.collect import collect
-from pytest_rag.engine.batch.openai_api import CHAT, OPENAI_BATCHES
 from pytest_rag.engine.batch.store import BatchStore
 from pytest_rag.engine.batch.submit import submit
 from pytest_rag.engine.pricing import PriceTable
 from pytest_rag.errors import ConfigError
 from pytest_rag.judges.batch_api import BatchProblem, BatchTarget, QueuedRequest
+from pytest_rag.judges.openai.batch import CHAT, OPENAI_BATCHES
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.report.comparison import records_from_json
 from pytest_rag.report.html.payload import SOURCE_BATCH, _source

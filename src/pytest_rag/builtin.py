@@ -18,13 +18,14 @@ hookimpl = pluggy.HookimplMarker("pytest")
 
 
 def _openai(spec: JudgeSpec, options: JudgeOptions) -> Judge:
-    from .judges.openai_chat import OpenAIChatJudge
+    from .judges.openai.chat import OpenAIChatJudge
 
     return OpenAIChatJudge(spec, timeout_s=options.timeout_s)
 
 
 def _ollama(spec: JudgeSpec, options: JudgeOptions) -> Judge:
-    from .judges.openai_chat import OLLAMA_DEFAULT_BASE_URL, OpenAIChatJudge
+    from .judges.openai.chat import OpenAIChatJudge
+    from .judges.openai.server import OLLAMA_DEFAULT_BASE_URL
 
     base_url = spec.base_url or OLLAMA_DEFAULT_BASE_URL
     host = os.environ.get("OLLAMA_HOST", "").strip()

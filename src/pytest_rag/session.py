@@ -433,7 +433,7 @@ class RagSession:
         judges = self._judges or []
 
         async def close_clients() -> None:
-            from .engine.embeddings import close_embedding_clients
+            from .judges.openai.embeddings import close_embedding_clients
 
             for judge in judges:
                 await judge.aclose()

@@ -14,8 +14,9 @@ The parts, each one idea:
 * :mod:`.store`: where the records of :mod:`pytest_rag.judges.batch_api` (queued requests,
   manifests, collected replies, never a key) are kept (``<cache dir>/batches/``), and the lock that
   several processes share;
-* :mod:`.providers`: which provider's batch API serves a judge; :mod:`.openai_api`,
-  :mod:`.anthropic_api`: the providers' batch endpoints, through their official SDKs;
+* :mod:`.providers`: which provider's batch API serves a judge; each API, through the provider's
+  official SDK, lives in the provider's folder (:mod:`pytest_rag.judges.openai.batch`,
+  :mod:`.anthropic_api`);
 * :mod:`.desk`: what the engine consults instead of a live call (a collected reply, or the queue);
 * :mod:`.collect`, :mod:`.submit`: collecting finished batches, submitting queued requests;
 * :mod:`.rounds`: ``evaluate(batch=True)``, which submits, waits and judges again until done;

@@ -13,25 +13,13 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import JudgeError
-from .clients import LoopClients
-from .faults import missing_key, rejected_param, translate, unreadable
-from .protocol import JudgeOptions, JudgeReply, JudgeSpec
-from .request import JudgeRequest
-
-OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
-OLLAMA_DEFAULT_BASE_URL = "http://localhost:11434/v1"
-_NO_KEY_NEEDED = "not-needed"
-
-
-def api_key_for(key_env: str, base_url: str) -> str | None:
-    """The key an OpenAI-compatible client sends: ``$key_env`` when set, a placeholder for a
-    self-hosted server (they usually take any key), None when OpenAI itself would need one. The one
-    rule for chat judges, embeddings and batches."""
-    key = os.environ.get(key_env)
-    if key:
-        return key
-    return _NO_KEY_NEEDED if base_url.rstrip("/") != OPENAI_DEFAULT_BASE_URL else None
+from ...errors import JudgeError
+from ..clients import LoopClients
+from ..faults import missing_key, rejected_param, translate, unreadable
+from ..protocol import JudgeOptions, JudgeReply, JudgeSpec
+from ..request import JudgeRequest
+from .embeddings import DEFAULT_OPENAI_EMBEDDING_MODEL, OpenAIEmbedder
+from .server import OLLAMA_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL, api_key_for
 
 
 class OpenAIChatJudge:
@@ -161,6 +149,20 @@ class OpenAIChatJudge:
             model=str(response.model or self.spec.model),
             truncated=choice.finish_reason == "length",
             refusal=getattr(message, "refusal", None) or None,
+        )
+
+    def embedder(self, model: str | None = None) -> OpenAIEmbedder | None:
+        """The embeddings of this judge's server, with its key and SDK client: ``model``, or
+        ``text-embedding-3-small``. None for ``openai:MODEL``, which names OpenAI itself rather than
+        this judge's server (the engine then embeds there)."""
+        if model is not None and model.startswith("openai:"):
+            return None
+        return OpenAIEmbedder(
+            model or DEFAULT_OPENAI_EMBEDDING_MODEL,
+            base_url=self.base_url,
+            key_env=self.key_env,
+            timeout_s=self.timeout_s,
+            clients=self.clients,
         )
 
     async def aclose(self) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import JudgeError
-from ...judges.batch_api import (
+from ..batch_api import (
     BatchProblem,
     BatchState,
     BatchTarget,
@@ -27,11 +27,13 @@ from ...judges.batch_api import (
     sdk_client,
     target_of,
 )
-from ...judges.faults import RETRYABLE_STATUS
-from ...judges.openai_chat import OpenAIChatJudge, api_key_for
-from ...judges.protocol import Judge, JudgeReply
-from ...judges.request import JudgeRequest
-from ..embeddings import EmbeddingBatch, EmbeddingJudge, OpenAIEmbedder
+from ..embeddings import EmbeddingBatch, EmbeddingJudge
+from ..faults import RETRYABLE_STATUS
+from ..protocol import Judge, JudgeReply
+from ..request import JudgeRequest
+from .chat import OpenAIChatJudge
+from .embeddings import OpenAIEmbedder
+from .server import api_key_for
 
 CHAT = "/v1/chat/completions"
 EMBEDDINGS = "/v1/embeddings"
