@@ -21,13 +21,13 @@ import diskcache  # noqa: F401
 import openai
 import pytest
 
-import pytest_rag.engine.batch.anthropic_api
 import pytest_rag.engine.batch.cli
 import pytest_rag.engine.batch.rounds
 import pytest_rag.engine.batch.run
 import pytest_rag.engine.embeddings
 import pytest_rag.engine.judgment
-import pytest_rag.judges.anthropic_messages
+import pytest_rag.judges.anthropic.batch
+import pytest_rag.judges.anthropic.messages
 import pytest_rag.judges.local.scorer
 import pytest_rag.judges.openai.batch
 import pytest_rag.judges.openai.chat
@@ -39,7 +39,7 @@ from pytest_rag.metrics.catalog import builtin_metrics
 
 # Named here so that no linter fix drops them as unused: loading them is the point.
 PRELOADED = (
-    pytest_rag.engine.batch.anthropic_api,  # the batch machinery and the SDK types it parses replies with
+    pytest_rag.judges.anthropic.batch,  # the batch machinery and the SDK types it parses replies with
     pytest_rag.engine.batch.cli,
     pytest_rag.judges.openai.batch,
     pytest_rag.engine.batch.rounds,
@@ -49,7 +49,7 @@ PRELOADED = (
     openai.types.chat.ChatCompletion,
     pytest_rag.engine.embeddings,
     pytest_rag.engine.judgment,
-    pytest_rag.judges.anthropic_messages,
+    pytest_rag.judges.anthropic.messages,
     pytest_rag.judges.openai.chat,
     pytest_rag.judges.local.scorer,
     pytest_rag.report.summary,

@@ -18,7 +18,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from conftest import OPENAI_KEY
-from pytest_rag.judges.anthropic_messages import AnthropicJudge
+from pytest_rag.judges.anthropic.messages import AnthropicJudge
 from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message, Sampling

@@ -37,7 +37,7 @@ def _ollama(spec: JudgeSpec, options: JudgeOptions) -> Judge:
 
 
 def _anthropic(spec: JudgeSpec, options: JudgeOptions) -> Judge:
-    from .judges.anthropic_messages import AnthropicJudge
+    from .judges.anthropic.messages import AnthropicJudge
 
     return AnthropicJudge(spec, timeout_s=options.timeout_s)
 

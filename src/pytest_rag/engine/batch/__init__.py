@@ -16,7 +16,7 @@ The parts, each one idea:
   several processes share;
 * :mod:`.providers`: which provider's batch API serves a judge; each API, through the provider's
   official SDK, lives in the provider's folder (:mod:`pytest_rag.judges.openai.batch`,
-  :mod:`.anthropic_api`);
+  :mod:`pytest_rag.judges.anthropic.batch`);
 * :mod:`.desk`: what the engine consults instead of a live call (a collected reply, or the queue);
 * :mod:`.collect`, :mod:`.submit`: collecting finished batches, submitting queued requests;
 * :mod:`.rounds`: ``evaluate(batch=True)``, which submits, waits and judges again until done;

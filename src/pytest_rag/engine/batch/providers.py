@@ -13,8 +13,8 @@ from ...judges.protocol import Judge
 
 
 def every_api() -> tuple[BatchAPI, ...]:
+    from ...judges.anthropic.batch import ANTHROPIC_BATCHES
     from ...judges.openai.batch import OPENAI_BATCHES
-    from .anthropic_api import ANTHROPIC_BATCHES
 
     return (OPENAI_BATCHES, ANTHROPIC_BATCHES)
 

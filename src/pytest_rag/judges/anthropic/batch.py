@@ -13,8 +13,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ...judges.anthropic_messages import AnthropicJudge
-from ...judges.batch_api import (
+from ..batch_api import (
     BatchState,
     BatchTarget,
     Manifest,
@@ -25,8 +24,9 @@ from ...judges.batch_api import (
     sdk_client,
     target_of,
 )
-from ...judges.protocol import Judge, JudgeReply
-from ...judges.request import JudgeRequest
+from ..protocol import Judge, JudgeReply
+from ..request import JudgeRequest
+from .messages import AnthropicJudge
 
 MESSAGES = "/v1/messages"
 #: Error types worth asking again (the request itself was fine).

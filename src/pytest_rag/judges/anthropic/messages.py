@@ -12,11 +12,11 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import JudgeError
-from .clients import LoopClients
-from .faults import missing_key, rejected_param, translate, unreadable
-from .protocol import JudgeOptions, JudgeReply, JudgeSpec
-from .request import JudgeRequest
+from ...errors import JudgeError
+from ..clients import LoopClients
+from ..faults import missing_key, rejected_param, translate, unreadable
+from ..protocol import JudgeOptions, JudgeReply, JudgeSpec
+from ..request import JudgeRequest
 
 ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com"
 TOOL_NAME = "submit_verdict"
