@@ -9,6 +9,7 @@ The modules:
 
 * :mod:`.judge`: :class:`~.judge.LocalJudge`, the :class:`~pytest_rag.judges.protocol.Judge` a run uses;
 * :mod:`.embeddings`: the embedder its judge hands to the metrics that compare meanings;
+* :mod:`.prices`: what it costs (nothing);
 * :mod:`.tasks`: how it answers each kind of judge question; :mod:`.scorer`: the calibrated
   probabilities (fitted into ``calibration.json``); :mod:`.features`: what those models read;
 * :mod:`.embedder`: WordLlama, loaded from disk;
