@@ -1,9 +1,5 @@
-"""What OpenAI's models cost, as the price table starts (``rag_prices`` in the ini file overrides it).
-
-USD per million tokens (input, output), matched by the longest model-name prefix. These are
-estimates: OpenAI changes its prices, and a model missing here is reported as of unknown price,
-never as free.
-"""
+"""OpenAI's list prices in USD per million tokens (input, output), by model-name prefix, and
+what its Batch API takes off them; :mod:`pytest_rag.engine.pricing` reads them into the price table."""
 
 from __future__ import annotations
 
