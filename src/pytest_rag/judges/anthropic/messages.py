@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import JudgeError
+from ..adapting import send_adapting
 from ..clients import LoopClients
-from ..faults import missing_key, rejected_param, translate, unreadable
+from ..faults import missing_key
 from ..protocol import JudgeOptions, JudgeReply, JudgeSpec
 from ..request import JudgeRequest
 
@@ -98,29 +99,17 @@ class AnthropicJudge:
         from anthropic.types import Message
 
         client = self.clients.get()
-        label, key_env = self.spec.label, self.key_env
-        for _ in range(2):
-            try:
-                response = await client.messages.create(**self._payload(request))
-                break
-            except anthropic.BadRequestError as exc:
-                if self.adapt(rejected_param(exc)):
-                    continue
-                raise translate(
-                    exc, anthropic, judge=label, key_env=key_env, base_url=self.base_url
-                ) from None
-            except anthropic.AnthropicError as exc:
-                raise translate(
-                    exc, anthropic, judge=label, key_env=key_env, base_url=self.base_url
-                ) from None
-            except ValueError as exc:  # a body sent as JSON that is not JSON
-                raise unreadable(
-                    label, f"a body that is not valid JSON ({exc})", getattr(exc, "doc", ""), key_env
-                ) from None
-        else:
-            raise JudgeError("the server kept rejecting request parameters", judge=label, kind="rejected")
-        if not isinstance(response, Message):  # the SDK hands back the text of a non-JSON body
-            raise unreadable(label, "a body that is not JSON (an error page of a proxy?)", response, key_env)
+        response = await send_adapting(
+            lambda: client.messages.create(**self._payload(request)),
+            self.adapt,
+            anthropic,
+            "AnthropicError",
+            expect=Message,
+            tries=2,  # temperature is the one parameter it may drop
+            judge=self.spec.label,
+            key_env=self.key_env,
+            base_url=self.base_url,
+        )
         return self.reply_of(response)
 
     def reply_of(self, response: Any) -> JudgeReply:

@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import JudgeError
+from ..adapting import send_adapting
 from ..clients import LoopClients
-from ..faults import missing_key, rejected_param, translate, unreadable
+from ..faults import missing_key, unreadable
 from ..protocol import JudgeOptions, JudgeReply, JudgeSpec
 from ..request import JudgeRequest
 from .embeddings import DEFAULT_OPENAI_EMBEDDING_MODEL, OpenAIEmbedder
@@ -113,25 +114,17 @@ class OpenAIChatJudge:
         from openai.types.chat import ChatCompletion
 
         client = self.clients.get()
-        label, key_env = self.spec.label, self.key_env
-        for _ in range(4):  # at most one adaptation per parameter
-            try:
-                response = await client.chat.completions.create(**self.request_body(request))
-                break
-            except openai.BadRequestError as exc:
-                if self.adapt(rejected_param(exc)):
-                    continue
-                raise translate(exc, openai, judge=label, key_env=key_env, base_url=self.base_url) from None
-            except openai.OpenAIError as exc:
-                raise translate(exc, openai, judge=label, key_env=key_env, base_url=self.base_url) from None
-            except ValueError as exc:  # a body sent as JSON that is not JSON
-                raise unreadable(
-                    label, f"a body that is not valid JSON ({exc})", getattr(exc, "doc", ""), key_env
-                ) from None
-        else:
-            raise JudgeError("the server kept rejecting request parameters", judge=label, kind="rejected")
-        if not isinstance(response, ChatCompletion):  # the SDK hands back the text of a non-JSON body
-            raise unreadable(label, "a body that is not JSON (an error page of a proxy?)", response, key_env)
+        response = await send_adapting(
+            lambda: client.chat.completions.create(**self.request_body(request)),
+            self.adapt,
+            openai,
+            "OpenAIError",
+            expect=ChatCompletion,
+            tries=4,  # at most one adaptation per parameter
+            judge=self.spec.label,
+            key_env=self.key_env,
+            base_url=self.base_url,
+        )
         return self.reply_of(response)
 
     def reply_of(self, response: Any) -> JudgeReply:
