@@ -17,7 +17,8 @@ The parts, each one idea:
 * :mod:`.providers`: which provider's batch API serves a judge; each API, through the provider's
   official SDK, lives in the provider's folder (:mod:`pytest_rag.judges.openai.batch`,
   :mod:`pytest_rag.judges.anthropic.batch`);
-* :mod:`.desk`: what the engine consults instead of a live call (a collected reply, or the queue);
+* :mod:`.reply_or_queue`: what the engine consults instead of a live call, its
+  :class:`~.reply_or_queue.BatchDesk`: a collected batch reply, or the queue;
 * :mod:`.collect`, :mod:`.submit`: collecting finished batches, submitting queued requests;
 * :mod:`.rounds`: ``evaluate(batch=True)``, which submits, waits and judges again until done;
 * :mod:`.run`: the start and end of a test run; :mod:`.cli`: ``pytest-rag batch status|wait|cancel``.

@@ -1,4 +1,5 @@
-"""The batch desk: what the judgment engine consults where it would make a live call.
+"""A collected batch reply, or the queue: what the judgment engine consults where it would make a
+live call. The engine holds it as its batch desk (:class:`BatchDesk`).
 
 :meth:`BatchDesk.answer` returns the reply a finished batch gave for the request (read by the judge's
 own parsing, then validated, repaired and stored by the engine exactly as a live reply), or queues the
