@@ -35,9 +35,8 @@ from .negation import is_negation_flip
 from .normalise import name_is_backed
 from .numbers import miscounted_numbers, unbacked_numbers
 from .slots import noun_swap
-from .spans import stem_all
+from .spans import SHORT_CLAIM_WORDS, stem_all
 from .unbacked import (
-    SHORT_CLAIM_WORDS,
     absent_words,
     added_content,
     claim_words,

@@ -17,8 +17,7 @@ from ...scoring.text import NEGATION_WORDS, STOPWORDS, tokenize
 from .comparisons import COMPARISON_MARKERS, NEGATION_REACH
 from .lexical import cached_stem
 from .opposites import opposites_of
-from .spans import NEAR_COPY, Span
-from .unbacked import SHORT_CLAIM_WORDS
+from .spans import NEAR_COPY, SHORT_CLAIM_WORDS, Span
 
 CLAUSE_BREAK_RE = re.compile(
     r"[;:](?=\s)|,?\s+\b(?:but|whereas|while|although|though|however)\b|,\s+(?:and|so)\b", re.IGNORECASE

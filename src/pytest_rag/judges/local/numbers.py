@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ...scoring.text import NUMBER_WORDS, STOPWORDS, has_digit, normalize_number, numbers_in, stem
 from .embedder import StaticEmbedder
-
-if TYPE_CHECKING:
-    from .context_index import ContextIndex
 
 _MAGNITUDES = frozenset({"hundred", "thousand", "million", "billion", "trillion", "percent"})
 _UNIT_LOOKAHEAD = 2  # content words after a number that may name what it counts
@@ -125,7 +122,22 @@ def numbers_with_units(tokens: Sequence[str], lookahead: int = _UNIT_LOOKAHEAD) 
     return pairs
 
 
-def miscounted_numbers(embedder: StaticEmbedder, tokens: Sequence[str], index: ContextIndex) -> list[str]:
+class CountedContexts(Protocol):
+    """What the miscount check reads of the contexts: a :class:`~.context_index.ContextIndex`, named
+    by what it offers because the index reads numbers with this module."""
+
+    @property
+    def numbers(self) -> frozenset[str]: ...
+
+    @property
+    def content(self) -> frozenset[str]: ...
+
+    def counted_with(self, number: str) -> frozenset[str]: ...
+
+    def counts_anything_as(self, unit: str) -> bool: ...
+
+
+def miscounted_numbers(embedder: StaticEmbedder, tokens: Sequence[str], index: CountedContexts) -> list[str]:
     """Numbers that occur in the contexts but count something else there.
 
     "take one tablet every 4 hours" against "every 6 hours ... more than 4 tablets": 4 is in the
@@ -156,7 +168,7 @@ def miscounted_numbers(embedder: StaticEmbedder, tokens: Sequence[str], index: C
 _UNIT_LIKENESS = 0.4  # word-vector cosine: pounds~kg 0.40, MB~GB 0.45, minutes~hours 0.58
 
 
-def _like_unit(embedder: StaticEmbedder, word: str, number: str, index: ContextIndex) -> bool:
+def _like_unit(embedder: StaticEmbedder, word: str, number: str, index: CountedContexts) -> bool:
     """Whether ``word`` is close in meaning to a word the contexts count ``number`` with."""
     counted = sorted(index.counted_with(number))
     if not counted:

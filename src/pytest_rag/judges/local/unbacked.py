@@ -38,17 +38,6 @@ SYNONYM_COSINE = 0.4
 ADDED_CLAIM_CEILING = 0.45
 """Highest support of a near copy with one unbacked word; more unbacked words lower it in proportion."""
 
-SHORT_CLAIM_WORDS = 10
-"""Most distinct content words the contexts hold (the restated part: added words do not count,
-so adding more cannot escape the check) of a sentence the added-content and noun-swap checks
-judge. A
-support-bot answer's sentence has fewer; the labelled long-form answers' sentences mostly more,
-and there annotators accept added connecting words and one-word paraphrases that the word vectors
-rate far apart ("reviews" for "criticism"). Judging every length moved LFQA sentence-level
-balanced accuracy from 0.865 to 0.831, beyond its interval; a limit of 10 to 0.844, of 8 to 0.852,
-but 8 lets a one-word claim in a longer sentence pass ("are waterproof and offer up to 30 hours
-of battery life"), which is the class this check is for (docs/offline-judge.md)."""
-
 _MIN_RESTATED = 2  # backed content words a sentence needs before it can restate a span
 
 # Common verbs, by stem. A RAG answer rewords the verb of its source freely ("you receive your
