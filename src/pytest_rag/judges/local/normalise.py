@@ -54,7 +54,7 @@ def name_forms() -> NameForms:
         places = {str(k): [str(f) for f in v] for k, v in data["places"].items()}
     except (FileNotFoundError, json.JSONDecodeError, KeyError, AttributeError, TypeError) as exc:
         raise NameFormsError(
-            f"pytest_rag/offline/name_forms.json is missing or malformed ({exc}); reinstall pytest-rag "
+            f"pytest_rag/judges/local/name_forms.json is missing or malformed ({exc}); reinstall pytest-rag "
             "or rebuild it with `python scripts/build_name_forms.py`"
         ) from exc
     place_of: dict[str, set[str]] = {}

@@ -231,7 +231,7 @@ def load_calibration(text: str | None = None) -> Calibration:
             )
         except FileNotFoundError as exc:
             raise CalibrationError(
-                "pytest_rag/offline/calibration.json is missing from the installation; reinstall "
+                "pytest_rag/judges/local/calibration.json is missing from the installation; reinstall "
                 "pytest-rag or regenerate it with `python scripts/fit_local_judge.py --write`."
             ) from exc
     try:
