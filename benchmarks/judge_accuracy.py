@@ -85,7 +85,7 @@ def paired_change(
 
 def held_out_predictions(fit: ModuleType, root: Path) -> dict[str, tuple[Array, Array, Array]]:
     """Per dataset: labels, held-out probabilities, and the threshold each was judged by."""
-    from pytest_rag.offline.embedder import load_embedder
+    from pytest_rag.judges.local.embedder import load_embedder
 
     embedder = load_embedder()
     records = fit.load_grounding(root, embedder)
@@ -101,7 +101,7 @@ def held_out_predictions(fit: ModuleType, root: Path) -> dict[str, tuple[Array, 
 def load_seconds() -> float:
     """LocalScorer.load() in a fresh interpreter (imports of the judge included)."""
     code = (
-        "import time; t=time.perf_counter(); from pytest_rag.offline import LocalScorer; "
+        "import time; t=time.perf_counter(); from pytest_rag.judges.local.scorer import LocalScorer; "
         "LocalScorer.load(); print(time.perf_counter()-t)"
     )
     runs = [
@@ -113,7 +113,7 @@ def load_seconds() -> float:
 
 def latency_ms() -> float:
     """Median ms of support() for a 5-sentence answer against 5 contexts of ~1,000 characters."""
-    from pytest_rag.offline import LocalScorer
+    from pytest_rag.judges.local.scorer import LocalScorer
 
     scorer = LocalScorer.load()
     rng = np.random.default_rng(SEED)

@@ -28,11 +28,11 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pytest_rag.offline.alignment import index_contexts  # noqa: E402
-from pytest_rag.offline.context_index import ContextIndex  # noqa: E402
-from pytest_rag.offline.embedder import load_embedder  # noqa: E402
-from pytest_rag.offline.register import CONVERSATIONAL_WORDS  # noqa: E402
-from pytest_rag.offline.scorer import EDIT_CAP, changes_a_fact  # noqa: E402
+from pytest_rag.judges.local.alignment import index_contexts  # noqa: E402
+from pytest_rag.judges.local.context_index import ContextIndex  # noqa: E402
+from pytest_rag.judges.local.conversational_register import CONVERSATIONAL_WORDS  # noqa: E402
+from pytest_rag.judges.local.embedder import load_embedder  # noqa: E402
+from pytest_rag.judges.local.scorer import EDIT_CAP, changes_a_fact  # noqa: E402
 from pytest_rag.scoring.text import NEGATION_WORDS, STOPWORDS, content_words, numbers_in, stem, tokenize  # noqa: E402
 
 Array = npt.NDArray[np.float64]
@@ -252,7 +252,7 @@ class _Truncating:
 def short_claim_trials(root: Path) -> None:
     """The added-content and noun-swap checks at other sentence lengths, and switched off; the
     faithfulness grade's pass mark by the old rule (three quarters of the sentences at 0.5)."""
-    from pytest_rag.offline import alignment
+    from pytest_rag.judges.local import alignment
 
     embedder = load_embedder()
     print("local-judge-6 checks, file-out balanced accuracy / AUROC")

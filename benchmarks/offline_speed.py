@@ -29,7 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pytest_rag.offline import LocalScorer  # noqa: E402
+from pytest_rag.judges.local.scorer import LocalScorer  # noqa: E402
 
 SEED = 13
 

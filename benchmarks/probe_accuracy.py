@@ -49,8 +49,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pytest_rag.offline import LocalScorer  # noqa: E402
-from pytest_rag.offline.tasks import grade_fraction  # noqa: E402
+from pytest_rag.judges.local.scorer import LocalScorer  # noqa: E402
+from pytest_rag.judges.local.tasks import grade_fraction  # noqa: E402
 
 DEFAULT_THRESHOLD = 4  # the faithfulness metric's default pass mark on its 1-5 scale
 

@@ -1,4 +1,4 @@
-"""Build ``src/pytest_rag/offline/name_forms.json``: the offline judge's table of name and date forms.
+"""Build ``src/pytest_rag/judges/local/name_forms.json``: the offline judge's table of name and date forms.
 
     pip download --no-deps countryinfo==1.0.1 -d /tmp/ci && unzip -q /tmp/ci/*.whl -d /tmp/ci/x
     python scripts/build_name_forms.py --countryinfo /tmp/ci/x/countryinfo
@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "src" / "pytest_rag" / "offline" / "name_forms.json"
+OUT = ROOT / "src" / "pytest_rag" / "judges" / "local" / "name_forms.json"
 
 # place: adjective forms, for places the country list lacks (written for this project).
 SUPPLEMENT = {

@@ -17,7 +17,7 @@ grouped by question. Relevance models are fitted on synthetic pairs (a question 
 retrieved documents or answer versus another question's), and reported as such.
 
 With ``--write`` the models fitted on all data are stored in
-``src/pytest_rag/offline/calibration.json`` (coefficients, feature names, thresholds, version).
+``src/pytest_rag/judges/local/calibration.json`` (coefficients, feature names, thresholds, version).
 The datasets themselves never go into the package.
 """
 
@@ -38,9 +38,9 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pytest_rag.offline.alignment import SentenceEvidence, index_contexts, sentence_evidence  # noqa: E402
-from pytest_rag.offline.embedder import StaticEmbedder, load_embedder  # noqa: E402
-from pytest_rag.offline.features import (  # noqa: E402
+from pytest_rag.judges.local.alignment import SentenceEvidence, index_contexts, sentence_evidence  # noqa: E402
+from pytest_rag.judges.local.embedder import StaticEmbedder, load_embedder  # noqa: E402
+from pytest_rag.judges.local.features import (  # noqa: E402
     ANSWER_FEATURES,
     CORRECTNESS_FEATURES,
     RELEVANCE_FEATURES,
@@ -49,7 +49,7 @@ from pytest_rag.offline.features import (  # noqa: E402
     correctness_features,
     relevance_features,
 )
-from pytest_rag.offline.scorer import LogisticModel, answer_units, capped_logit  # noqa: E402
+from pytest_rag.judges.local.scorer import LogisticModel, answer_units, capped_logit  # noqa: E402
 
 SEED = 13
 FOLDS = 5
@@ -57,7 +57,7 @@ L2 = 1.0
 SMOOTHING = 6  # neighbouring threshold candidates averaged on each side (see best_threshold)
 VERSION = "local-judge-6"
 Array = npt.NDArray[np.float64]
-CALIBRATION_PATH = ROOT / "src" / "pytest_rag" / "offline" / "calibration.json"
+CALIBRATION_PATH = ROOT / "src" / "pytest_rag" / "judges" / "local" / "calibration.json"
 
 
 # -- logistic regression -----------------------------------------------------------------------

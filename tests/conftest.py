@@ -21,16 +21,16 @@ import diskcache  # noqa: F401
 import openai
 import pytest
 
-import pytest_rag.engine.batch.anthropic_api
 import pytest_rag.engine.batch.cli
-import pytest_rag.engine.batch.openai_api
 import pytest_rag.engine.batch.rounds
 import pytest_rag.engine.batch.run
 import pytest_rag.engine.embeddings
 import pytest_rag.engine.judgment
-import pytest_rag.judges.anthropic_messages
-import pytest_rag.judges.openai_chat
-import pytest_rag.offline.scorer
+import pytest_rag.judges.anthropic.batch
+import pytest_rag.judges.anthropic.messages
+import pytest_rag.judges.local.scorer
+import pytest_rag.judges.openai.batch
+import pytest_rag.judges.openai.chat
 import pytest_rag.report.summary
 import pytest_rag.stats
 from fake_llm import FakeLLMServer, RecordedRequest, Reply, schema_responder
@@ -39,9 +39,9 @@ from pytest_rag.metrics.catalog import builtin_metrics
 
 # Named here so that no linter fix drops them as unused: loading them is the point.
 PRELOADED = (
-    pytest_rag.engine.batch.anthropic_api,  # the batch machinery and the SDK types it parses replies with
+    pytest_rag.judges.anthropic.batch,  # the batch machinery and the SDK types it parses replies with
     pytest_rag.engine.batch.cli,
-    pytest_rag.engine.batch.openai_api,
+    pytest_rag.judges.openai.batch,
     pytest_rag.engine.batch.rounds,
     pytest_rag.engine.batch.run,
     anthropic.types.Message,
@@ -49,9 +49,9 @@ PRELOADED = (
     openai.types.chat.ChatCompletion,
     pytest_rag.engine.embeddings,
     pytest_rag.engine.judgment,
-    pytest_rag.judges.anthropic_messages,
-    pytest_rag.judges.openai_chat,
-    pytest_rag.offline.scorer,
+    pytest_rag.judges.anthropic.messages,
+    pytest_rag.judges.openai.chat,
+    pytest_rag.judges.local.scorer,
     pytest_rag.report.summary,
     pytest_rag.stats,
     builtin_metrics(),  # the metric modules, which the catalog itself loads only when first asked

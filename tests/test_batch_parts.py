@@ -12,14 +12,13 @@ from batch_support import THREE_FAITHFUL, ContentScores, first_batch_run, run
 from fake_llm import FakeLLMServer
 from fake_llm.batches import BatchScript
 from pytest_rag.cli import main as cli_main
-from pytest_rag.engine.batch.apis import BatchProblem
 from pytest_rag.engine.batch.collect import collect
-from pytest_rag.engine.batch.openai_api import CHAT, OPENAI_BATCHES
-from pytest_rag.engine.batch.records import BatchTarget, QueuedRequest
 from pytest_rag.engine.batch.store import BatchStore
 from pytest_rag.engine.batch.submit import submit
 from pytest_rag.engine.pricing import PriceTable
 from pytest_rag.errors import ConfigError
+from pytest_rag.judges.batch_api import BatchProblem, BatchTarget, QueuedRequest
+from pytest_rag.judges.openai.batch import CHAT, OPENAI_BATCHES
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.report.comparison import records_from_json
 from pytest_rag.report.html.payload import SOURCE_BATCH, _source
@@ -277,10 +276,10 @@ def test_replies_whose_verdict_is_cached_already_are_let_go_when_a_run_opens_the
 ) -> None:
     """A batch's reply for a request judged live meanwhile would stay on disk for good, and keep
     every later run looking replies up: the desk lets it go when it opens, and keeps the rest."""
-    from pytest_rag.engine.batch.records import CollectedReply
     from pytest_rag.engine.batch.run import open_desk
     from pytest_rag.engine.cache import CachedReply, JudgmentCache
     from pytest_rag.engine.judgment import JudgmentEngine
+    from pytest_rag.judges.batch_api import CollectedReply
 
     store = BatchStore(tmp_path)
     for key in ("judged-live", "waiting", "repair-of-judged"):

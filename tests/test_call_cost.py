@@ -18,14 +18,14 @@ import pytest
 from conftest import rag_args
 from fake_llm import FakeLLMServer, RecordedRequest, Reply, schema_responder
 from pytest_rag.engine.cache import JudgmentCache
-from pytest_rag.engine.embeddings import STORED_FIELD, StoredVectors
 from pytest_rag.engine.evaluation import evaluate
 from pytest_rag.engine.judgment import JudgmentEngine
 from pytest_rag.engine.limits import EngineSettings
 from pytest_rag.engine.loop import gather_window
 from pytest_rag.inputs import Sample
 from pytest_rag.judges.clients import LoopClients
-from pytest_rag.judges.openai_chat import OpenAIChatJudge
+from pytest_rag.judges.embeddings import STORED_FIELD, StoredVectors
+from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.metrics import catalog
 from pytest_rag.results import MetricResult
@@ -304,8 +304,8 @@ def test_gather_window_keeps_order_bounds_what_runs_and_runs_every_job() -> None
 
 
 def test_an_embedder_whose_vectors_are_not_a_matrix_is_a_judge_error() -> None:
-    from pytest_rag.engine.embeddings import EmbeddingBatch, EmbeddingJudge, embedding_request
     from pytest_rag.errors import JudgeError
+    from pytest_rag.judges.embeddings import EmbeddingBatch, EmbeddingJudge, embedding_request
 
     class Ragged:
         label = "fake:ragged"

@@ -23,7 +23,7 @@ from pytest_rag.engine.cache import JudgmentCache
 from pytest_rag.engine.judgment import JudgmentEngine, NeedsLiveCall
 from pytest_rag.engine.limits import EngineSettings
 from pytest_rag.errors import CacheMissError, JudgeError, JudgeUnavailableError
-from pytest_rag.judges.openai_chat import OpenAIChatJudge
+from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.results import CallTally

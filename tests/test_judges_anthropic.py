@@ -15,7 +15,7 @@ from pytest_rag.engine.cache import JudgmentCache
 from pytest_rag.engine.judgment import JudgmentEngine
 from pytest_rag.engine.limits import EngineSettings
 from pytest_rag.errors import JudgeError
-from pytest_rag.judges.anthropic_messages import TOOL_NAME, AnthropicJudge
+from pytest_rag.judges.anthropic.messages import TOOL_NAME, AnthropicJudge
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
 from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
 

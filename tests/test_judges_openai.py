@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from conftest import OPENAI_KEY, verdict
 from fake_llm import FakeLLMServer, Reply
 from pytest_rag.errors import JudgeError
-from pytest_rag.judges.openai_chat import OpenAIChatJudge
+from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
 from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message, Sampling
 

@@ -10,14 +10,13 @@ from typing import Any
 
 import pytest
 
-from pytest_rag.offline import GroundingReport, LocalScorer
-from pytest_rag.offline.features import (
+from pytest_rag.judges.local.features import (
     ANSWER_FEATURES,
     CORRECTNESS_FEATURES,
     RELEVANCE_FEATURES,
     SENTENCE_FEATURES,
 )
-from pytest_rag.offline.scorer import CalibrationError, load_calibration
+from pytest_rag.judges.local.scorer import CalibrationError, GroundingReport, LocalScorer, load_calibration
 
 CONTEXTS = [
     "Bananas are a tropical fruit. They are rich in potassium and grow in large clusters.",
@@ -182,7 +181,7 @@ def test_loading_and_scoring_open_no_socket(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     monkeypatch.setattr(LocalScorer, "_instance", None)
-    from pytest_rag.offline import embedder as embedder_module
+    from pytest_rag.judges.local import embedder as embedder_module
 
     monkeypatch.setattr(embedder_module, "_INSTANCE", None)
     scorer = LocalScorer.load()
@@ -191,7 +190,9 @@ def test_loading_and_scoring_open_no_socket(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_calibration_matches_the_feature_extractor() -> None:
-    raw = json.loads(resources.files("pytest_rag.offline").joinpath("calibration.json").read_text("utf-8"))
+    raw = json.loads(
+        resources.files("pytest_rag.judges.local").joinpath("calibration.json").read_text("utf-8")
+    )
     expected = {
         "sentence": SENTENCE_FEATURES,
         "answer": ANSWER_FEATURES,
@@ -207,7 +208,9 @@ def test_calibration_matches_the_feature_extractor() -> None:
 
 
 def test_mismatched_calibration_is_rejected_with_the_fix() -> None:
-    raw = json.loads(resources.files("pytest_rag.offline").joinpath("calibration.json").read_text("utf-8"))
+    raw = json.loads(
+        resources.files("pytest_rag.judges.local").joinpath("calibration.json").read_text("utf-8")
+    )
     raw["models"]["sentence"]["features"] = ["something_else"] * len(SENTENCE_FEATURES)
     with pytest.raises(CalibrationError, match=r"fit_local_judge\.py --write"):
         load_calibration(json.dumps(raw))

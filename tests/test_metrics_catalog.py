@@ -23,7 +23,7 @@ from pytest_rag.engine.parsing import parse_verdict
 from pytest_rag.errors import InputError, UnsupportedMetricError
 from pytest_rag.inputs import Chunk, Sample
 from pytest_rag.judges.escaping import unescape_data
-from pytest_rag.judges.local import LocalJudge
+from pytest_rag.judges.local.judge import LocalJudge
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.judges.request import JudgeRequest
 from pytest_rag.metrics import catalog, nvidia

@@ -23,7 +23,7 @@ from pytest_rag.engine.judgment import JudgmentEngine
 from pytest_rag.engine.limits import EngineSettings
 from pytest_rag.errors import InputError, JudgeError
 from pytest_rag.inputs import Chunk, Sample
-from pytest_rag.judges.openai_chat import OpenAIChatJudge
+from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.metrics import catalog
 from pytest_rag.metrics.base import Metric

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from pytest_rag.errors import ConfigError
+from pytest_rag.judges.nli.model import NliModelError, describe_model_dir, load_nli_model, read_label_map
 from pytest_rag.judges.protocol import JudgeSpec
-from pytest_rag.offline.nli_model import NliModelError, describe_model_dir, load_nli_model, read_label_map
 
 pytest_plugins = ["pytester"]
 
@@ -177,7 +177,7 @@ def test_batches_larger_than_one_chunk_keep_their_order(onnx_dir: Path) -> None:
 
 @pytest.mark.parametrize("fixture", ["onnx_dir", "transformers_dir"])
 def test_judge_grounding_uses_the_model(fixture: str, request: pytest.FixtureRequest) -> None:
-    from pytest_rag.judges.nli import NliJudge
+    from pytest_rag.judges.nli.judge import NliJudge
 
     judge = NliJudge(JudgeSpec("nli", str(request.getfixturevalue(fixture))))
     scorer = judge._get_scorer()
@@ -194,8 +194,8 @@ def test_judge_grounding_uses_the_model(fixture: str, request: pytest.FixtureReq
 
 
 def test_contradicting_sentence_scores_lower_than_with_the_local_judge(onnx_dir: Path) -> None:
-    from pytest_rag.judges.nli import NliJudge
-    from pytest_rag.offline import LocalScorer
+    from pytest_rag.judges.local.scorer import LocalScorer
+    from pytest_rag.judges.nli.judge import NliJudge
 
     sentence = "The Eiffel Tower in Paris was not completed in 1889."
     local = LocalScorer.load().support(sentence, [CONTEXT]).sentences[0].probability
@@ -204,7 +204,7 @@ def test_contradicting_sentence_scores_lower_than_with_the_local_judge(onnx_dir:
 
 
 def test_missing_directory_is_a_config_error(tmp_path: Path) -> None:
-    from pytest_rag.judges.nli import NliJudge
+    from pytest_rag.judges.nli.judge import NliJudge
 
     with pytest.raises(ConfigError, match="does not exist"):
         NliJudge(JudgeSpec("nli", str(tmp_path / "nowhere")))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pytest_rag.offline import LocalScorer
-from pytest_rag.offline.context_index import CANDIDATE_SENTENCES, FULL_SCAN_SENTENCES, ContextIndex
-from pytest_rag.offline.lexical import SentenceTable
+from pytest_rag.judges.local.context_index import CANDIDATE_SENTENCES, FULL_SCAN_SENTENCES, ContextIndex
+from pytest_rag.judges.local.lexical import SentenceTable
+from pytest_rag.judges.local.scorer import LocalScorer
 
 FACTS = [
     "The Marlow ferry leaves the north pier every 40 minutes between May and September.",

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 from pytest_rag.inputs import Sample, normalize_contexts
+from pytest_rag.judges.local import normalise
+from pytest_rag.judges.local.framing import is_framing, strip_framing
+from pytest_rag.judges.local.normalise import NameFormsError, forms, name_forms
+from pytest_rag.judges.local.question import question_claim
+from pytest_rag.judges.local.scorer import EDIT_CAP, GroundingReport, LocalScorer, SentenceSupport
+from pytest_rag.judges.local.tasks import HANDLERS, grade_fraction
 from pytest_rag.judges.request import JudgeRequest
 from pytest_rag.metrics.single import Faithfulness, FaithfulnessVerdict
-from pytest_rag.offline import LocalScorer, normalise
-from pytest_rag.offline.framing import is_framing, strip_framing
-from pytest_rag.offline.normalise import NameFormsError, forms, name_forms
-from pytest_rag.offline.question import question_claim
-from pytest_rag.offline.scorer import EDIT_CAP, GroundingReport, SentenceSupport
-from pytest_rag.offline.tasks import HANDLERS, grade_fraction
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +144,7 @@ def test_digits_that_are_no_decimal_number_are_no_time(scorer: LocalScorer) -> N
 
 
 def test_clock_times_and_spelled_numbers_are_read_with_their_neighbours() -> None:
-    from pytest_rag.offline.numbers import clock_times, spelled_numbers
+    from pytest_rag.judges.local.numbers import clock_times, spelled_numbers
     from pytest_rag.scoring.text import tokenize
 
     assert list(clock_times(tokenize("from 8am to 6 p.m., or 08:30 and 18:00 (not 8 alone)")).values()) == [
@@ -449,8 +449,8 @@ def test_a_capital_the_tokenizer_reads_as_a_stopword_is_no_name_to_move(scorer: 
 
 
 def test_opposites_come_from_the_table_frequencies_and_negating_prefixes() -> None:
-    from pytest_rag.offline.lexical import cached_stem
-    from pytest_rag.offline.opposites import are_opposites
+    from pytest_rag.judges.local.lexical import cached_stem
+    from pytest_rag.judges.local.opposites import are_opposites
 
     def opposite(a: str, b: str) -> bool:
         return are_opposites(cached_stem(a), cached_stem(b))

@@ -90,7 +90,7 @@ HEAVY = (
     "diskcache",
     "httpx",
     "pydantic",
-    "pytest_rag.offline",
+    "pytest_rag.judges.local.scorer",
     "pytest_rag.stats",
     "pytest_rag.results",
     "pytest_rag.engine.judgment",

@@ -18,8 +18,8 @@ import pytest
 from pydantic import BaseModel, Field
 
 from conftest import OPENAI_KEY
-from pytest_rag.judges.anthropic_messages import AnthropicJudge
-from pytest_rag.judges.openai_chat import OpenAIChatJudge
+from pytest_rag.judges.anthropic.messages import AnthropicJudge
+from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message, Sampling
 
@@ -158,7 +158,7 @@ def test_the_key_is_the_digest_of_the_key_material_as_sorted_compact_json() -> N
     whole material dumped at once, or every stored judgment would become a miss."""
     import hashlib
 
-    from pytest_rag.engine.embeddings import embedding_request
+    from pytest_rag.judges.embeddings import embedding_request
 
     requests = [
         base_request(),

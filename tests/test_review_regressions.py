@@ -21,12 +21,12 @@ from pydantic import BaseModel, Field
 
 from pytest_rag import builtin
 from pytest_rag.engine.cache import JudgmentCache
-from pytest_rag.engine.embeddings import EmbeddingBatch, embedding_request
 from pytest_rag.engine.judgment import JudgmentEngine
 from pytest_rag.engine.limits import EngineSettings
 from pytest_rag.errors import ConfigError, InputError, JudgeError
 from pytest_rag.forms import Check
 from pytest_rag.inputs import Chunk, Sample
+from pytest_rag.judges.embeddings import EmbeddingBatch, embedding_request
 from pytest_rag.judges.faults import translate
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
 from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message

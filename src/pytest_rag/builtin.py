@@ -18,13 +18,14 @@ hookimpl = pluggy.HookimplMarker("pytest")
 
 
 def _openai(spec: JudgeSpec, options: JudgeOptions) -> Judge:
-    from .judges.openai_chat import OpenAIChatJudge
+    from .judges.openai.chat import OpenAIChatJudge
 
     return OpenAIChatJudge(spec, timeout_s=options.timeout_s)
 
 
 def _ollama(spec: JudgeSpec, options: JudgeOptions) -> Judge:
-    from .judges.openai_chat import OLLAMA_DEFAULT_BASE_URL, OpenAIChatJudge
+    from .judges.openai.chat import OpenAIChatJudge
+    from .judges.openai.server import OLLAMA_DEFAULT_BASE_URL
 
     base_url = spec.base_url or OLLAMA_DEFAULT_BASE_URL
     host = os.environ.get("OLLAMA_HOST", "").strip()
@@ -36,14 +37,14 @@ def _ollama(spec: JudgeSpec, options: JudgeOptions) -> Judge:
 
 
 def _anthropic(spec: JudgeSpec, options: JudgeOptions) -> Judge:
-    from .judges.anthropic_messages import AnthropicJudge
+    from .judges.anthropic.messages import AnthropicJudge
 
     return AnthropicJudge(spec, timeout_s=options.timeout_s)
 
 
 def _local(spec: JudgeSpec, options: JudgeOptions) -> Judge:
     from .errors import ConfigError
-    from .judges.local import LocalJudge
+    from .judges.local.judge import LocalJudge
 
     if spec.model not in ("", "wordllama"):  # a typo must not silently run another model
         raise ConfigError(
@@ -53,7 +54,7 @@ def _local(spec: JudgeSpec, options: JudgeOptions) -> Judge:
 
 
 def _nli(spec: JudgeSpec, options: JudgeOptions) -> Judge:
-    from .judges.nli import NliJudge
+    from .judges.nli.judge import NliJudge
 
     return NliJudge(spec)
 

@@ -15,7 +15,7 @@ from .config import RagSettings, read_settings
 from .errors import ConfigError, JudgeError, NotJudgedError, RagError
 
 if TYPE_CHECKING:  # the modules behind these import pydantic; loaded when a test first asks
-    from .engine.batch.desk import BatchDesk
+    from .engine.batch.reply_or_queue import BatchDesk
     from .engine.loop import LoopThread
     from .forms import Check
     from .inputs import Sample
@@ -433,7 +433,7 @@ class RagSession:
         judges = self._judges or []
 
         async def close_clients() -> None:
-            from .engine.embeddings import close_embedding_clients
+            from .judges.openai.embeddings import close_embedding_clients
 
             for judge in judges:
                 await judge.aclose()

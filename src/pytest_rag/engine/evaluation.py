@@ -18,18 +18,12 @@ from pydantic import BaseModel
 
 from ..errors import JudgeError
 from ..inputs import Sample
+from ..judges.embeddings import EmbeddingJudge, StoredVectors, Vectors, embedding_request
 from ..judges.protocol import Judge
 from ..judges.request import JudgeRequest
 from ..metrics.base import Metric, Scored
 from ..results import CallTally, JudgeScore, MetricResult
-from .embeddings import (
-    EmbeddingJudge,
-    StoredVectors,
-    Vectors,
-    check_embeddable,
-    embedder_for,
-    embedding_request,
-)
+from .embeddings import check_embeddable, embedder_for
 from .judgment import JudgmentEngine
 from .loop import gather_all
 

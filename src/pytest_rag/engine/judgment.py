@@ -24,15 +24,15 @@ from ..judges.protocol import Judge, JudgeReply, TransientFault
 from ..judges.request import REPAIR_SUFFIX, JudgeRequest, Message
 from ..results import CallTally
 from .cache import CachedReply, JudgmentCache
+from .failure_advice import remedy
 from .limits import EngineSettings
 from .parsing import InvalidVerdict, parse_verdict, refusal_in
 from .pricing import PriceTable
 from .ratelimit import RateLimiter, estimate_output_tokens, estimate_prompt_tokens
-from .remedies import remedy
 from .spending import Spending
 
 if TYPE_CHECKING:
-    from .batch.desk import BatchDesk
+    from .batch.reply_or_queue import BatchDesk
 
 V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")

@@ -1,10 +1,12 @@
 """Estimated dollars per judge call, from a built-in price table the user can override.
 
-Prices are USD per million tokens (input, output), matched by the longest model-name prefix. They
-are estimates: providers change prices, so the table is overridable with the ini option
-``rag_prices`` (lines of ``MODEL = INPUT_PER_MTOK, OUTPUT_PER_MTOK``, optionally followed by the batch
-prices ``, BATCH_INPUT_PER_MTOK, BATCH_OUTPUT_PER_MTOK``). Local and self-hosted judges cost nothing;
-a model with no known price is reported as such rather than as free.
+Prices are USD per million tokens (input, output), matched by the longest model-name prefix. Each
+provider keeps its own rows, its batch discount and whether it is free in its folder
+(``judges/<provider>/prices.py``); this module puts them together, and holds the table and its
+overrides. They are estimates: providers change prices, so the table is overridable with the ini
+option ``rag_prices`` (lines of ``MODEL = INPUT_PER_MTOK, OUTPUT_PER_MTOK``, optionally followed by
+the batch prices ``, BATCH_INPUT_PER_MTOK, BATCH_OUTPUT_PER_MTOK``). Local and self-hosted judges
+cost nothing; a model with no known price is reported as such rather than as free.
 
 Requests sent through a provider's batch API (``--rag-batch``) are billed at the batch price: half
 the standard price at both OpenAI (Batch API) and Anthropic (Message Batches), unless a ``rag_prices``
@@ -17,36 +19,20 @@ import math
 from collections.abc import Iterable, Mapping
 
 from ..errors import ConfigError
+from ..judges.anthropic import prices as anthropic_prices
+from ..judges.local import prices as local_prices
+from ..judges.nli import prices as nli_prices
+from ..judges.openai import prices as openai_prices
 from ..judges.protocol import JudgeSpec
 
-BUILTIN_PRICES: Mapping[str, tuple[float, float]] = {
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-5-nano": (0.05, 0.40),
-    "gpt-5-mini": (0.25, 2.00),
-    "gpt-5": (1.25, 10.00),
-    "o3-mini": (1.10, 4.40),
-    "o4-mini": (1.10, 4.40),
-    "o3": (2.00, 8.00),
-    "claude-3-5-haiku": (0.80, 4.00),
-    "claude-haiku-4": (1.00, 5.00),
-    "claude-3-5-sonnet": (3.00, 15.00),
-    "claude-3-7-sonnet": (3.00, 15.00),
-    "claude-sonnet-4": (3.00, 15.00),
-    "claude-opus-4": (15.00, 75.00),
-    # embedding models (answer_relevancy questions mode, semantic_similarity, consistency): input only
-    "text-embedding-3-small": (0.02, 0.0),
-    "text-embedding-3-large": (0.13, 0.0),
-    "text-embedding-ada-002": (0.10, 0.0),
-}
+BUILTIN_PRICES: Mapping[str, tuple[float, float]] = {**openai_prices.PRICES, **anthropic_prices.PRICES}
+"""Every provider's own price rows (``judges/<provider>/prices.py``), as one table."""
 
-FREE_PROVIDERS = frozenset({"local", "nli", "ollama"})
+FREE_PROVIDERS = openai_prices.FREE_PROVIDERS | local_prices.FREE_PROVIDERS | nli_prices.FREE_PROVIDERS
+"""Providers whose judges run on the user's own machine."""
 
-BATCH_DISCOUNT: Mapping[str, float] = {"openai": 0.5, "anthropic": 0.5}
-"""What a provider's batch API charges as a share of its live price (both bill half, input and output)."""
+BATCH_DISCOUNT: Mapping[str, float] = {**openai_prices.BATCH_DISCOUNTS, **anthropic_prices.BATCH_DISCOUNTS}
+"""What a provider's batch API charges as a share of its live price."""
 
 
 def usd(amount: float) -> str:

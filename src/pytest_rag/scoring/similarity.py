@@ -1,6 +1,6 @@
 """Similarity of embedding vectors, the arithmetic behind every metric that compares meanings.
 
-Vectors arrive as rows of a float32 matrix (see :mod:`pytest_rag.engine.embeddings`); the cosine is
+Vectors arrive as rows of a float32 matrix (see :mod:`pytest_rag.judges.embeddings`); the cosine is
 computed by numpy in float64, a few microseconds for 1,536 dimensions where a Python loop took
 hundreds.
 """

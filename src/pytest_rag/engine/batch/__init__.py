@@ -11,11 +11,14 @@ have used. So the run after that is a plain cached run.
 
 The parts, each one idea:
 
-* :mod:`.records`: what is kept on disk (queued requests, manifests, collected replies), never a key;
-* :mod:`.store`: where it is kept (``<cache dir>/batches/``) and the lock that several processes share;
-* :mod:`.apis`, :mod:`.openai_api`, :mod:`.anthropic_api`: the providers' batch endpoints, through
-  their official SDKs;
-* :mod:`.desk`: what the engine consults instead of a live call (a collected reply, or the queue);
+* :mod:`.store`: where the records of :mod:`pytest_rag.judges.batch_api` (queued requests,
+  manifests, collected replies, never a key) are kept (``<cache dir>/batches/``), and the lock that
+  several processes share;
+* :mod:`.providers`: which provider's batch API serves a judge; each API, through the provider's
+  official SDK, lives in the provider's folder (:mod:`pytest_rag.judges.openai.batch`,
+  :mod:`pytest_rag.judges.anthropic.batch`);
+* :mod:`.reply_or_queue`: what the engine consults instead of a live call, its
+  :class:`~.reply_or_queue.BatchDesk`: a collected batch reply, or the queue;
 * :mod:`.collect`, :mod:`.submit`: collecting finished batches, submitting queued requests;
 * :mod:`.rounds`: ``evaluate(batch=True)``, which submits, waits and judges again until done;
 * :mod:`.run`: the start and end of a test run; :mod:`.cli`: ``pytest-rag batch status|wait|cancel``.

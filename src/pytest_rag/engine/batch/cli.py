@@ -116,7 +116,7 @@ def _wait(args: argparse.Namespace) -> int:
 
 def _cancel(args: argparse.Namespace) -> int:
     from ...errors import RagError
-    from .apis import api_for_target
+    from .providers import api_for_target
     from .store import BatchStore
 
     store = BatchStore(Path(args.cache_dir))

@@ -1,9 +1,9 @@
 """Collecting finished batches, and waiting for batches to finish.
 
 :func:`collect` asks the provider about every pending batch; an ended one has each request's outcome
-kept under the request's cache key (:class:`~.records.CollectedReply`) until a run uses it, and its
-manifest is marked collected, which frees the keys it did not answer (expired, cancelled, or a fault
-that may pass) to be queued again. A batch that cannot be reached keeps its manifest pending with the
+kept under the request's cache key (:class:`~pytest_rag.judges.batch_api.CollectedReply`) until a run
+uses it, and its manifest is marked collected, which frees the keys it did not answer (expired,
+cancelled, or a fault that may pass) to be queued again. A batch that cannot be reached keeps its manifest pending with the
 problem noted, for the end-of-run lines and ``pytest-rag batch status`` to show.
 """
 
@@ -14,9 +14,9 @@ from collections.abc import Callable, Collection
 from dataclasses import asdict
 from typing import Any
 
+from ...judges.batch_api import BatchProblem, CollectedReply, Manifest, Outcome
 from ...redaction import redact
-from .apis import BatchProblem, Outcome, api_for_target
-from .records import CollectedReply, Manifest
+from .providers import api_for_target
 from .store import BatchStore
 
 STALE_SUBMISSION_S = 1800.0

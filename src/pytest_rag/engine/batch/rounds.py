@@ -1,8 +1,8 @@
 """``rag_judge.evaluate(..., batch=True)``: judge a whole table through the batch APIs in one call.
 
 Round after round: run the checks that still wait (their misses join this call's own
-:class:`~.desk.BatchScope`), submit what they queued, wait for every batch holding a request they
-need (collecting it), and run them again, until none waits. A multi-step metric takes one round per
+:class:`~.reply_or_queue.BatchScope`), submit what they queued, wait for every batch holding a
+request they need (collecting it), and run them again, until none waits. A multi-step metric takes one round per
 step. Waiting stops at ``--rag-batch-timeout``: the checks still waiting stay waiting (their test is
 skipped) and a later run collects their batches.
 """
@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from ..limits import BatchSettings
 from .collect import wait
-from .desk import BatchDesk, BatchScope
+from .reply_or_queue import BatchDesk, BatchScope
 from .submit import submit
 
 J = TypeVar("J")

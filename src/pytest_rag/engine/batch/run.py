@@ -1,8 +1,8 @@
 """Batches at the start and the end of a test run.
 
 Start (when the engine is built, in every process that judges): if the cache directory has batches,
-collect the finished ones, and give the engine a :class:`~.desk.BatchDesk`; a directory that never
-saw a batch costs one ``stat``. End (on the controller, after every pytest-xdist worker finished):
+collect the finished ones, and give the engine a :class:`~.reply_or_queue.BatchDesk`; a directory
+that never saw a batch costs one ``stat``. End (on the controller, after every pytest-xdist worker finished):
 with ``--rag-batch``, submit the queue, one batch per judge; then say what happened to batches during
 this run (submitted, collected, still running, expired or cancelled) in lines for the summary.
 """
@@ -17,9 +17,9 @@ from ..pricing import usd
 from . import has_batches
 
 if TYPE_CHECKING:  # the machinery is imported only where batches exist
+    from ...judges.batch_api import Manifest
     from ..judgment import JudgmentEngine
-    from .desk import BatchDesk
-    from .records import Manifest
+    from .reply_or_queue import BatchDesk
     from .store import BatchStore
 
 
@@ -32,7 +32,7 @@ def open_desk(engine: JudgmentEngine, *, queueing: bool, force: bool = False) ->
     if not (queueing or force or has_batches(cache.directory)):
         return None
     from .collect import collect
-    from .desk import BatchDesk
+    from .reply_or_queue import BatchDesk
     from .store import BatchStore
 
     store = BatchStore(cache.directory)

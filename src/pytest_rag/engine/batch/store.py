@@ -1,6 +1,6 @@
 """Where batches live between runs: ``<cache dir>/batches/``.
 
-``manifests/``  one JSON file per submitted batch (:class:`~.records.Manifest`)
+``manifests/``  one JSON file per submitted batch (:class:`~pytest_rag.judges.batch_api.Manifest`)
 ``queue/``      requests waiting for the end of the run, keyed by cache key (diskcache)
 ``replies/``    outcomes of finished batches not yet used by a run, keyed by cache key (diskcache)
 ``adaptations.json``  request parameters a model refused in a batch, per judge, so later bodies omit them
@@ -23,8 +23,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ...judges.batch_api import CollectedReply, Manifest, QueuedRequest
 from . import BATCHES_DIR, has_batches
-from .records import CollectedReply, Manifest, QueuedRequest
 
 #: Longest a process may hold the lock before another takes it over (a crashed holder).
 LOCK_EXPIRE_S = 900.0

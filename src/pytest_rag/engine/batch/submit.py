@@ -16,8 +16,8 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .apis import BatchAPI, BatchProblem, api_for_target
-from .records import Manifest, QueuedRequest, RequestOrigin
+from ...judges.batch_api import BatchAPI, BatchProblem, Manifest, QueuedRequest, RequestOrigin
+from .providers import api_for_target
 from .store import BatchStore
 
 

@@ -1,0 +1,54 @@
+"""Sending a request again without what the model refused: one loop for every SDK judge.
+
+Servers and models differ in the parameters they accept: reasoning models refuse a fixed
+``temperature``, some refuse ``max_tokens`` or a ``response_format``. A judge knows how to change
+what it sends (its ``adapt(param)``, which remembers the change for the model); this loop sends,
+and on a 400 that names a parameter the judge can change, changes it and sends again. Any other
+fault is translated by :mod:`.faults`, so its kind (worth a retry, or final) is the same as anywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from types import ModuleType
+from typing import TypeVar
+
+from ..errors import JudgeError
+from .faults import rejected_param, translate, unreadable
+
+T = TypeVar("T")
+
+
+async def send_adapting(
+    send: Callable[[], Awaitable[object]],
+    adapt: Callable[[str | None], bool],
+    sdk: ModuleType,
+    base_error: str,
+    *,
+    expect: type[T],
+    tries: int,
+    judge: str,
+    key_env: str,
+    base_url: str,
+) -> T:
+    """The response of ``send()``, which builds its request afresh each time (so a change ``adapt``
+    made is in it), sent at most ``tries`` times. ``sdk`` is the SDK module (its ``BadRequestError``
+    and the base error class named ``base_error`` are caught); nothing here imports one. A response
+    that is not an ``expect`` is the text the SDK hands back for a body that is not JSON."""
+    for _ in range(tries):
+        try:
+            response = await send()
+        except sdk.BadRequestError as exc:
+            if adapt(rejected_param(exc)):
+                continue
+            raise translate(exc, sdk, judge=judge, key_env=key_env, base_url=base_url) from None
+        except getattr(sdk, base_error) as exc:
+            raise translate(exc, sdk, judge=judge, key_env=key_env, base_url=base_url) from None
+        except ValueError as exc:  # a body sent as JSON that is not JSON
+            raise unreadable(
+                judge, f"a body that is not valid JSON ({exc})", getattr(exc, "doc", ""), key_env
+            ) from None
+        if not isinstance(response, expect):
+            raise unreadable(judge, "a body that is not JSON (an error page of a proxy?)", response, key_env)
+        return response
+    raise JudgeError("the server kept rejecting request parameters", judge=judge, kind="rejected")

@@ -1,0 +1,139 @@
+"""Judges behind Anthropic's Messages API.
+
+Structured output goes through a forced tool call: the verdict schema is the tool's input schema and
+``tool_choice`` names the tool, so the reply is a ``tool_use`` block whose input is the verdict. A
+``refusal`` stop reason or a reply cut at ``max_tokens`` is reported as such, never parsed into a score.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ...errors import JudgeError
+from ..adapting import send_adapting
+from ..clients import LoopClients
+from ..faults import missing_key
+from ..protocol import JudgeOptions, JudgeReply, JudgeSpec
+from ..request import JudgeRequest
+
+ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com"
+TOOL_NAME = "submit_verdict"
+
+
+class AnthropicJudge:
+    offline = False
+    cacheable = True
+
+    def __init__(
+        self,
+        spec: JudgeSpec,
+        *,
+        timeout_s: float = JudgeOptions.timeout_s,
+        key_env: str = "ANTHROPIC_API_KEY",
+    ) -> None:
+        if not spec.model:
+            raise JudgeError("judge spec 'anthropic' has no model; write anthropic:MODEL", judge=spec.label)
+        self.spec = spec
+        self.timeout_s = timeout_s
+        self.key_env = key_env
+        # ANTHROPIC_BASE_URL is the SDK's own convention (gateways, proxies); the explicit client
+        # argument below would otherwise override it.
+        base_url = spec.base_url or os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_DEFAULT_BASE_URL
+        self.base_url = base_url.rstrip("/")
+        self.clients: LoopClients[Any] = LoopClients(self._new_client)
+        self._drop_temperature = False
+
+    def identity(self) -> Mapping[str, Any]:
+        return {"provider": "anthropic", "model": self.spec.model, "base_url": self.base_url}
+
+    def _new_client(self) -> Any:
+        import anthropic
+
+        key = os.environ.get(self.key_env)
+        if not key:
+            raise missing_key(self.spec.label, self.key_env, base_url_hint=False)
+        return anthropic.AsyncAnthropic(
+            api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+        )
+
+    def _payload(self, request: JudgeRequest) -> dict[str, Any]:
+        """The arguments of ``messages.create`` for ``request``."""
+        system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        turns = [{"role": m.role, "content": m.content} for m in request.messages if m.role != "system"]
+        payload: dict[str, Any] = {
+            "model": self.spec.model,
+            "max_tokens": request.sampling.max_tokens,
+            "system": system,
+            "messages": turns,
+            "tools": [
+                {
+                    "name": TOOL_NAME,
+                    "description": "Record the verdict in the required structure.",
+                    "input_schema": request.response_schema(),
+                }
+            ],
+            "tool_choice": {"type": "tool", "name": TOOL_NAME},
+        }
+        if request.sampling.temperature is not None and not self._drop_temperature:
+            # Sent as extra body: recent SDK releases no longer take ``temperature`` as an argument.
+            payload["extra_body"] = {"temperature": request.sampling.temperature}
+        return payload
+
+    def request_body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The body of the Messages request for ``request`` (a batch request's ``params`` are the same)."""
+        payload = self._payload(request)
+        return {**{k: v for k, v in payload.items() if k != "extra_body"}, **payload.get("extra_body", {})}
+
+    def adapt(self, param: str | None) -> bool:
+        """Stop sending a parameter the model rejected; False when there is nothing left to change."""
+        if param == "temperature" and not self._drop_temperature:
+            self._drop_temperature = True
+            return True
+        return False
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        import anthropic
+        from anthropic.types import Message
+
+        client = self.clients.get()
+        response = await send_adapting(
+            lambda: client.messages.create(**self._payload(request)),
+            self.adapt,
+            anthropic,
+            "AnthropicError",
+            expect=Message,
+            tries=2,  # temperature is the one parameter it may drop
+            judge=self.spec.label,
+            key_env=self.key_env,
+            base_url=self.base_url,
+        )
+        return self.reply_of(response)
+
+    def reply_of(self, response: Any) -> JudgeReply:
+        """The verdict in a Messages response (a live one, or one result of a message batch)."""
+        text = ""
+        texts: list[str] = []
+        for part in response.content:
+            if part.type == "tool_use":
+                text = json.dumps(part.input, ensure_ascii=False)
+                break
+            if part.type == "text":
+                texts.append(part.text)
+        if not text:
+            text = "".join(texts)
+        stop = getattr(response, "stop_reason", None)
+        usage = response.usage
+        return JudgeReply(
+            text=text,
+            input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+            model=str(response.model or self.spec.model),
+            truncated=stop == "max_tokens",
+            refusal=("".join(texts) or "refused") if stop == "refusal" else None,
+        )
+
+    async def aclose(self) -> None:
+        await self.clients.aclose()

@@ -1,0 +1,266 @@
+"""What a provider batch API offers pytest-rag, and what the batch machinery keeps of its batches.
+
+A :class:`BatchAPI` knows one provider's batch endpoints and nothing of the engine: it says whether a
+judge can be batched (its :class:`BatchTarget`), builds the body a request carries (the judge's own
+live request body), submits requests, reports a batch's state, lists its outcomes, cancels it, and
+turns a collected response body back into a :class:`~pytest_rag.judges.protocol.JudgeReply` with the
+judge's own parsing, so a batched reply is read exactly as a live one. Each provider's implementation
+lives in its folder (``judges/openai/batch.py``, ``judges/anthropic/batch.py``); which one serves a
+judge is the engine's lookup (:mod:`pytest_rag.engine.batch.providers`), so no provider module
+imports this one back.
+
+Batch management (submit, check, collect, cancel) happens at the start and end of a run and on the
+command line, outside pytest-rag's event loop, so it uses the SDKs' synchronous clients, built per
+operation from the target (base URL, and the API key read from the environment variable the target
+names). The judges' own clients live on the judge loop and are left alone. This module takes the SDK
+as an argument (:func:`sdk_client`) and never imports one.
+
+The records (:class:`BatchTarget`, :class:`QueuedRequest`, :class:`Manifest`,
+:class:`CollectedReply`) are what is kept on disk. All are JSON (pydantic models) so that several
+processes (pytest-xdist workers, the command line) read what another wrote. None holds a credential:
+a target names the environment variable that holds the API key (``key_env``), never the key, and
+request bodies are what the judge is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType, SimpleNamespace
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import RAW_REPLY_LIMIT, RagError, cut_text
+from .faults import rejected_param, translate
+from .protocol import Judge, JudgeReply, TransientFault
+from .request import JudgeRequest
+
+ManifestState = Literal["submitting", "pending", "collected"]
+
+
+class BatchTarget(BaseModel):
+    """Where a request goes: one provider endpoint and model, so one batch per judge."""
+
+    model_config = ConfigDict(frozen=True)
+
+    api: Literal["openai", "anthropic"]
+    endpoint: str
+    """``/v1/chat/completions``, ``/v1/embeddings`` (OpenAI) or ``/v1/messages`` (Anthropic)."""
+    base_url: str
+    model: str
+    judge: str
+    """The judge's label, as the summary shows it (``openai:gpt-4o-mini``)."""
+    key_env: str
+    """The name of the environment variable holding the API key (the key itself is never kept)."""
+    timeout_s: float = 60.0
+
+    @property
+    def group(self) -> tuple[str, str, str, str]:
+        """Requests with the same group go into the same batch."""
+        return (self.api, self.endpoint, self.base_url, self.model)
+
+
+class RequestOrigin(BaseModel):
+    """Which check asked for a request: for status lines and for a repair's original request."""
+
+    key: str
+    """The cache key of the request, which is also its ``custom_id`` in the batch."""
+    metric: str = ""
+    template: str = ""
+    test: str = ""
+    parent: str | None = None
+    """For a repair request: the key of the request whose reply it repairs."""
+
+
+class QueuedRequest(RequestOrigin):
+    """A request waiting for the end of the run, with the body the batch will carry."""
+
+    target: BatchTarget
+    body: dict[str, Any]
+    est_cost_usd: float = 0.0
+    """Estimated cost at batch prices."""
+    est_live_usd: float = 0.0
+    """Estimated cost of the same request at live prices (the saving is the difference)."""
+    queued_at: float = 0.0
+
+
+class Manifest(BaseModel):
+    """One submitted batch: enough to check it, collect it and cancel it from any process."""
+
+    local_id: str
+    id: str = ""
+    """The provider's batch id; empty while the batch is being submitted."""
+    target: BatchTarget
+    requests: list[RequestOrigin]
+    submitted_at: float
+    state: ManifestState = "submitting"
+    status: str = ""
+    """The provider's status as last seen (``in_progress``, ``completed``, ``expired`` ...)."""
+    done: int = 0
+    """Requests the provider had finished when last checked."""
+    checked_at: float | None = None
+    input_file_id: str | None = None
+    est_cost_usd: float = 0.0
+    est_live_usd: float = 0.0
+    collected_at: float | None = None
+    answered: int = 0
+    failed: int = 0
+    unanswered: int = 0
+    """Requests the batch did not answer (expired, cancelled, a transient failure): asked again."""
+    problem: str = ""
+    """Why the last attempt to check or collect the batch failed, if it did."""
+    cancel_requested: bool = False
+
+    @property
+    def label(self) -> str:
+        return self.id or f"(unsubmitted {self.local_id})"
+
+    def request_keys(self) -> list[str]:
+        return [origin.key for origin in self.requests]
+
+
+class CollectedReply(BaseModel):
+    """One request's outcome in a finished batch, kept until a run uses it.
+
+    ``body`` is the provider's response (a chat completion, a message, an embeddings list) when the
+    request succeeded; ``error`` says why it failed otherwise (the provider's words, with ``raw``
+    holding its error body, size-capped). ``counted`` is set once a run has counted its cost.
+    """
+
+    batch: str
+    parent: str | None = None
+    body: dict[str, Any] | None = None
+    error: str | None = None
+    raw: str | None = None
+    rejected_param: str | None = None
+    """The request parameter the model refused (``temperature`` ...), which the judge can stop sending."""
+    counted: bool = False
+    collected_at: float = Field(default=0.0)
+
+
+class BatchProblem(RagError):
+    """A batch could not be submitted, checked, collected or cancelled. ``transient`` problems (a dropped
+    connection, a 5xx) are worth trying again later; the others (no batch API, bad credentials) are not."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+@dataclass(frozen=True)
+class BatchState:
+    """A batch as the provider reports it."""
+
+    status: str
+    ended: bool
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One request of a finished batch: a response ``body``, or an ``error``; neither means the batch
+    did not answer it (expired, cancelled, or a fault that may pass), so it is asked again later."""
+
+    key: str
+    body: dict[str, Any] | None = None
+    error: str | None = None
+    raw: str | None = None
+    rejected_param: str | None = None
+
+
+class BatchAPI(Protocol):
+    name: str
+    max_requests: int
+    max_bytes: int
+
+    def target(self, judge: Judge) -> BatchTarget | None:
+        """Where ``judge``'s requests go in a batch; None when this API cannot batch the judge."""
+        ...
+
+    def body(self, judge: Judge, request: JudgeRequest) -> dict[str, Any]:
+        """The request body a live call of ``judge`` would send for ``request``."""
+        ...
+
+    def submit(self, target: BatchTarget, requests: Sequence[QueuedRequest]) -> tuple[str, str | None]:
+        """Create the batch; returns its id and the id of an uploaded input file (if any)."""
+        ...
+
+    def state(self, manifest: Manifest) -> BatchState: ...
+
+    def outcomes(self, manifest: Manifest) -> Iterator[Outcome]:
+        """Every answered or failed request of an ended batch (unanswered ones may be left out)."""
+        ...
+
+    def cancel(self, manifest: Manifest) -> BatchState: ...
+
+    async def reply(self, judge: Judge, request: JudgeRequest, body: dict[str, Any]) -> JudgeReply:
+        """The judge's reply in a collected response body, read by the judge's own parsing."""
+        ...
+
+
+def target_of(api: str, endpoint: str, owner: Any, model: str, label: str) -> BatchTarget:
+    """The target of a judge (or embedder) ``owner``: its base URL, key variable and timeout."""
+    return BatchTarget.model_validate(
+        {
+            "api": api,
+            "endpoint": endpoint,
+            "base_url": owner.base_url,
+            "model": model,
+            "judge": label,
+            "key_env": owner.key_env,
+            "timeout_s": owner.timeout_s,
+        }
+    )
+
+
+@contextmanager
+def sdk_client(
+    sdk: ModuleType, client: str, base_error: str, target: BatchTarget, doing: str, *, api_key: str | None
+) -> Iterator[Any]:
+    """A synchronous client of ``sdk`` for ``target`` while ``doing`` something; an SDK error inside
+    becomes a one-line :class:`BatchProblem`. Management calls are few: the SDK retries them twice.
+
+    ``api_key`` is what the provider's own rule finds in the variable the target names (a
+    self-hosted OpenAI-compatible server takes any key); None when it is not set."""
+    if not api_key:
+        raise BatchProblem(
+            f"{target.key_env} is not set, so the batches of {target.judge} cannot be reached; export it "
+            "(the key itself is never stored with a batch)"
+        )
+    opened = getattr(sdk, client)(
+        api_key=api_key, base_url=target.base_url, timeout=max(target.timeout_s, 60.0), max_retries=2
+    )
+    try:
+        yield opened
+    except getattr(sdk, base_error) as exc:
+        raise problem(exc, sdk, target, doing) from None
+    finally:
+        opened.close()
+
+
+def problem(exc: BaseException, sdk: ModuleType, target: BatchTarget, doing: str) -> BatchProblem:
+    """An SDK exception met while ``doing`` something with a batch, as a one-line :class:`BatchProblem`."""
+    status = getattr(exc, "status_code", None)
+    if status in (404, 405):
+        return BatchProblem(
+            f"could not {doing} for {target.judge}: the server at {target.base_url} answered HTTP {status}; "
+            "it does not seem to offer the batch API (run without --rag-batch)"
+        )
+    translated = translate(exc, sdk, judge=target.judge, key_env=target.key_env, base_url=target.base_url)
+    reason = getattr(translated, "reason", None) or str(translated)
+    return BatchProblem(
+        f"could not {doing} for {target.judge}: {reason}", transient=isinstance(translated, TransientFault)
+    )
+
+
+def capped(text: str) -> str:
+    """A failed request's error body, cut to what pytest-rag keeps of any raw reply."""
+    return cut_text(text, RAW_REPLY_LIMIT)
+
+
+def refused_param(error: dict[str, Any]) -> str | None:
+    """The request parameter a provider's error body says the model refused, if it names one."""
+    return rejected_param(SimpleNamespace(body={"error": error}))

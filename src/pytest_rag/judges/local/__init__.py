@@ -1,0 +1,24 @@
+"""The offline judge, ``local`` (``--rag-judge=local``, the default): no API key, no network, CPU only.
+
+It scores grounding, relevance, coverage and correctness from lexical overlap and WordLlama's static
+embeddings, turned into probabilities by small logistic models fitted on human-labelled data (see
+``docs/offline-judge.md`` for what it can and cannot see). Nothing is imported here, so naming the
+judge does not load its model.
+
+The modules:
+
+* :mod:`.judge`: :class:`~.judge.LocalJudge`, the :class:`~pytest_rag.judges.protocol.Judge` a run uses;
+* :mod:`.embeddings`: the embedder its judge hands to the metrics that compare meanings;
+* :mod:`.prices`: what it costs (nothing);
+* :mod:`.tasks`: how it answers each kind of judge question; :mod:`.scorer`: the calibrated
+  probabilities (fitted into ``calibration.json``); :mod:`.features`: what those models read;
+* :mod:`.embedder`: WordLlama, loaded from disk;
+* :mod:`.alignment`, :mod:`.context_index`, :mod:`.lexical` and :mod:`.spans`: answer sentences
+  aligned to the context spans that may back them;
+* one module per edit it detects in a near copy of a context sentence: :mod:`.numbers`,
+  :mod:`.negation`, :mod:`.comparisons`, :mod:`.names`, :mod:`.slots`, :mod:`.unbacked`, with the word
+  lists they share in :mod:`.opposites`, :mod:`.normalise` (name and date forms, ``name_forms.json``)
+  and :mod:`.conversational_register` (first person and chat words);
+* :mod:`.framing` (sentences about the answer itself) and :mod:`.question` (short answers read with
+  their question).
+"""

@@ -1,0 +1,215 @@
+"""The contexts indexed once per call: candidate spans found through a lexical index, so cost follows the answer.
+
+Every run of one to ``MAX_WINDOW`` consecutive sentences of one context is a candidate span. Small
+contexts (up to ``FULL_SCAN_SENTENCES`` sentences, which covers a handful of retrieved passages and
+every labelled record the judge was fitted on) are indexed whole: every span is a candidate for
+every answer sentence, exactly as the calibrated models saw them. Larger contexts go through a
+lexical first stage (:class:`.lexical.SentenceTable`): an answer sentence's candidates are the
+spans around the ``CANDIDATE_SENTENCES`` context sentences that share the most of its content words,
+and only those are embedded. Judging then costs the index build (tokenising, linear and cheap) plus
+work proportional to the answer, not to the corpus.
+
+The index also keeps the contexts' vocabulary, numbers and what each number counts (looked up
+lazily, per number the answer states), and the vectors the alignment compares with.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from functools import cached_property
+from itertools import pairwise
+
+import numpy as np
+
+from ...scoring.text import NEGATION_WORDS, STOPWORDS
+from .embedder import PIECE_RE, FloatArray, StaticEmbedder
+from .lexical import SentenceTable, cached_stem
+from .negation import states_negation
+from .normalise import context_forms, name_forms
+from .numbers import clock_times, numbers_with_units
+from .spans import MAX_WINDOW, Candidates, Span
+
+FULL_SCAN_SENTENCES = 64
+"""Contexts with at most this many sentences make every span a candidate for every answer sentence."""
+
+CANDIDATE_SENTENCES = 24
+"""In larger contexts, the context sentences sharing the most content words with an answer sentence
+whose spans become its candidates."""
+
+
+class ContextIndex:
+    """Contexts split, tokenised and indexed once, for scoring many sentences against them."""
+
+    def __init__(self, embedder: StaticEmbedder, contexts: Sequence[str]) -> None:
+        self._embedder = embedder
+        self.table = SentenceTable(contexts)
+        table = self.table
+        self.sentence_count = len(table.texts)
+        self.tokens: frozenset[str] = frozenset(table.counts)
+        self.vocabulary: tuple[str, ...] = tuple(t for t in table.counts if t not in STOPWORDS)
+        self.content: frozenset[str] = frozenset(cached_stem(t) for t in self.vocabulary)
+        spelled = name_forms().numbers
+        self.numbers: frozenset[str] = table.number_forms() | {
+            spelled[t] for t in table.counts if t in spelled
+        }
+        self._clock_times: frozenset[str] | None = None
+        self.vocabulary_vectors = embedder.word_vectors(self.vocabulary)
+        self.full_scan = self.sentence_count <= FULL_SCAN_SENTENCES
+        self._sentence_sums: dict[int, tuple[FloatArray, float]] = {}
+        self._spans: dict[tuple[int, int], tuple[Span, FloatArray]] = {}
+        self._units: dict[int, tuple[tuple[str, str], ...]] = {}
+        dim = embedder.dim
+        self._bigrams: frozenset[tuple[str, ...]] = frozenset()
+        self._found_bigrams: dict[tuple[str, ...], bool] = {}
+        if self.full_scan:
+            self._bigrams = frozenset(pair for stems in table.stems for pair in pairwise(stems))
+            sums = embedder.token_sums(list(table.texts))
+            for i in range(self.sentence_count):
+                self._sentence_sums[i] = (sums.sums[i], float(sums.counts[i]))
+            self.pooled_vector = (
+                sums.pooled(0, self.sentence_count)
+                if self.sentence_count
+                else np.zeros(dim, dtype=np.float32)
+            )
+            self._all = self._gather(self._windows(range(self.sentence_count)))
+        else:
+            # Pooling every token of a large corpus through the tokenizer costs more than the
+            # whole judgment: the same average is built from counts of its words and marks.
+            pieces: Counter[str] = Counter()
+            for context in contexts:
+                pieces.update(PIECE_RE.findall(context))
+            self.pooled_vector = embedder.pooled_from_pieces(pieces)
+
+    @cached_property
+    def name_forms(self) -> frozenset[str]:
+        """Every form of the contexts' words and multi-word places (see :mod:`.normalise`)."""
+        starts = name_forms().phrases
+        sentences = {
+            i for first in starts if first in self.tokens for i in self.table.with_stem(cached_stem(first))
+        }
+        return context_forms(self.tokens, (self.table.tokens[i] for i in sorted(sentences)))
+
+    @cached_property
+    def initials(self) -> frozenset[str]:
+        """First letters of the contexts' content words: what a lone capital may abbreviate."""
+        return frozenset(word[0] for word in self.vocabulary if word[0].isalpha())
+
+    @property
+    def empty(self) -> bool:
+        """True when the contexts contain no words at all."""
+        return self.sentence_count == 0
+
+    def candidates(self, stems: Sequence[str]) -> Candidates:
+        """The spans a sentence with these stemmed content words is compared with."""
+        if self.full_scan:
+            return self._all
+        ranked = self.table.rank(set(stems) - NEGATION_WORDS, CANDIDATE_SENTENCES)
+        return self._gather(self._windows(ranked))
+
+    def bigram_share(self, bigrams: Sequence[tuple[str, ...]], candidates: Candidates) -> float:
+        """Share of a sentence's stemmed bigrams that occur within some context sentence (1.0 for
+        none). A small context holds them all in one set; in a large one a bigram with a content
+        word is looked up through that word's sentences, and a bigram of two function words
+        ("of the") among the sentence's candidate spans."""
+        if not bigrams:
+            return 1.0
+        if self.full_scan:
+            return sum(1 for b in bigrams if b in self._bigrams) / len(bigrams)
+        nearby = frozenset(b for span in candidates.spans if span.width == 1 for b in span.bigrams)
+        return sum(1 for b in bigrams if b in nearby or self._has_bigram(b)) / len(bigrams)
+
+    def _has_bigram(self, pair: tuple[str, ...]) -> bool:
+        if pair not in self._found_bigrams:
+            lists = [self.table.with_stem(w) for w in pair if w in self.content]
+            rows = min(lists, key=len) if lists else []
+            self._found_bigrams[pair] = any(pair in set(pairwise(self.table.stems[i])) for i in rows)
+        return self._found_bigrams[pair]
+
+    def clock_times(self) -> frozenset[str]:
+        """Every clock time of the contexts in 24-hour form ("8:00" for "8 am" and "08:00"); read
+        on first need, since most answers state no time."""
+        if self._clock_times is None:
+            table = self.table
+            with_digits = {i for n in table.numbers() for i in table.with_number(n)}
+            self._clock_times = frozenset(
+                time for i in with_digits for time in clock_times(table.tokens[i]).values()
+            )
+        return self._clock_times
+
+    def counted_with(self, number: str) -> frozenset[str]:
+        """The stemmed words the contexts count with ``number`` (see numbers.numbers_with_units)."""
+        return frozenset(
+            unit for i in self.table.with_number(number) for n, unit in self._units_of(i) if n == number
+        )
+
+    def counts_anything_as(self, unit: str) -> bool:
+        """Whether some number of the contexts counts the stemmed word ``unit``."""
+        return any(u == unit for i in self.table.with_stem(unit) for _, u in self._units_of(i))
+
+    # -- building spans on demand ----------------------------------------------------------------
+
+    def _units_of(self, i: int) -> tuple[tuple[str, str], ...]:
+        if i not in self._units:
+            self._units[i] = tuple(numbers_with_units(self.table.tokens[i]))
+        return self._units[i]
+
+    def _windows(self, sentences: Sequence[int] | range) -> list[tuple[int, int]]:
+        """Every (start, width) window of one context that contains one of ``sentences``."""
+        table = self.table
+        windows: dict[tuple[int, int], None] = {}
+        for i in sorted(sentences):
+            ci = table.context_of[i]
+            for start in range(max(0, i - MAX_WINDOW + 1), i + 1):
+                if table.context_of[start] != ci:
+                    continue
+                for width in range(1, MAX_WINDOW + 1):
+                    stop = start + width
+                    if stop <= i or stop > self.sentence_count or table.context_of[stop - 1] != ci:
+                        continue
+                    windows[(start, width)] = None
+        return sorted(windows)
+
+    def _gather(self, windows: Sequence[tuple[int, int]]) -> Candidates:
+        dim = self._embedder.dim
+        if not windows:
+            return Candidates((), np.zeros((0, dim), dtype=np.float32), np.zeros(0, dtype=bool))
+        self._embed_sentences({i for start, width in windows for i in range(start, start + width)})
+        built = [self._span(start, width) for start, width in windows]
+        return Candidates(
+            spans=tuple(span for span, _ in built),
+            vectors=np.stack([vector for _, vector in built]),
+            single_sentence=np.array([width == 1 for _, width in windows], dtype=bool),
+        )
+
+    def _embed_sentences(self, wanted: set[int]) -> None:
+        missing = sorted(i for i in wanted if i not in self._sentence_sums)
+        if missing:
+            sums = self._embedder.token_sums([self.table.texts[i] for i in missing])
+            for row, i in enumerate(missing):
+                self._sentence_sums[i] = (sums.sums[row], float(sums.counts[row]))
+
+    def _span(self, start: int, width: int) -> tuple[Span, FloatArray]:
+        key = (start, width)
+        if key not in self._spans:
+            table = self.table
+            rows = range(start, start + width)
+            tokens = [t for i in rows for t in table.tokens[i]]
+            stems = [s for i in rows for s in table.stems[i]]
+            content = [t for t in tokens if t not in STOPWORDS]
+            total = np.sum([self._sentence_sums[i][0] for i in rows], axis=0)
+            norm = float(np.linalg.norm(total))
+            vector = (total / max(norm, 1e-12)).astype(np.float32)
+            span = Span(
+                context_index=table.context_of[start],
+                text=" ".join(table.texts[i] for i in rows),
+                tokens=tuple(tokens),
+                content=frozenset(cached_stem(t) for t in content),
+                bigrams=frozenset(pairwise(stems)),
+                has_negation=any(t in NEGATION_WORDS for t in tokens),
+                width=width,
+                core=frozenset(cached_stem(t) for t in content if t not in NEGATION_WORDS),
+                states_negation=states_negation(tokens),
+            )
+            self._spans[key] = (span, vector)
+        return self._spans[key]

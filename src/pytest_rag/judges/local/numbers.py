@@ -1,0 +1,183 @@
+"""Numbers an answer sentence states, and whether the contexts state them counting the same thing.
+
+"Take one tablet every 4 hours" against a context that says "every 6 hours ... more than 4 tablets"
+holds a 4 the contexts have, but they count tablets with it, not hours. Each number is paired with
+the content words after it (what it counts), for the answer and for the index of the contexts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from ...scoring.text import NUMBER_WORDS, STOPWORDS, has_digit, normalize_number, numbers_in, stem
+from .embedder import StaticEmbedder
+
+_MAGNITUDES = frozenset({"hundred", "thousand", "million", "billion", "trillion", "percent"})
+_UNIT_LOOKAHEAD = 2  # content words after a number that may name what it counts
+
+# Cardinals an answer spells out ("four Ethernet ports" for "4"), checked like digits. "one" is as
+# often a pronoun ("the one that"), and a word next to another number word or a magnitude is part
+# of a larger number ("twenty five", "two hundred"), so those are left alone.
+_SPELLED_TEXT = """
+    zero:0 two:2 three:3 four:4 five:5 six:6 seven:7 eight:8 nine:9 ten:10 eleven:11 twelve:12
+    thirteen:13 fourteen:14 fifteen:15 sixteen:16 seventeen:17 eighteen:18 nineteen:19 twenty:20
+    thirty:30 forty:40 fifty:50 sixty:60 seventy:70 eighty:80 ninety:90 twice:2 thrice:3
+"""
+SPELLED: dict[str, str] = dict(pair.split(":") for pair in _SPELLED_TEXT.split())
+_CLOCK_RE = re.compile(r"(\d{1,2}):(\d{2})")
+_YEAR_RE = re.compile(r"1[89]\d\d|20\d\d")
+_YEAR_OPENERS = frozenset({"in", "since", "until", "till", "by", "from", "before", "after", "of", "during"})
+
+
+def is_number(token: str) -> bool:
+    """A number in digits, or a spelled-out cardinal."""
+    return has_digit(token) or token in SPELLED
+
+
+# Every word normalize_number turns into digits, and the spelled cardinals: a word is looked up
+# here rather than run through normalize_number's patterns (a corpus has tens of thousands).
+_WORD_VALUES = {**NUMBER_WORDS, **SPELLED}
+
+
+def number_value(token: str) -> str:
+    """The digits of a number token, spelled or not ("thirteen" -> "13", "1,000" -> "1000"); any
+    other word as it is."""
+    return _WORD_VALUES.get(token, token) if token.isalpha() else normalize_number(token)
+
+
+def spelled_numbers(tokens: Sequence[str]) -> dict[int, str]:
+    """Positions of spelled-out cardinals that stand alone as a number, with their digits."""
+    found: dict[int, str] = {}
+    for k, token in enumerate(tokens):
+        if token not in SPELLED:
+            continue
+        neighbours = (tokens[k - 1] if k else "", tokens[k + 1] if k + 1 < len(tokens) else "")
+        if not any(n in SPELLED or n in _MAGNITUDES or n == "one" for n in neighbours):
+            found[k] = SPELLED[token]
+    return found
+
+
+def clock_times(tokens: Sequence[str]) -> dict[int, str]:
+    """Positions of clock times with their 24-hour form: "8 am" and "08:00" are "8:00", "6 pm"
+    and "18:00" are "18:00" (the tokenizer splits "8am" into "8", "am" and "a.m." into "a", "m")."""
+    found: dict[int, str] = {}
+    for k, token in enumerate(tokens):
+        if not token[:1].isdecimal():
+            continue
+        match = _CLOCK_RE.fullmatch(token)
+        if match is None and not (token.isdecimal() and len(token) <= 2):
+            continue
+        hour, minute = (int(match[1]), match[2]) if match else (int(token), "00")
+        after = tokens[k + 1 : k + 3]
+        meridiem = after[0] if after and after[0] in ("am", "pm") else ""
+        if not meridiem and len(after) == 2 and after[0] in ("a", "p") and after[1] == "m":
+            meridiem = after[0] + "m"
+        if meridiem:
+            if not 1 <= hour <= 12:
+                continue
+            hour = hour % 12 + (12 if meridiem == "pm" else 0)
+        elif match is None:
+            continue  # a bare "8" is no time
+        if hour <= 24 and int(minute) <= 59:
+            found[k] = f"{hour}:{int(minute):02d}"
+    return found
+
+
+def unbacked_numbers(
+    tokens: Sequence[str], known: frozenset[str], times: Callable[[], frozenset[str]]
+) -> tuple[list[str], list[str]]:
+    """The numbers of a sentence that the contexts (their numbers in every form: ``known``; their
+    clock times, read on demand: ``times``) lack: (written in digits, spelled out). A clock time is
+    backed by the same time in another form."""
+    clocks = clock_times(tokens)
+    digits = [
+        normalize_number(t)
+        for k, t in enumerate(tokens)
+        if has_digit(t) and normalize_number(t) not in known and not (k in clocks and clocks[k] in times())
+    ]
+    spelled = [n for n in spelled_numbers(tokens).values() if n not in known]
+    return digits, spelled
+
+
+def numbers_with_units(tokens: Sequence[str], lookahead: int = _UNIT_LOOKAHEAD) -> list[tuple[str, str]]:
+    """(number, stemmed content word after it) pairs of one sentence: what each number counts.
+
+    "every 6 hours" gives ("6", "hour"); "5 business days" gives ("5", "business") and ("5",
+    "day"). Stopwords are skipped, and the look-ahead stops at the next number.
+    """
+    pairs: list[tuple[str, str]] = []
+    for k, token in enumerate(tokens):
+        if not is_number(token) or (k and tokens[k - 1] in _YEAR_OPENERS and _YEAR_RE.fullmatch(token)):
+            continue  # "renovated in 2018 and seats 80 people": a year counts no seats
+        found = 0
+        for following in tokens[k + 1 : k + 6]:
+            if is_number(following) or found == lookahead:
+                break
+            if following in STOPWORDS:
+                continue
+            pairs.append((number_value(token), stem(following)))
+            found += 1
+    return pairs
+
+
+class CountedContexts(Protocol):
+    """What the miscount check reads of the contexts: a :class:`~.context_index.ContextIndex`, named
+    by what it offers because the index reads numbers with this module."""
+
+    @property
+    def numbers(self) -> frozenset[str]: ...
+
+    @property
+    def content(self) -> frozenset[str]: ...
+
+    def counted_with(self, number: str) -> frozenset[str]: ...
+
+    def counts_anything_as(self, unit: str) -> bool: ...
+
+
+def miscounted_numbers(embedder: StaticEmbedder, tokens: Sequence[str], index: CountedContexts) -> list[str]:
+    """Numbers that occur in the contexts but count something else there.
+
+    "take one tablet every 4 hours" against "every 6 hours ... more than 4 tablets": 4 is in the
+    contexts, but only with "tablets", while "hours" follows other numbers. A number is reported
+    when the first content word after it is a word the contexts count with numbers and never
+    with this one, or a word the contexts never use while they count this number with another
+    ("8 pounds" against "8 kg"); a following word that is in the contexts but never counted there
+    ("at 14:35, flight ...") proves nothing and is ignored. Only a word right after the number counts as its unit here ("in
+    1987 a year later" has none), and magnitudes ("4 billion") are not units.
+    """
+    found: list[str] = []
+    for k, token in enumerate(tokens[:-1]):
+        unit = tokens[k + 1]
+        if not has_digit(token) or has_digit(unit) or unit in STOPWORDS or unit in _MAGNITUDES:
+            continue
+        number, unit = normalize_number(token), stem(unit)
+        if number not in index.numbers or unit in index.counted_with(number):
+            continue
+        # A word the contexts count with other numbers, or a word they never use that reads like
+        # the unit they count this number in ("8 pounds" where the contexts say "8 kg").
+        if index.counts_anything_as(unit) or (
+            unit not in index.content and _like_unit(embedder, tokens[k + 1], number, index)
+        ):
+            found.append(number)
+    return found
+
+
+_UNIT_LIKENESS = 0.4  # word-vector cosine: pounds~kg 0.40, MB~GB 0.45, minutes~hours 0.58
+
+
+def _like_unit(embedder: StaticEmbedder, word: str, number: str, index: CountedContexts) -> bool:
+    """Whether ``word`` is close in meaning to a word the contexts count ``number`` with."""
+    counted = sorted(index.counted_with(number))
+    if not counted:
+        return False
+    sims = embedder.word_vectors(counted) @ embedder.word_vectors([word])[0]
+    return bool(sims.max() >= _UNIT_LIKENESS)
+
+
+def number_set(tokens: Sequence[str]) -> set[str]:
+    found = set(numbers_in(tokens))
+    found.update(number_value(t) for t in tokens if t.isalpha())
+    return found

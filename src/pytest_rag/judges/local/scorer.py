@@ -1,0 +1,559 @@
+"""The offline judge: calibrated probabilities from lexical and embedding evidence, on CPU.
+
+``LocalScorer`` is what the judge adapter calls. It owns the embedder and the small logistic
+models stored in ``calibration.json`` (fitted by ``scripts/fit_local_judge.py`` on human-labelled
+data that never ships with the package). Every grounding verdict keeps its evidence: the best
+matching context span of each sentence and the numbers, names or negations it could not back.
+
+Edge cases have fixed, documented answers rather than NaN:
+
+* an answer with no words has no sentence to be unsupported: probability 1.0 (a blank answer is
+  refused before it gets here, by the metric's input check);
+* empty contexts (or contexts with no words) support nothing: every sentence gets probability
+  0.0 and the answer 0.0;
+* ``correctness`` with no references, ``relevance`` with an empty passage and ``similarity`` of
+  an empty text return 0.0.
+
+One rule sits after the fitted sentence model, because the labelled data are too sparse in small
+edits to teach it (see ``capped_logit``): a sentence with a number the contexts do not back, or
+one that restates a context sentence with its negation reversed, gets a support probability of at
+most ``EDIT_CAP`` (0.2), however much of its wording the contexts contain.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from ...scoring.text import content_words, split_sentences, tokenize
+from .alignment import SentenceEvidence, index_contexts, sentence_evidence
+from .context_index import ContextIndex
+from .embedder import FloatArray, StaticEmbedder, load_embedder
+from .features import (
+    ANSWER_FEATURES,
+    CORRECTNESS_FEATURES,
+    RELEVANCE_FEATURES,
+    SENTENCE_FEATURES,
+    answer_features,
+    correctness_features,
+    relevance_features,
+)
+from .framing import claim_units
+from .question import QuestionClaim, polarity_conflict, question_claim, slot_mismatch
+from .unbacked import added_claim_cap
+
+__all__ = [
+    "EDIT_CAP",
+    "CalibrationError",
+    "GroundingReport",
+    "LocalScorer",
+    "LogisticModel",
+    "SentenceSupport",
+    "answer_units",
+    "capped_logit",
+    "load_calibration",
+]
+
+MODEL_FEATURES: Mapping[str, tuple[str, ...]] = {
+    "sentence": SENTENCE_FEATURES,
+    "answer": ANSWER_FEATURES,
+    "correctness": CORRECTNESS_FEATURES,
+    "relevance": RELEVANCE_FEATURES,
+    "answer_relevance": RELEVANCE_FEATURES,
+}
+"""Which feature extractor feeds each calibrated model."""
+
+
+SUPPORTED = 0.5
+"""Support probability at which a sentence (claim, fact) counts as supported."""
+
+EDIT_CAP = 0.2
+"""Highest support probability of a sentence with an unbacked number or a reversed negation."""
+_EDIT_CAP_LOGIT = math.log(EDIT_CAP / (1.0 - EDIT_CAP))
+
+
+def changes_a_fact(found: SentenceEvidence | SentenceSupport) -> bool:
+    """True for a sentence with one of the edits that change a fact (see :func:`capped_logit`): an
+    unbacked number, a reversed negation or comparison, a replaced name or noun, a wrong slot."""
+    return bool(
+        found.unsupported_numbers
+        or found.negation_flip
+        or found.comparison_flip
+        or found.swapped_name
+        or found.wrong_slot
+        or found.swapped_words
+    )
+
+
+def capped_logit(logit: float, evidence: SentenceEvidence) -> float:
+    """The sentence model's log-odds, capped at ``EDIT_CAP`` for a sentence that changes a fact.
+
+    Short RAG answers are mostly near copies of their contexts, so a changed number ("within 30
+    business days" for "within 5") or a dropped or added "not" leaves nearly every word matched,
+    and the fitted model, which learned from long answers and dialogue where such edits are rare,
+    rates the copy highly. The rule encodes what the data do show but too rarely to weigh: of the
+    67 labelled sentences with an unbacked number (LFQA and BEGIN), 4 are supported. A number is
+    unbacked when it is absent from the contexts or counts something else there ("every 4 hours"
+    where 4 only counts tablets). A reversed negation is a near copy of one context sentence with
+    the negation added or removed (``SentenceEvidence.negation_flip``); a reversed comparison is
+    one with a comparison or order word turned the other way ("at least" for "up to", "after"
+    for "before", "smaller" for "larger": ``SentenceEvidence.comparison_flip``), which never
+    occurs in the labelled data and so cannot be learned from it. A replaced name is one the
+    contexts lack standing where a near-copied context sentence has another name, next to the
+    same word ("to Geneva departs" for "to Zurich departs": ``SentenceEvidence.swapped_name``).
+    A wrong slot is a lone entity answering a question with a name the contexts give for
+    something else (``question.slot_mismatch``: "Who led the orchestra?" answered with the
+    conductor's brother, named in the next sentence).
+    Other unbacked names are left to the model: in the data they are often abbreviations or
+    adjectives ("UK", "European") of supported sentences, and the swap check skips abbreviations.
+    """
+    if changes_a_fact(evidence):
+        return min(logit, _EDIT_CAP_LOGIT)
+    if evidence.added_words:
+        return min(logit, added_claim_cap(evidence.added_words, content_words(tokenize(evidence.sentence))))
+    return logit
+
+
+def answer_units(answer: str) -> list[str]:
+    """The units a grounding verdict judges: the answer's sentences, framing left out."""
+    return claim_units(split_sentences(answer))
+
+
+def _claims_with_question(
+    units: list[str], question: str | None, contexts: Sequence[str]
+) -> tuple[list[str], QuestionClaim | None]:
+    """The units with a leading bare "yes"/"no" (or a lone entity, when it is the whole answer)
+    rewritten as the claim it makes with ``question``, and that claim."""
+    if not question or not units:
+        return units, None
+    made = question_claim(units[0], question, contexts)
+    if made is None or (made.entity is not None and len(units) > 1):
+        return units, None
+    return [made.claim, *units[1:]], made
+
+
+class CalibrationError(RuntimeError):
+    """calibration.json is missing, malformed, or does not match the feature extractor."""
+
+
+@dataclass(frozen=True)
+class LogisticModel:
+    """A standardised logistic regression: p = sigmoid(intercept + coef · (x - mean) / scale)."""
+
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float = 0.5
+
+    def logit(self, x: Sequence[float]) -> float:
+        """The model's log-odds for one feature vector."""
+        z = (np.asarray(x, dtype=np.float64) - self.mean) / np.asarray(self.scale)
+        return float(self.intercept + z @ np.asarray(self.coef))
+
+    def probability(self, x: Sequence[float]) -> float:
+        """The model's probability for one feature vector, in [0, 1]."""
+        return _sigmoid(self.logit(x))
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain-JSON form, as stored in calibration.json."""
+        return {
+            "features": list(self.features),
+            "mean": [round(v, 6) for v in self.mean],
+            "scale": [round(v, 6) for v in self.scale],
+            "coef": [round(v, 6) for v in self.coef],
+            "intercept": round(self.intercept, 6),
+            "threshold": round(self.threshold, 6),
+        }
+
+    @classmethod
+    def from_json(cls, name: str, data: Mapping[str, Any]) -> LogisticModel:
+        """Read one model, checking that it matches the feature extractor it will be fed by."""
+        try:
+            model = cls(
+                features=tuple(str(f) for f in data["features"]),
+                mean=tuple(float(v) for v in data["mean"]),
+                scale=tuple(float(v) for v in data["scale"]),
+                coef=tuple(float(v) for v in data["coef"]),
+                intercept=float(data["intercept"]),
+                threshold=float(data.get("threshold", 0.5)),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CalibrationError(f"calibration model {name!r} is malformed: {exc}") from exc
+        expected = MODEL_FEATURES.get(name)
+        if expected is not None and model.features != expected:
+            raise CalibrationError(
+                f"calibration model {name!r} was fitted on features {list(model.features)} but "
+                f"the extractor produces {list(expected)}; refit with "
+                "`python scripts/fit_local_judge.py --write`."
+            )
+        n = len(model.features)
+        if not (len(model.mean) == len(model.scale) == len(model.coef) == n):
+            raise CalibrationError(f"calibration model {name!r} has vectors of unequal length")
+        if any(s <= 0 for s in model.scale):
+            raise CalibrationError(f"calibration model {name!r} has a non-positive scale")
+        return model
+
+
+def _sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The fitted models and their provenance."""
+
+    version: str
+    models: Mapping[str, LogisticModel]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+def load_calibration(text: str | None = None) -> Calibration:
+    """Parse ``calibration.json`` (the packaged file unless ``text`` is given)."""
+    if text is None:
+        try:
+            text = (
+                resources.files("pytest_rag.judges.local")
+                .joinpath("calibration.json")
+                .read_text(encoding="utf-8")
+            )
+        except FileNotFoundError as exc:
+            raise CalibrationError(
+                "pytest_rag/judges/local/calibration.json is missing from the installation; reinstall "
+                "pytest-rag or regenerate it with `python scripts/fit_local_judge.py --write`."
+            ) from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CalibrationError(f"calibration.json is not valid JSON: {exc}") from exc
+    models_data = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models_data, dict):
+        raise CalibrationError("calibration.json has no 'models' object")
+    missing = [name for name in MODEL_FEATURES if name not in models_data]
+    if missing:
+        raise CalibrationError(f"calibration.json lacks the models {missing}")
+    models = {name: LogisticModel.from_json(name, m) for name, m in models_data.items()}
+    return Calibration(str(data.get("version", "unknown")), models, data.get("metadata", {}))
+
+
+@dataclass(frozen=True)
+class SentenceSupport:
+    """The judge's verdict on one answer sentence (or claim), with the evidence behind it."""
+
+    sentence: str
+    probability: float
+    context_index: int | None  # 0-based index of the context holding the best span
+    span: str  # the best-matching context span: a sentence or a short run of sentences
+    unsupported_numbers: tuple[str, ...]
+    unsupported_names: tuple[str, ...]
+    negation_mismatch: bool
+    negation_flip: bool = False  # restates a context sentence with the negation reversed
+    comparison_flip: bool = False  # restates a context sentence with a comparison reversed
+    swapped_name: bool = False  # restates a context sentence with one of its names replaced
+    wrong_slot: bool = False  # answers the question with an entity the contexts give for something else
+    swapped_words: tuple[str, ...] = ()  # (new, replaced): a near copy with another noun in one slot
+    added_words: tuple[str, ...] = ()  # unbacked words added to a span the sentence otherwise restates
+
+    @classmethod
+    def from_evidence(cls, evidence: SentenceEvidence, probability: float) -> SentenceSupport:
+        """The verdict on one aligned sentence, whichever model supplied its probability. Every
+        other field is the evidence's own, so a new check needs adding in one place only."""
+        shared = {f.name: getattr(evidence, f.name) for f in fields(cls) if f.name != "probability"}
+        return cls(probability=probability, **shared)
+
+    def explain(self) -> str:
+        """One line saying why this sentence got its verdict, for reports and assertion text."""
+        reasons: list[str] = []
+        if self.unsupported_numbers:
+            reasons.append("numbers not in the contexts: " + ", ".join(self.unsupported_numbers))
+        if self.unsupported_names:
+            reasons.append("names not in the contexts: " + ", ".join(self.unsupported_names))
+        if self.negation_flip:
+            reasons.append("restates a context sentence with the negation reversed")
+        if self.comparison_flip:
+            reasons.append("restates a context sentence with a comparison or order reversed")
+        if self.swapped_name:
+            reasons.append("restates a context sentence with one of its names replaced")
+        if self.swapped_words:
+            new, old = self.swapped_words
+            reasons.append(f"restates a context sentence with {new!r} in place of {old!r}")
+        if self.added_words:
+            reasons.append("adds what the contexts do not say: " + ", ".join(self.added_words))
+        if self.wrong_slot:
+            reasons.append("answers the question with a name the contexts give for something else")
+        if self.negation_mismatch and not reasons and self.probability < SUPPORTED:
+            # the model's own hint, given only when no check named the edit: beside a named edit it
+            # repeats it, and on a supported sentence ("not open" for "closed") it reads as a fault
+            reasons.append("negation differs from the best matching passage")
+        where = (
+            f"best match in context {self.context_index + 1}: {self.span!r}"
+            if self.context_index is not None
+            else "no context to match"
+        )
+        detail = "; ".join(reasons)
+        return f"support {self.probability:.2f} — {where}" + (f"; {detail}" if detail else "")
+
+
+@dataclass(frozen=True)
+class GroundingReport:
+    """Per-sentence support plus the calibrated probability that the whole text is supported."""
+
+    sentences: tuple[SentenceSupport, ...]
+    probability: float
+    cut: float = 0.5  # the calibrated whole-text probability at which the text counts as supported
+
+    def supported_fraction(self, threshold: float = 0.5) -> float:
+        """Share of sentences whose support probability reaches ``threshold`` (1.0 if none)."""
+        if not self.sentences:
+            return 1.0
+        return sum(1 for s in self.sentences if s.probability >= threshold) / len(self.sentences)
+
+    def unsupported(self, threshold: float = 0.5) -> list[SentenceSupport]:
+        """The sentences below ``threshold``, in answer order."""
+        return [s for s in self.sentences if s.probability < threshold]
+
+
+_REFUSAL_PATTERNS = tuple(
+    re.compile(p)
+    for p in (
+        r"\b(i|we) (do not|don't|did not|didn't|cannot|can't|am unable to|are unable to) "
+        r"(know|find|answer|say|tell|determine|provide|help|be sure|confirm)",
+        r"\b(i|we)('m| am| are) (not sure|unable|not able|sorry)",
+        r"\b(no|not enough|insufficient|no relevant|no specific) (information|data|details|"
+        r"context|evidence|answer)\b",
+        r"\b(context|contexts|documents?|passages?|sources?|text|information) (provided |given )?"
+        r"(does not|doesn't|do not|don't) (contain|mention|say|provide|include|specify|state)",
+        r"\b(cannot|can't|unable to) (be )?(answer|determine|determined|find|found|say|tell)",
+        r"\bnot (mentioned|specified|stated|provided|available|possible to (say|determine))",
+        r"\b(there is|there's) no (mention|information|answer|way to (know|tell))",
+        r"\bno answer\b",
+        r"\bi don't have (enough |any )?(information|data|access)",
+        r"\bas an ai\b",
+    )
+)
+_REFUSAL_PROTOTYPES = (
+    "I don't know the answer to that question.",
+    "The provided documents do not contain this information.",
+    "I cannot answer this based on the given context.",
+    "Sorry, there is not enough information to answer.",
+)
+
+
+class LocalScorer:
+    """Offline, CPU-only scorer behind the ``local`` judge."""
+
+    _instance: LocalScorer | None = None
+    _lock = threading.Lock()
+
+    def __init__(self, embedder: StaticEmbedder, calibration: Calibration) -> None:
+        self._embedder = embedder
+        self.calibration = calibration
+        self._models = calibration.models
+        self._refusal_vectors = embedder.embed(list(_REFUSAL_PROTOTYPES))
+
+    @classmethod
+    def load(cls) -> LocalScorer:
+        """The process-wide scorer (embedder and calibration loaded once, from disk only)."""
+        if cls._instance is None:
+            with cls._lock:
+                if cls._instance is None:
+                    cls._instance = cls(load_embedder(), load_calibration())
+        return cls._instance
+
+    @property
+    def version(self) -> str:
+        """Version string of the calibration in use, for reports."""
+        return self.calibration.version
+
+    # -- grounding ---------------------------------------------------------------------------
+
+    def support(self, answer: str, contexts: Sequence[str], question: str | None = None) -> GroundingReport:
+        """How well each claim of ``answer`` is supported by ``contexts``.
+
+        The claims are the answer's sentences less framing ("Here is a summary:", see
+        :mod:`.framing`). With ``question``, a bare "yes"/"no" or a lone entity is first turned
+        into the statement it makes (:mod:`.question`), and a lone entity must be the one the
+        contexts give for the question's slot."""
+        _check_text("answer", answer)
+        _check_texts("contexts", contexts)
+        if question is not None:
+            _check_text("question", question)
+        units, made = _claims_with_question(answer_units(answer), question, contexts)
+        asked = (made, question) if made is not None and question else None
+        return self._grounding(units, " ".join(units), contexts, asked)
+
+    def claims_of(self, answer: str, question: str | None = None, contexts: Sequence[str] = ()) -> list[str]:
+        """The claims ``support`` would judge in ``answer`` (for claim extraction); ``contexts``
+        only help word a yes/no claim ("the reading room is open", not "the reading is room open")."""
+        _check_text("answer", answer)
+        _check_texts("contexts", contexts)
+        return _claims_with_question(answer_units(answer), question, contexts)[0]
+
+    def claims_support(
+        self,
+        claims: Sequence[str],
+        contexts: Sequence[str],
+        *,
+        answer: str | None = None,
+        question: str | None = None,
+    ) -> GroundingReport:
+        """Like ``support`` but with the units given (claims extracted elsewhere). With the
+        ``answer`` and ``question`` they came from, a first claim that :meth:`claims_of` made of a
+        bare "yes"/"no" or a lone entity gets the same slot and polarity checks as in ``support``."""
+        _check_texts("claims", claims)
+        _check_texts("contexts", contexts)
+        units = [c.strip() for c in claims if tokenize(c)]
+        asked = None
+        if answer is not None and question:
+            _check_text("answer", answer)
+            _check_text("question", question)
+            rewritten, made = _claims_with_question(answer_units(answer), question, contexts)
+            # only when the first claim is the one made from the question (not an LLM's own wording)
+            if made is not None and units and units[0] == rewritten[0].strip():
+                asked = (made, question)
+        return self._grounding(units, " ".join(units), contexts, asked)
+
+    def coverage(self, reference: str, sources: Sequence[str]) -> GroundingReport:
+        """Which sentences (facts) of ``reference`` are covered by ``sources``."""
+        _check_text("reference", reference)
+        _check_texts("sources", sources)
+        return self._grounding(split_sentences(reference), reference, sources)
+
+    def evidence(
+        self, units: Sequence[str], whole: str, contexts: Sequence[str]
+    ) -> tuple[list[SentenceEvidence], SentenceEvidence | None]:
+        """Raw alignment evidence per unit and for the whole text (used by the fitting script)."""
+        index = index_contexts(self._embedder, contexts)
+        vectors = self._embedder.embed([*units, whole])
+        per_unit = [sentence_evidence(self._embedder, index, u, vectors[i]) for i, u in enumerate(units)]
+        overall = sentence_evidence(self._embedder, index, whole, vectors[-1]) if units else None
+        return per_unit, overall
+
+    def _grounding(
+        self,
+        units: Sequence[str],
+        whole: str,
+        contexts: Sequence[str],
+        asked: tuple[QuestionClaim, str] | None = None,
+    ) -> GroundingReport:
+        if not units:
+            return GroundingReport((), 1.0)
+        index = index_contexts(self._embedder, contexts)
+        vectors = self._embedder.embed(list(units))
+        per_unit = [sentence_evidence(self._embedder, index, u, vectors[i]) for i, u in enumerate(units)]
+        if asked is not None:
+            made, question = asked
+            if slot_mismatch(made, question, index.table):
+                per_unit[0] = replace(per_unit[0], wrong_slot=True)
+            if polarity_conflict(made, question, index.table):
+                per_unit[0] = replace(per_unit[0], negation_flip=True)
+        if not any(tokenize(c) for c in contexts):
+            sentences = tuple(SentenceSupport.from_evidence(e, 0.0) for e in per_unit)
+            return GroundingReport(sentences, 0.0)
+        sentence_model = self._models["sentence"]
+        logits = [capped_logit(sentence_model.logit(e.features), e) for e in per_unit]
+        sentences = tuple(
+            SentenceSupport.from_evidence(e, _sigmoid(z)) for e, z in zip(per_unit, logits, strict=False)
+        )
+        answer_model = self._models["answer"]
+        probability = answer_model.probability(answer_features(logits))
+        return GroundingReport(sentences, probability, answer_model.threshold)
+
+    # -- relevance, correctness, similarity ----------------------------------------------------
+
+    def relevance(self, question: str, passage: str) -> float:
+        """Probability that ``passage`` is on the topic of ``question`` and can help answer it."""
+        _check_text("question", question)
+        _check_text("passage", passage)
+        if not tokenize(passage) or not tokenize(question):
+            return 0.0
+        x = relevance_features(self._embedder, question, passage)
+        return self._models["relevance"].probability(x)
+
+    def answer_relevance(self, question: str, answer: str) -> float:
+        """Probability that ``answer`` addresses ``question`` (not whether it is right)."""
+        _check_text("question", question)
+        _check_text("answer", answer)
+        if not tokenize(answer) or not tokenize(question):
+            return 0.0
+        x = relevance_features(self._embedder, question, answer)
+        return self._models["answer_relevance"].probability(x)
+
+    def correctness(self, question: str, answer: str, references: Sequence[str]) -> float:
+        """Probability that ``answer`` would be judged correct given the gold ``references``."""
+        _check_text("question", question)
+        _check_text("answer", answer)
+        _check_texts("references", references)
+        refs = [r for r in references if tokenize(r)]
+        if not refs or not tokenize(answer):
+            return 0.0
+        x = correctness_features(self._embedder, question, answer, refs)
+        return self._models["correctness"].probability(x)
+
+    def similarity(self, a: str, b: str) -> float:
+        """Cosine of the two texts' embeddings, in [-1, 1] (0.0 if either has no words)."""
+        _check_text("a", a)
+        _check_text("b", b)
+        vectors = self._embedder.embed([a, b])
+        return float(np.clip(vectors[0] @ vectors[1], -1.0, 1.0))
+
+    def no_answer(self, question: str, answer: str) -> float:
+        """Probability that ``answer`` declines to answer (says it does not know or cannot).
+
+        Refusal phrasings are matched by pattern; an answer without one can still count when its
+        meaning sits close to typical refusals. An empty answer is treated as a non-answer.
+        """
+        _check_text("question", question)
+        _check_text("answer", answer)
+        if not tokenize(answer):
+            return 1.0
+        lowered = answer.lower().replace("’", "'")
+        hits = sum(1 for p in _REFUSAL_PATTERNS if p.search(lowered))
+        closeness = float((self._refusal_vectors @ self._embedder.embed([answer])[0]).max())
+        length = len(tokenize(answer))
+        # Hand-set weights (no labelled refusal data ships with the project): a pattern hit
+        # dominates; long answers that merely mention missing information stay low.
+        z = -4.0 + 4.5 * min(hits, 2) + 6.0 * max(closeness - 0.45, 0.0) - 0.04 * max(length - 25, 0)
+        return _sigmoid(z)
+
+    def embed(self, texts: Sequence[str]) -> FloatArray:
+        """Unit-norm embeddings, one row per text (zero row for a text without tokens)."""
+        _check_texts("texts", texts)
+        return self._embedder.embed(list(texts))
+
+    @property
+    def embedder(self) -> StaticEmbedder:
+        """The underlying embedding model."""
+        return self._embedder
+
+    def context_index(self, contexts: Sequence[str]) -> ContextIndex:
+        """Pre-split and embedded contexts (exposed for the fitting script and diagnostics)."""
+        return index_contexts(self._embedder, contexts)
+
+
+def _check_text(name: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+
+
+def _check_texts(name: str, values: object) -> None:
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise TypeError(
+            f"{name} must be a sequence of str (a list), got {type(values).__name__}; "
+            "wrap a single text in a list"
+        )
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            raise TypeError(f"{name}[{i}] must be a str, got {type(v).__name__}")

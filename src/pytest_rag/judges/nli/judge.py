@@ -1,0 +1,96 @@
+"""The ``nli`` judge: the offline judge with grounding decided by the user's own NLI model.
+
+``--rag-judge=nli:/path/to/model_dir`` keeps everything the offline judge does (same task
+handlers, same verdict shapes, no network) but replaces the calibrated support probability of
+each answer sentence with the entailment probability of a natural-language-inference
+cross-encoder the user has on disk. Premises are the sentence's best-matching context span
+(found by the offline judge's alignment) and each whole context; the sentence counts as
+entailed by the best of them. Relevance, correctness and the other tasks fall back to the
+offline scorer, since an NLI model says nothing about them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...scoring.text import tokenize
+from ..local.judge import LocalJudge
+from ..local.question import QuestionClaim
+from ..local.scorer import GroundingReport, LocalScorer, SentenceSupport
+from ..protocol import JudgeSpec
+from .model import ModelDir, NliModel, describe_model_dir, load_nli_model
+
+__all__ = ["NliJudge", "NliScorer"]
+
+
+class NliScorer(LocalScorer):
+    """A LocalScorer whose grounding (support, claims_support, coverage) asks an NLI model."""
+
+    def __init__(self, base: LocalScorer, model: NliModel) -> None:
+        super().__init__(base.embedder, base.calibration)
+        self.nli = model
+
+    @property
+    def version(self) -> str:
+        return f"nli:{self.nli.model_dir.fingerprint()}+{self.calibration.version}"
+
+    def _grounding(
+        self,
+        units: Sequence[str],
+        whole: str,
+        contexts: Sequence[str],
+        asked: tuple[QuestionClaim, str] | None = None,
+    ) -> GroundingReport:
+        # A short answer arrives already rewritten as the claim it makes with its question; the
+        # NLI model judges that claim, so the slot and polarity rules of the offline judge are
+        # not needed here.
+        if not units:
+            return GroundingReport((), 1.0)
+        per_unit, _ = self.evidence(units, whole, contexts)
+        usable = [c for c in contexts if tokenize(c)]
+        if not usable:
+            return GroundingReport(tuple(SentenceSupport.from_evidence(e, 0.0) for e in per_unit), 0.0)
+        premises: list[str] = []
+        hypotheses: list[str] = []
+        owners: list[int] = []
+        for i, e in enumerate(per_unit):
+            for premise in dict.fromkeys([e.span, *usable]):
+                if premise:
+                    premises.append(premise)
+                    hypotheses.append(e.sentence)
+                    owners.append(i)
+        entailment = self.nli.entailment(premises, hypotheses)
+        best = [0.0] * len(per_unit)
+        for owner, p in zip(owners, entailment, strict=True):
+            best[owner] = max(best[owner], float(p))
+        sentences = tuple(SentenceSupport.from_evidence(e, p) for e, p in zip(per_unit, best, strict=True))
+        # An answer is supported only if every sentence is: the weakest sentence decides.
+        return GroundingReport(sentences, min(best))
+
+
+class NliJudge(LocalJudge):
+    """``nli:PATH``: the offline judge's handlers, with an NLI model behind grounding.
+
+    The directory, its format, the installed extra and the label map are checked when the judge
+    is built, so a wrong path is a set-up error; the weights load on first use.
+    """
+
+    def __init__(self, spec: JudgeSpec) -> None:
+        self._model_dir: ModelDir = describe_model_dir(spec.model)
+        super().__init__(spec)
+        self.spec = JudgeSpec("nli", spec.model, None)
+
+    def _get_scorer(self) -> Any:
+        if self._scorer is None:
+            self._scorer = NliScorer(LocalScorer.load(), load_nli_model(self._model_dir.path))
+        return self._scorer
+
+    def identity(self) -> Mapping[str, Any]:
+        return {
+            "provider": "nli",
+            "model": str(self._model_dir.path),
+            "format": self._model_dir.format,
+            "fingerprint": self._model_dir.fingerprint(),
+            "labels": self._model_dir.labels.__dict__,
+        }

@@ -1,0 +1,187 @@
+"""OpenAI's Batch API: a JSONL file of requests (``purpose="batch"``), then ``/v1/batches``.
+
+Each line is ``{"custom_id": KEY, "method": "POST", "url": ENDPOINT, "body": BODY}`` with the body the
+live call sends (the chat judge's request body, or ``{"model", "input"}`` for embeddings). A finished
+batch has an output file (answered requests) and an error file (failed, expired and cancelled ones);
+both are JSONL lines ``{"custom_id", "response": {"status_code", "body"}, "error"}``. One batch carries
+one model and one endpoint, hence one batch per judge (chat) and per embeddings model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import JudgeError
+from ..batch_api import (
+    BatchProblem,
+    BatchState,
+    BatchTarget,
+    Manifest,
+    Outcome,
+    QueuedRequest,
+    capped,
+    refused_param,
+    sdk_client,
+    target_of,
+)
+from ..embeddings import EmbeddingBatch, EmbeddingJudge
+from ..faults import RETRYABLE_STATUS
+from ..protocol import Judge, JudgeReply
+from ..request import JudgeRequest
+from .chat import OpenAIChatJudge
+from .embeddings import OpenAIEmbedder
+from .server import api_key_for
+
+CHAT = "/v1/chat/completions"
+EMBEDDINGS = "/v1/embeddings"
+ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
+NOT_ANSWERED = frozenset({"batch_expired", "batch_cancelled"})
+
+
+@dataclass(frozen=True)
+class _CollectedVectors:
+    """An embedder whose vectors already came back in a batch, so that :class:`EmbeddingJudge` turns
+    them into the very reply (and cache entry) a live embeddings call makes."""
+
+    embedder: OpenAIEmbedder
+    batch: EmbeddingBatch
+    offline = False
+
+    @property
+    def label(self) -> str:
+        return self.embedder.label
+
+    def identity(self) -> Any:
+        return self.embedder.identity()
+
+    async def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
+        return self.batch
+
+
+class OpenAIBatches:
+    name = "openai"
+    max_requests = 50_000
+    max_bytes = 190 * 1024 * 1024  # the API takes files up to 200 MB
+
+    def target(self, judge: Judge) -> BatchTarget | None:
+        if isinstance(judge, OpenAIChatJudge) and judge.spec.provider == "openai":
+            return target_of("openai", CHAT, judge, judge.spec.model, judge.spec.label)
+        if isinstance(judge, EmbeddingJudge) and isinstance(judge.embedder, OpenAIEmbedder):
+            embedder = judge.embedder
+            return target_of("openai", EMBEDDINGS, embedder, embedder.model, embedder.label)
+        return None
+
+    def body(self, judge: Judge, request: JudgeRequest) -> dict[str, Any]:
+        if isinstance(judge, OpenAIChatJudge):
+            return judge.request_body(request)
+        assert isinstance(judge, EmbeddingJudge) and isinstance(judge.embedder, OpenAIEmbedder)
+        return {"model": judge.embedder.model, "input": [str(t) for t in request.task.inputs["texts"]]}
+
+    def _client(self, target: BatchTarget, doing: str) -> Any:
+        import openai
+
+        key = api_key_for(target.key_env, target.base_url)
+        return sdk_client(openai, "OpenAI", "OpenAIError", target, doing, api_key=key)
+
+    def submit(self, target: BatchTarget, requests: Sequence[QueuedRequest]) -> tuple[str, str | None]:
+        lines = [
+            json.dumps({"custom_id": r.key, "method": "POST", "url": target.endpoint, "body": r.body})
+            for r in requests
+        ]
+        data = ("\n".join(lines) + "\n").encode("utf-8")
+        with self._client(target, "submit a batch") as client:
+            uploaded = client.files.create(
+                file=("pytest-rag-batch.jsonl", data, "application/jsonl"), purpose="batch"
+            )
+            batch = client.batches.create(
+                input_file_id=uploaded.id,
+                endpoint=target.endpoint,
+                completion_window="24h",
+                metadata={"created_by": "pytest-rag", "judge": target.judge[:500]},
+            )
+        return str(batch.id), str(uploaded.id)
+
+    def _state(self, batch: Any, manifest: Manifest) -> BatchState:
+        counts = batch.request_counts
+        done = (counts.completed + counts.failed) if counts is not None else 0
+        total = counts.total if counts is not None and counts.total else len(manifest.requests)
+        return BatchState(str(batch.status), batch.status in ENDED, done, total)
+
+    def state(self, manifest: Manifest) -> BatchState:
+        with self._client(manifest.target, f"check batch {manifest.id}") as client:
+            return self._state(client.batches.retrieve(manifest.id), manifest)
+
+    def outcomes(self, manifest: Manifest) -> Iterator[Outcome]:
+        with self._client(manifest.target, f"collect batch {manifest.id}") as client:
+            batch = client.batches.retrieve(manifest.id)
+            if batch.status == "failed":  # the whole input was refused: every request failed with it
+                errors = [
+                    f"{e.message} (line {e.line})" if e.line else str(e.message)
+                    for e in ((batch.errors.data if batch.errors else None) or [])
+                ]
+                reason = "the batch was refused: " + ("; ".join(errors) or "no reason given")
+                yield from (Outcome(key, error=reason) for key in manifest.request_keys())
+                return
+            for file_id in (batch.output_file_id, batch.error_file_id):
+                if file_id:
+                    text = client.files.content(file_id).text
+                    yield from (_outcome(line) for line in text.splitlines() if line.strip())
+
+    def cancel(self, manifest: Manifest) -> BatchState:
+        with self._client(manifest.target, f"cancel batch {manifest.id}") as client:
+            return self._state(client.batches.cancel(manifest.id), manifest)
+
+    async def reply(self, judge: Judge, request: JudgeRequest, body: dict[str, Any]) -> JudgeReply:
+        if isinstance(judge, OpenAIChatJudge):
+            from openai.types.chat import ChatCompletion
+
+            return judge.reply_of(ChatCompletion.model_validate(body))
+        assert isinstance(judge, EmbeddingJudge) and isinstance(judge.embedder, OpenAIEmbedder)
+        from openai.types import CreateEmbeddingResponse
+
+        response = CreateEmbeddingResponse.model_validate(body)
+        rows = sorted(response.data, key=lambda item: item.index)
+        vectors = [[float(x) for x in row.embedding] for row in rows]
+        texts = request.task.inputs["texts"]
+        if len(vectors) != len(texts):
+            raise JudgeError(
+                f"the batch returned {len(vectors)} vectors for {len(texts)} texts", judge=judge.spec.label
+            )
+        collected = _CollectedVectors(
+            judge.embedder, EmbeddingBatch(vectors, int(response.usage.prompt_tokens or 0))
+        )
+        return await EmbeddingJudge(collected).complete(request)
+
+
+def _outcome(line: str) -> Outcome:
+    """One line of an output or error file."""
+    try:
+        item = json.loads(line)
+        key = str(item["custom_id"])
+    except (ValueError, KeyError, TypeError):
+        raise BatchProblem(
+            f"a result line of the batch is not what the Batch API writes: {line[:200]!r}"
+        ) from None
+    response = item.get("response") or {}
+    status = response.get("status_code")
+    body = response.get("body")
+    if status == 200 and isinstance(body, dict):
+        return Outcome(key, body=body)
+    error = item.get("error") or (body.get("error") if isinstance(body, dict) else None) or {}
+    code = error.get("code") if isinstance(error, dict) else None
+    if code in NOT_ANSWERED or status in RETRYABLE_STATUS:
+        return Outcome(key)  # expired, cancelled, rate-limited or a server fault: asked again later
+    message = error.get("message") if isinstance(error, dict) else None
+    detail = f"HTTP {status}: {message}" if status else str(message or code or "failed")
+    return Outcome(
+        key,
+        error=detail,
+        raw=capped(json.dumps(body if body is not None else error)),
+        rejected_param=refused_param(error) if isinstance(error, dict) and status == 400 else None,
+    )
+
+
+OPENAI_BATCHES = OpenAIBatches()

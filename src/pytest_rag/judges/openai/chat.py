@@ -1,0 +1,162 @@
+"""Judges behind the OpenAI Chat Completions API: OpenAI itself and every compatible server
+(vLLM, llama.cpp, LM Studio, Azure-style gateways, Ollama's ``/v1``).
+
+Structured output uses the native ``json_schema`` response format. Servers and models differ in what
+they accept, so a 400 that names a parameter is answered by adapting once and remembering it for that
+model: ``temperature`` is dropped (reasoning models), ``max_tokens`` becomes ``max_completion_tokens``,
+``response_format`` falls back to ``json_object`` and then to prompt-only JSON.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ...errors import JudgeError
+from ..adapting import send_adapting
+from ..clients import LoopClients
+from ..faults import missing_key, unreadable
+from ..protocol import JudgeOptions, JudgeReply, JudgeSpec
+from ..request import JudgeRequest
+from .embeddings import DEFAULT_OPENAI_EMBEDDING_MODEL, OpenAIEmbedder
+from .server import OLLAMA_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL, api_key_for
+
+
+class OpenAIChatJudge:
+    """``openai:MODEL`` (with an optional base URL) and ``ollama:MODEL``."""
+
+    offline = False
+    cacheable = True
+
+    def __init__(
+        self, spec: JudgeSpec, *, timeout_s: float = JudgeOptions.timeout_s, key_env: str = "OPENAI_API_KEY"
+    ) -> None:
+        if not spec.model:
+            raise JudgeError(
+                f"judge spec {spec.label!r} has no model; write {spec.provider}:MODEL",
+                judge=spec.label,
+            )
+        self.spec = spec
+        self.timeout_s = timeout_s
+        self.key_env = key_env
+        if spec.provider == "ollama":
+            default = OLLAMA_DEFAULT_BASE_URL
+        else:  # the SDK's own variable, read here so that it reaches OpenAI judges only
+            default = os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_BASE_URL
+        self.base_url = (spec.base_url or default).rstrip("/")
+        self.clients: LoopClients[Any] = LoopClients(self._new_client)  # shared with its embedder
+        self._adapted: dict[str, str] = {}  # parameter -> how it is sent now ("drop", "json_object", ...)
+
+    def identity(self) -> Mapping[str, Any]:
+        return {"provider": self.spec.provider, "model": self.spec.model, "base_url": self.base_url}
+
+    def _api_key(self) -> str:
+        key = api_key_for(self.key_env, self.base_url)
+        if key is None:
+            raise missing_key(self.spec.label, self.key_env, base_url_hint=True)
+        return key
+
+    def _new_client(self) -> Any:
+        import openai
+
+        return openai.AsyncOpenAI(
+            api_key=self._api_key(), base_url=self.base_url, timeout=self.timeout_s, max_retries=0
+        )
+
+    def request_body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The body of the chat completion request for ``request`` (a batch line carries the same)."""
+        payload: dict[str, Any] = {
+            "model": self.spec.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        }
+        sampling = request.sampling
+        if sampling.temperature is not None and self._adapted.get("temperature") != "drop":
+            payload["temperature"] = sampling.temperature
+        tokens_param = (
+            "max_completion_tokens" if self._adapted.get("max_tokens") == "renamed" else "max_tokens"
+        )
+        payload[tokens_param] = sampling.max_tokens
+        if sampling.seed is not None and self._adapted.get("seed") != "drop":
+            payload["seed"] = sampling.seed
+        format_mode = self._adapted.get("response_format", "json_schema")
+        if format_mode == "json_schema":
+            payload["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": request.schema_name,
+                    "schema": request.response_schema(),
+                    "strict": True,
+                },
+            }
+        elif format_mode == "json_object":
+            payload["response_format"] = {"type": "json_object"}
+        return payload
+
+    def adapt(self, param: str | None) -> bool:
+        """Change how a rejected parameter is sent; False when there is nothing left to try."""
+        if param in ("temperature", "seed") and self._adapted.get(param) != "drop":
+            self._adapted[param] = "drop"
+            return True
+        if param == "max_tokens" and self._adapted.get("max_tokens") != "renamed":
+            self._adapted["max_tokens"] = "renamed"
+            return True
+        if param in ("response_format", "response_format.json_schema", "strict"):
+            current = self._adapted.get("response_format", "json_schema")
+            following = {"json_schema": "json_object", "json_object": "none"}.get(current)
+            if following:
+                self._adapted["response_format"] = following
+                return True
+        return False
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        import openai
+        from openai.types.chat import ChatCompletion
+
+        client = self.clients.get()
+        response = await send_adapting(
+            lambda: client.chat.completions.create(**self.request_body(request)),
+            self.adapt,
+            openai,
+            "OpenAIError",
+            expect=ChatCompletion,
+            tries=4,  # at most one adaptation per parameter
+            judge=self.spec.label,
+            key_env=self.key_env,
+            base_url=self.base_url,
+        )
+        return self.reply_of(response)
+
+    def reply_of(self, response: Any) -> JudgeReply:
+        """The reply in a chat completion (a live response, or one line of a batch's results)."""
+        label, key_env = self.spec.label, self.key_env
+        if not response.choices:
+            raise unreadable(label, "a chat completion without choices", response.model_dump_json(), key_env)
+        choice = response.choices[0]
+        message = choice.message
+        usage = response.usage
+        return JudgeReply(
+            text=message.content or "",
+            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            model=str(response.model or self.spec.model),
+            truncated=choice.finish_reason == "length",
+            refusal=getattr(message, "refusal", None) or None,
+        )
+
+    def embedder(self, model: str | None = None) -> OpenAIEmbedder | None:
+        """The embeddings of this judge's server, with its key and SDK client: ``model``, or
+        ``text-embedding-3-small``. None for ``openai:MODEL``, which names OpenAI itself rather than
+        this judge's server (the engine then embeds there)."""
+        if model is not None and model.startswith("openai:"):
+            return None
+        return OpenAIEmbedder(
+            model or DEFAULT_OPENAI_EMBEDDING_MODEL,
+            base_url=self.base_url,
+            key_env=self.key_env,
+            timeout_s=self.timeout_s,
+            clients=self.clients,
+        )
+
+    async def aclose(self) -> None:
+        await self.clients.aclose()
