@@ -111,7 +111,7 @@ def test_key_is_a_sha256_hex_digest() -> None:
 
 KEY_IN_CHILD = """
 import sys
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = sys.argv[1:]
 from test_request_key import IDENTITY, base_request
 print(base_request().cache_key(IDENTITY))
 """
@@ -123,7 +123,7 @@ def test_the_same_request_hashes_the_same_in_other_processes() -> None:
     for hash_seed in ("0", "1", "12345"):
         env = dict(os.environ, PYTHONHASHSEED=hash_seed)
         done = subprocess.run(
-            [sys.executable, "-c", KEY_IN_CHILD, here],
+            [sys.executable, "-c", KEY_IN_CHILD, here, os.path.join(os.path.dirname(here), "testkit")],
             env=env,
             capture_output=True,
             text=True,
