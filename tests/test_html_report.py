@@ -226,14 +226,13 @@ def test_passage_grades_are_placed_by_rank_and_only_on_the_contexts_shown() -> N
 
 
 def test_highlights_survive_the_results_file(tmp_path: Path) -> None:
-    from pytest_rag.report.comparison import load_run
-    from pytest_rag.report.results_file import write_report
+    from pytest_rag.report.results_file import read_results, write_report
 
     record = check(unsupported=("We also give a free puppy.",)).model_copy(
         update={"highlights": Highlights(statements=["We also give a free puppy."], passages={2: "grade: 3"})}
     )
     write_report(tmp_path / "run.json", [record])
-    loaded = load_run(tmp_path / "run.json").records
+    loaded = read_results(tmp_path / "run.json")
     assert loaded[0].highlights == record.highlights
 
 

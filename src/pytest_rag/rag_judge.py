@@ -20,7 +20,7 @@ from .failures import RagAssertionError, describe
 from .forms import Check, given, score_form
 from .inputs import ContextLike, Sample, coerce_sample
 from .results import MetricResult
-from .table import ResultsTable, Row
+from .results_table import ResultsTable, Row
 
 if TYPE_CHECKING:
     from .session import RagSession

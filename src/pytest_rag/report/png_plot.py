@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, RagError
-from .comparison import MetricComparison, Run, compare_runs, load_run
+from .comparison import MetricComparison, Run, compare_runs
 
 MATPLOTLIB_SUFFIXES = (".png", ".svg", ".pdf")
 HTML_SUFFIXES = (".html", ".htm")
@@ -193,7 +193,7 @@ def plot_runs(runs: Sequence[Run], output: Path) -> Path:
 def plot_command(args: argparse.Namespace) -> int:
     """``pytest-rag plot``: read the results files and write the comparison."""
     output = Path(args.output)
-    runs = [load_run(Path(path)) for path in args.runs]
+    runs = [Run.read(Path(path)) for path in args.runs]
     if output.suffix.lower() in HTML_SUFFIXES:
         from .html.page import write_html
 

@@ -25,6 +25,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ...errors import RagError
 from ...results import CallTally, CheckRecord
 from ..comparison import Run, compare_runs, distributions
 from ..files import write_text_atomically
@@ -215,3 +216,23 @@ def write_html(
     page = render_html(records, runs=runs, title=title)
     write_text_atomically(path, page)
     return path
+
+
+def write_html_report(path: Path, records: Sequence[CheckRecord], baseline: Path | None, title: str) -> str:
+    """Write the HTML report of ``records`` (compared with ``baseline`` when that file exists), for
+    the end of a run and for ``pytest-rag merge``; returns the line the summary shows: where it went,
+    or why it could not be written."""
+    runs: list[Run] = []
+    if baseline is not None and baseline.exists():
+        try:
+            runs = [
+                Run.read(baseline, f"baseline: {baseline.name}", "baseline file"),
+                Run("this run", list(records)),
+            ]
+        except RagError:
+            runs = []  # the regression summary reports what is wrong with the baseline file
+    try:
+        write_html(path, records, runs=runs, title=title)
+    except OSError as exc:
+        return f"pytest-rag: could not write the HTML report {path}: {exc.strerror or exc}"
+    return f"HTML report written to {path}"

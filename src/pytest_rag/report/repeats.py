@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..report.results_file import metric_label
+from ..check_keys import metric_label
 from ..results import CheckRecord
 from ..stats import AlphaEstimate, alpha_with_interval
 
@@ -108,7 +108,7 @@ def format_alpha(estimate: AlphaEstimate) -> str:
     return f"{estimate.alpha:.2f}{interval}"
 
 
-def render(records: Sequence[CheckRecord]) -> list[str]:
+def repeats_lines(records: Sequence[CheckRecord]) -> list[str]:
     """Summary lines about repeats and ensembles (empty when every check was judged once by one judge)."""
     lines: list[str] = []
     rows = repeat_rows(records)
