@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,18 @@ def test_empty_and_single_check_reports_are_complete_pages(count: int) -> None:
     assert page.rstrip().endswith("</html>")
     assert ('id="no-plots"' in page) == (count == 0)
     assert page.count('class="rag-plot"') == (0 if count == 0 else 1)
+
+
+def test_the_style_sheet_and_script_are_package_files_inlined_whole() -> None:
+    """They ship as package data (listed in pyproject), found through importlib.resources, so an
+    installed wheel writes the same page as a source checkout."""
+    assets = resources.files("pytest_rag.report.html").joinpath("assets")
+    css = assets.joinpath("report.css").read_text(encoding="utf-8")
+    js = assets.joinpath("report.js").read_text(encoding="utf-8")
+    page = render_html([check(1)])
+    assert f"<style>\n{css}</style>" in page and f"<script>\n{js}</script></body></html>" in page
+    assert "textContent" in js and "innerHTML" not in js  # the script never parses data as markup
+    assert "--fg:" in css
 
 
 def test_ten_thousand_checks_stay_under_two_megabytes_with_failures_detailed_first() -> None:
