@@ -219,19 +219,6 @@ def paired_changes(
     }
 
 
-#: The paired change of a group that neither run scored (every check of it a judge error).
-NOTHING_SHARED = PairedDifference(
-    n_shared=0,
-    mean_before=None,
-    mean_after=None,
-    delta=None,
-    interval=None,
-    significant=False,
-    only_before=(),
-    only_after=(),
-)
-
-
 def compare_runs(runs: Sequence[Run]) -> list[MetricComparison]:
     """Every (metric, judge) seen in any run, with each run's distribution and paired changes."""
     if not runs:
@@ -245,8 +232,8 @@ def compare_runs(runs: Sequence[Run]) -> list[MetricComparison]:
             distribution(metric, judge, groups[(metric, judge)]) if (metric, judge) in groups else None
             for groups in grouped
         ]
-        later = [
-            PairedChange.of(label, by_group.get((metric, judge), NOTHING_SHARED))
+        later = [  # a group that neither run scored (all judge errors) pairs nothing
+            PairedChange.of(label, by_group.get((metric, judge)) or paired_bootstrap_difference({}, {}))
             for label, by_group in zip(labels[1:], changes, strict=True)
         ]
         comparisons.append(MetricComparison(metric, judge, labels, dists, later))

@@ -255,10 +255,9 @@ def read_results(path: Path, role: str = "results file", remedy: str = "") -> li
         raise ResultsFileError(
             f"{role} {path} is not a pytest-rag results file; write one with --rag-report=FILE.json{remedy}"
         )
-    if data.get("version") != VERSION:
-        raise ResultsFileError(
-            f"{role} {path} has format version {data.get('version')!r}; expected {VERSION}"
-        )
+    version = data.get("version")
+    if version != VERSION:
+        raise ResultsFileError(f"{role} {path} has format version {version!r}; expected {VERSION}")
     rows = data.get("checks")
     if not isinstance(rows, list):
         raise ResultsFileError(f"{role} {path} holds no list of checks; write it again with --rag-report")
