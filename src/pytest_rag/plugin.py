@@ -131,6 +131,8 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A pytest-xdist worker hands its records to the controller; the controller (or a serial run)
+    sees to the end of the run (:func:`pytest_rag.run_end.finish`)."""
     settings = _settings(session.config)
     if settings is None:
         return
@@ -153,6 +155,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """The "pytest-rag summary" section (:func:`pytest_rag.run_end.write_summary`)."""
     settings = _settings(config)
     if settings is None or hasattr(config, "workerinput"):
         return

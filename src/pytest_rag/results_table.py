@@ -63,6 +63,7 @@ class Aggregate:
 def aggregate(
     metric: str, judge: str, scores: Sequence[float], errors: int, passes: Sequence[bool], not_judged: int = 0
 ) -> Aggregate:
+    # numpy loads with the first aggregate, not when a test module imports RagJudge for its types
     from .stats import bootstrap_mean_ci
 
     interval = bootstrap_mean_ci(scores) if scores else None

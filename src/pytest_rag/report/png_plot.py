@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import InputError, RagError
 from .comparison import MetricComparison, Run, compare_runs
+from .html.page import write_html
 
 MATPLOTLIB_SUFFIXES = (".png", ".svg", ".pdf")
 HTML_SUFFIXES = (".html", ".htm")
@@ -186,8 +187,6 @@ def plot_command(args: argparse.Namespace) -> int:
     output = Path(args.output)
     runs = [Run.read(Path(path)) for path in args.runs]
     if output.suffix.lower() in HTML_SUFFIXES:
-        from .html.page import write_html
-
         write_html(
             output, runs[-1].records, runs=runs if len(runs) > 1 else (), title="pytest-rag: runs compared"
         )

@@ -24,6 +24,7 @@ from ..check_keys import keyed_records, metric_label
 from ..errors import ConfigError, RagError
 from ..results import CallTally, CheckRecord, Highlights, JudgeScore, SampleExcerpt
 from .files import write_text_atomically
+from .summary import summary_rows
 
 FORMAT = "pytest-rag-results"
 VERSION = 1
@@ -131,8 +132,6 @@ def _tally(record: CheckRecord) -> dict[str, Any]:
 
 
 def aggregate_rows(records: Sequence[CheckRecord]) -> list[dict[str, Any]]:
-    from .summary import summary_rows
-
     rows = []
     for row in summary_rows(records):
         a = row.aggregate
