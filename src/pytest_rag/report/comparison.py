@@ -1,8 +1,9 @@
 """The numbers behind the score plots: distributions per metric and judge, and runs side by side.
 
 Both the HTML report and ``pytest-rag plot`` draw from here, so a box, a mean, an interval or a
-paired change means the same thing in both. Everything is computed from check records: the current
-session's, or those read back from results files written by ``--rag-report``.
+paired change means the same thing in both; the paired change is also what ``--rag-baseline``
+prints (:func:`paired_changes`, the one comparison of two runs). Everything is computed from check
+records: the current session's, or those read back from results files written by ``--rag-report``.
 """
 
 from __future__ import annotations
@@ -194,7 +195,7 @@ class MetricComparison:
     changes: list[PairedChange]
 
 
-def scores_by_check(records: Iterable[CheckRecord]) -> dict[tuple[str, str], dict[str, float]]:
+def _scores_by_check(records: Iterable[CheckRecord]) -> dict[tuple[str, str], dict[str, float]]:
     """The scored checks of a run by (metric label, judge), each under its check key: what pairs a
     check with the same check of another run. Judge errors have no score and pair with nothing."""
     out: dict[tuple[str, str], dict[str, float]] = {}
@@ -212,7 +213,7 @@ def paired_changes(
     run did not score has no shared check, and the other run's checks are its unpaired ones.
 
     ``--rag-baseline``, the HTML report's runs compared and ``pytest-rag plot`` all read it."""
-    first, second = scores_by_check(before), scores_by_check(after)
+    first, second = _scores_by_check(before), _scores_by_check(after)
     return {
         group: paired_bootstrap_difference(first.get(group, {}), second.get(group, {}))
         for group in sorted(set(first) | set(second))

@@ -5,6 +5,9 @@ the median. The spread of those N scores, and how often they fall on both sides 
 say whether a pass is solid or a coin toss (the flips of deepeval #3110). With several judges the
 ensemble score is their median; Krippendorff's alpha (ordinal) across the judges, over the checks
 they all scored, says whether they measure the same thing at all.
+
+Nothing here fails a run: :func:`repeats_lines` is a block of the terminal summary
+(:func:`~.summary.summary_text`), right under its table.
 """
 
 from __future__ import annotations
