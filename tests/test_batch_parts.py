@@ -20,10 +20,9 @@ from pytest_rag.errors import ConfigError
 from pytest_rag.judges.batch_api import BatchProblem, BatchTarget, QueuedRequest
 from pytest_rag.judges.openai.batch import CHAT, OPENAI_BATCHES
 from pytest_rag.judges.protocol import JudgeSpec
-from pytest_rag.report.comparison import records_from_json
 from pytest_rag.report.html.payload import SOURCE_BATCH, _source
 from pytest_rag.report.progress import BatchProgress
-from pytest_rag.report.results_file import build_report
+from pytest_rag.report.results_file import build_report, read_results, write_report
 from pytest_rag.report.summary import render
 from pytest_rag.results import CallTally, CheckRecord
 
@@ -229,12 +228,15 @@ def test_the_summary_counts_waiting_checks_apart_from_judge_errors_and_says_what
     assert "judge errors: 1 (1 JudgeError)" in "\n".join(lines)
 
 
-def test_a_check_judged_from_a_batch_is_marked_so_in_the_html_report_and_the_results_file() -> None:
+def test_a_check_judged_from_a_batch_is_marked_so_in_the_html_report_and_the_results_file(
+    tmp_path: Path,
+) -> None:
     batched = record(batched=1, cost_usd=0.001, saved_usd=0.001)
     assert _source(batched.calls) == SOURCE_BATCH and _source(record(cached=1).calls) != SOURCE_BATCH
     row = build_report([batched])["checks"][0]
     assert (row["batched"], row["saved_usd"]) == (1, 0.001)
-    assert records_from_json({"checks": [row]}, "x")[0].calls == batched.calls  # read back: baselines, shards
+    write_report(tmp_path / "run.json", [batched])
+    assert read_results(tmp_path / "run.json")[0].calls == batched.calls  # read back: baselines, shards
 
 
 def test_progress_shows_what_a_batch_waits_for_then_leaves_the_final_counts() -> None:
@@ -258,12 +260,12 @@ def test_a_batch_desk_that_cannot_open_never_leaves_the_run_calling_live(
 ) -> None:
     """Opening the desk fails (its store unreadable, say): every check of the --rag-batch run fails
     with that, instead of the first one failing and the rest going live at full price."""
-    import pytest_rag.engine.batch.run as batch_run
+    import pytest_rag.session
 
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError("database disk image is malformed")
 
-    monkeypatch.setattr(batch_run, "open_desk", broken)
+    monkeypatch.setattr(pytest_rag.session, "open_desk", broken)  # where the session opens it
     pytester.makepyfile(THREE_FAITHFUL)
     result = run(pytester, fake_llm, tmp_path / "cache", "--rag-batch")
     result.assert_outcomes(failed=3)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_rag.regression.gates import Conclusion, check_fail_under, compare_baseline
-from pytest_rag.report.results_file import build_report
+from pytest_rag.report.results_file import ResultsFileError, build_report
 from pytest_rag.results import CheckRecord, JudgeScore
 from pytest_rag.stats import bootstrap_mean_ci, paired_bootstrap_difference
 from regression_support import faithful_tests, judge_env, marker_server, run_args
@@ -81,11 +81,9 @@ def test_baseline_flags_only_changes_whose_interval_excludes_zero(tmp_path: Path
 
 
 def test_bad_baseline_file_is_a_clear_error(tmp_path: Path) -> None:
-    from pytest_rag.errors import ConfigError
-
     bad = tmp_path / "b.json"
     bad.write_text('{"checks": []}')
-    with pytest.raises(ConfigError, match="not a pytest-rag results file"):
+    with pytest.raises(ResultsFileError, match=r"baseline file .* is not a pytest-rag results file"):
         compare_baseline([], bad, Conclusion())
 
 

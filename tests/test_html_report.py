@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,18 @@ def test_empty_and_single_check_reports_are_complete_pages(count: int) -> None:
     assert page.rstrip().endswith("</html>")
     assert ('id="no-plots"' in page) == (count == 0)
     assert page.count('class="rag-plot"') == (0 if count == 0 else 1)
+
+
+def test_the_style_sheet_and_script_are_package_files_inlined_whole() -> None:
+    """They ship as package data (listed in pyproject), found through importlib.resources, so an
+    installed wheel writes the same page as a source checkout."""
+    assets = resources.files("pytest_rag.report.html").joinpath("assets")
+    css = assets.joinpath("report.css").read_text(encoding="utf-8")
+    js = assets.joinpath("report.js").read_text(encoding="utf-8")
+    page = render_html([check(1)])
+    assert f"<style>\n{css}</style>" in page and f"<script>\n{js}</script></body></html>" in page
+    assert "textContent" in js and "innerHTML" not in js  # the script never parses data as markup
+    assert "--fg:" in css
 
 
 def test_ten_thousand_checks_stay_under_two_megabytes_with_failures_detailed_first() -> None:
@@ -181,14 +194,13 @@ def test_passage_grades_are_placed_by_rank_and_only_on_the_contexts_shown() -> N
 
 
 def test_highlights_survive_the_results_file(tmp_path: Path) -> None:
-    from pytest_rag.report.comparison import load_run
-    from pytest_rag.report.results_file import write_report
+    from pytest_rag.report.results_file import read_results, write_report
 
     record = check(unsupported=("We also give a free puppy.",)).model_copy(
         update={"highlights": Highlights(statements=["We also give a free puppy."], passages={2: "grade: 3"})}
     )
     write_report(tmp_path / "run.json", [record])
-    loaded = load_run(tmp_path / "run.json").records
+    loaded = read_results(tmp_path / "run.json")
     assert loaded[0].highlights == record.highlights
 
 

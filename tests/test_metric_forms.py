@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -54,6 +55,14 @@ def required_arguments(form: SyncForm[Any] | AsyncForm[Any]) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class StandInPlan:
+    """What RagJudge reads of a plan: the check, and the bar resolved for it."""
+
+    check: Check
+    threshold: float | None
+
+
 class NoJudgeSession:
     """Stands in for RagSession: thresholds come from ``bars``; scoring returns ``score`` unless the
     test forbids any judge call, in which case being asked to score fails the test."""
@@ -63,29 +72,29 @@ class NoJudgeSession:
         self.score_value = score
         self.scored: list[str] = []
 
-    def threshold_of(self, name: str, mode: str | None, explicit: float | None) -> float | None:
-        return explicit if explicit is not None else self.bars.get(name)
-
-    def score(self, test_id: str, check: Check, sample: Sample) -> MetricResult:
+    def plan(self, test_id: str, check: Check, sample: Sample) -> StandInPlan:
         name = check.metric or ""
+        return StandInPlan(check, check.threshold if check.threshold is not None else self.bars.get(name))
+
+    def score(self, plan: StandInPlan) -> MetricResult:
+        name = plan.check.metric or ""
         self.scored.append(name)
         if self.score_value is None:
             raise AssertionError(f"a judge was asked to score {name} although the check had no threshold")
-        threshold = check.threshold if check.threshold is not None else self.bars.get(name)
         return MetricResult(
             metric=name,
-            mode=check.mode or "default",
+            mode=plan.check.mode or "default",
             judge="stand-in",
             score=self.score_value,
             scale_low=0,
             scale_high=5,
             normalized=self.score_value / 5,
-            threshold=threshold,
-            passed=None if threshold is None else self.score_value >= threshold,
+            threshold=plan.threshold,
+            passed=None if plan.threshold is None else self.score_value >= plan.threshold,
         )
 
-    async def ascore(self, test_id: str, check: Check, sample: Sample) -> MetricResult:
-        return self.score(test_id, check, sample)
+    async def ascore(self, plan: StandInPlan) -> MetricResult:
+        return self.score(plan)
 
 
 def judge_with(session: NoJudgeSession) -> RagJudge:
@@ -162,9 +171,9 @@ def test_a_form_passes_its_fixed_mode_and_the_callers_options() -> None:
     seen: list[Check] = []
 
     class Recording(NoJudgeSession):
-        def score(self, test_id: str, check: Check, sample: Sample) -> MetricResult:
-            seen.append(check)
-            return super().score(test_id, check, sample)
+        def score(self, plan: StandInPlan) -> MetricResult:
+            seen.append(plan.check)
+            return super().score(plan)
 
     judge = judge_with(Recording({}, score=1))
     judge.faithfulness_claims("An answer.", ["A passage."], batch_size=2)
@@ -181,9 +190,9 @@ def test_the_core_score_forms_take_the_threshold_where_their_assert_forms_do() -
     seen: list[float | None] = []
 
     class Recording(NoJudgeSession):
-        def score(self, test_id: str, check: Check, sample: Sample) -> MetricResult:
-            seen.append(check.threshold)
-            return super().score(test_id, check, sample)
+        def score(self, plan: StandInPlan) -> MetricResult:
+            seen.append(plan.check.threshold)
+            return super().score(plan)
 
     judge = judge_with(Recording({}, score=3))
     judge.faithfulness("An answer.", ["A passage."], 4)

@@ -10,9 +10,10 @@ import pytest
 
 from pytest_rag.cli import main
 from pytest_rag.errors import InputError
-from pytest_rag.report.comparison import Run, compare_runs, load_run, records_from_json
+from pytest_rag.regression.gates import Conclusion, compare_baseline
+from pytest_rag.report.comparison import Run, compare_runs
 from pytest_rag.report.png_plot import PlotError, plot_runs, require_matplotlib
-from pytest_rag.report.results_file import write_report
+from pytest_rag.report.results_file import FORMAT, VERSION, ResultsFileError, build_report, write_report
 from report_records import check
 
 
@@ -27,7 +28,7 @@ def run_files(tmp_path: Path, shift: float = 1.0) -> tuple[Path, Path]:
 
 def test_a_results_file_reads_back_as_the_same_checks(tmp_path: Path) -> None:
     first, _ = run_files(tmp_path)
-    run = load_run(first)
+    run = Run.read(first)
     assert run.label == "before"
     assert len(run.records) == 12
     original = {r.test_id: r.score for r in (check(i, score=float(1 + i % 3)) for i in range(12))}
@@ -37,7 +38,7 @@ def test_a_results_file_reads_back_as_the_same_checks(tmp_path: Path) -> None:
 
 def test_paired_change_uses_only_the_checks_both_runs_scored(tmp_path: Path) -> None:
     first, second = run_files(tmp_path, shift=1.0)
-    (comparison,) = compare_runs([load_run(first), load_run(second)])
+    (comparison,) = compare_runs([Run.read(first), Run.read(second)])
     (change,) = comparison.changes
     assert change.n_shared == 10
     assert change.delta == pytest.approx(1.0)
@@ -46,18 +47,37 @@ def test_paired_change_uses_only_the_checks_both_runs_scored(tmp_path: Path) -> 
     assert [d.n for d in comparison.distributions if d is not None] == [12, 10]
 
 
-def test_record_dumps_and_bare_lists_are_accepted_too() -> None:
-    dump = check(1).model_dump(mode="json")
-    assert records_from_json({"records": [dump]}, "x")[0] == check(1)
-    assert records_from_json([dump], "x")[0].texts == check(1).texts
-    with pytest.raises(InputError, match="no list of checks"):
-        records_from_json({"format": "something else"}, "x.json")
+def test_the_plot_and_the_baseline_gate_report_the_same_paired_change(tmp_path: Path) -> None:
+    first, second = run_files(tmp_path, shift=-1.0)
+    (comparison,) = compare_runs([Run.read(first), Run.read(second)])
+    (change,) = comparison.changes
+    out = Conclusion()
+    compare_baseline(Run.read(second).records, first, out)
+    (line,) = out.lines[1:]
+    assert change.delta is not None and change.ci_low is not None and change.ci_high is not None
+    assert f"change {change.delta:+.2f} [{change.ci_low:+.2f}, {change.ci_high:+.2f}]" in line
+    assert f"over {change.n_shared} shared checks; unpaired: 2 baseline-only, 0 new * drop" in line
+
+
+def test_only_a_results_file_is_read_back(tmp_path: Path) -> None:
+    dumps = tmp_path / "dumps.json"
+    dumps.write_text(json.dumps([check(1).model_dump(mode="json")]), encoding="utf-8")
+    with pytest.raises(ResultsFileError, match="is not a pytest-rag results file"):
+        Run.read(dumps)
+    later = tmp_path / "later.json"
+    later.write_text(json.dumps({**build_report([check(1)]), "version": VERSION + 1}), encoding="utf-8")
+    with pytest.raises(ResultsFileError, match=f"has format version {VERSION + 1}; expected {VERSION}"):
+        Run.read(later)
+    table = tmp_path / "run.csv"
+    write_report(table, [check(1)])
+    with pytest.raises(ResultsFileError, match="is a CSV results file; pytest-rag reads back the JSON one"):
+        Run.read(table)
 
 
 def test_plot_writes_a_png(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     first, second = run_files(tmp_path)
-    out = plot_runs([load_run(first), load_run(second)], tmp_path / "cmp.png")
+    out = plot_runs([Run.read(first), Run.read(second)], tmp_path / "cmp.png")
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
 
@@ -83,7 +103,7 @@ def test_the_cli_writes_an_html_comparison_without_matplotlib(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["missing.json", "-o", "x.png"], "does not exist; write one with --rag-report"),
+        (["missing.json", "-o", "x.png"], "does not exist; save one with --rag-report"),
         (["{first}", "-o", "x.txt"], "name the output *.png, *.svg or *.pdf"),
     ],
 )
@@ -99,11 +119,11 @@ def test_the_cli_explains_bad_input(
 def test_a_file_that_is_not_json_is_refused(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
-    with pytest.raises(InputError, match="is not JSON"):
-        load_run(bad)
-    bad.write_text(json.dumps({"checks": [{"kind": "check"}]}), encoding="utf-8")
-    with pytest.raises(InputError, match=r"check 1 of .* is malformed"):
-        load_run(bad)
+    with pytest.raises(ResultsFileError, match="is not JSON"):
+        Run.read(bad)
+    bad.write_text(json.dumps({"format": FORMAT, "version": VERSION, "checks": [{"kind": "check"}]}))
+    with pytest.raises(ResultsFileError, match=r"check 1 of results file .* is malformed"):
+        Run.read(bad)
 
 
 def test_runs_without_checks_have_nothing_to_plot(tmp_path: Path) -> None:

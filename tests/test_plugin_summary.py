@@ -97,7 +97,7 @@ HEAVY = (
     # pytest-rag's own large modules: compiled again by every process when bytecode is not cached
     # (the snapshot extension is not here: syrupy imports the default extension at session end)
     "pytest_rag.session",
-    "pytest_rag.regression.lifecycle",
+    "pytest_rag.run_end",
 )
 
 UNUSED_SUITE_CONFTEST = f"""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rag.regression.repeats import judge_agreement, repeat_rows, straddles
+from pytest_rag.report.repeats import judge_agreement, repeat_rows, straddles
 from pytest_rag.results import CheckRecord, JudgeScore
 from pytest_rag.stats import krippendorff_alpha
 from regression_support import faithful_tests, judge_env, marker_server, run_args

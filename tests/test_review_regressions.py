@@ -31,8 +31,10 @@ from pytest_rag.judges.faults import translate
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
 from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.rag_judge import RagJudge
+from pytest_rag.results import MetricResult
 from pytest_rag.scoring.similarity import cosine
 from pytest_rag.session import RagSession
+from pytest_rag.thresholds import Thresholds
 from test_metrics_catalog import generic_reply
 
 
@@ -95,6 +97,11 @@ def session(
     return RagSession(FakeConfig(tmp_path, {"rag_judge": "schema", **(options or {})}, ini or {}))
 
 
+def score(rag: RagSession, check: Check, sample: Sample) -> MetricResult:
+    """Plan and score one check as a score form does."""
+    return rag.score(rag.plan("t", check, sample))
+
+
 SAMPLE = Sample(
     question="How long do refunds take?",
     answer="Refunds take 30 days.",
@@ -110,8 +117,8 @@ def test_ini_threshold_of_the_default_mode_does_not_apply_to_a_mode_on_another_s
     """rag_threshold_faithfulness = 4 (the documented example, on the 1-5 scale) made every check of
     faithfulness[claims] (0-1 scale) fail: a perfect 1.0 was compared with 4."""
     rag = session(tmp_path, ini={"rag_threshold_faithfulness": "4"})
-    single = rag.score("t", Check(metric="faithfulness"), SAMPLE)
-    claims = rag.score("t", Check(metric="faithfulness", mode="claims"), SAMPLE)
+    single = score(rag, Check(metric="faithfulness"), SAMPLE)
+    claims = score(rag, Check(metric="faithfulness", mode="claims"), SAMPLE)
     assert single.threshold == 4.0
     assert claims.threshold == 0.8  # the mode's own default
     assert claims.score == 1.0 and claims.passed is True
@@ -119,15 +126,15 @@ def test_ini_threshold_of_the_default_mode_does_not_apply_to_a_mode_on_another_s
 
 def test_ini_threshold_can_name_a_mode_and_an_explicit_zero_still_wins(tmp_path: Path) -> None:
     rag = session(tmp_path, ini={"rag_thresholds": ["faithfulness[claims] = 0.9", "faithfulness = 5"]})
-    assert rag.score("t", Check(metric="faithfulness", mode="claims"), SAMPLE).threshold == 0.9
-    assert rag.score("t", Check(metric="faithfulness"), SAMPLE).threshold == 5.0
-    assert rag.score("t", Check(metric="faithfulness", mode="claims", threshold=0), SAMPLE).threshold == 0.0
+    assert score(rag, Check(metric="faithfulness", mode="claims"), SAMPLE).threshold == 0.9
+    assert score(rag, Check(metric="faithfulness"), SAMPLE).threshold == 5.0
+    assert score(rag, Check(metric="faithfulness", mode="claims", threshold=0), SAMPLE).threshold == 0.0
 
 
 def test_ini_threshold_still_applies_to_a_mode_on_the_same_scale(tmp_path: Path) -> None:
     rag = session(tmp_path, ini={"rag_thresholds": ["consistency = 0.5"]})
-    result = rag.score(
-        "t", Check(metric="consistency", mode="lexical", options={"answers": ["a b c", "a b d"]}), SAMPLE
+    result = score(
+        rag, Check(metric="consistency", mode="lexical", options={"answers": ["a b c", "a b d"]}), SAMPLE
     )
     assert result.threshold == 0.5 and result.passed is True
 
@@ -302,7 +309,7 @@ def test_nan_embeddings_end_as_a_judge_error_not_a_perfect_similarity(tmp_path: 
     rag = session(tmp_path, {"rag_judge": "nan-embeddings"})
     rag.config.hook.extra_providers["nan-embeddings"] = NanEmbeddingJudge
     with pytest.raises(JudgeError, match="vectors"):
-        rag.score("t", Check(metric="semantic_similarity", threshold=0.5), SAMPLE)
+        score(rag, Check(metric="semantic_similarity", threshold=0.5), SAMPLE)
     [record] = rag.results
     assert record.error_kind == "JudgeError" and record.score is None
 
@@ -403,3 +410,41 @@ def test_asserting_on_a_metric_without_a_threshold_fails_before_judging_or_recor
     assert len(rag.results) == 0
     passed = judge.assert_umbrela(SAMPLE.question, ["Refunds take 30 days."], threshold=0)
     assert passed.threshold == 0.0 and passed.passed is True and len(rag.results) == 1
+
+
+class UnreadableJudge(SchemaJudge):
+    """Replies with text that no verdict can be read from, repair request included."""
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        return JudgeReply("no verdict here")
+
+
+def test_a_failed_check_is_counted_under_the_metric_it_resolved_to(tmp_path: Path) -> None:
+    """assert_rag(relevancy=3) judges answer_relevancy; when the judge failed, the error was recorded
+    under "relevancy" with no scale, a summary row of its own beside the scored checks' row."""
+    rag = session(tmp_path, {"rag_judge": "unreadable"})
+    rag.config.hook.extra_providers["unreadable"] = UnreadableJudge
+    outcomes = rag.score_many(
+        "t",
+        [(Check(metric="relevancy", threshold=3), SAMPLE), (Check(metric="faithfulness_claims"), SAMPLE)],
+    )
+    assert all(isinstance(outcome, JudgeError) for outcome in outcomes)
+    labels = [(r.metric, r.mode, r.scale_low, r.scale_high) for r in rag.results]
+    assert labels == [("answer_relevancy", "default", 1.0, 5.0), ("faithfulness", "claims", 0.0, 1.0)]
+
+
+def test_an_assertion_resolves_its_bar_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The assert forms looked the bar up to refuse a check without one, then the session looked it
+    up again to judge it: two lookups that had to agree. The plan now carries the one bar."""
+    rag = session(tmp_path, ini={"rag_threshold_faithfulness": "1"})
+    asked: list[str] = []
+    lookup = Thresholds.of
+
+    def counted(self: Thresholds, metric: Any, explicit: float | None) -> float | None:
+        asked.append(metric.name)
+        return lookup(self, metric, explicit)
+
+    monkeypatch.setattr(Thresholds, "of", counted)
+    result = RagJudge(rag, "t").assert_faithful(SAMPLE.answer, [c.text for c in SAMPLE.contexts])
+    assert result.threshold == 1.0
+    assert asked == ["faithfulness"]

@@ -22,9 +22,9 @@ from conftest import rag_args
 from fake_llm import FakeLLMServer, RecordedRequest, Reply, schema_responder
 from fake_llm.replies import JsonReply
 from pytest_rag import cli
+from pytest_rag.check_keys import report_order
 from pytest_rag.regression.shards import combine, load_shard
-from pytest_rag.report.comparison import records_from_json
-from pytest_rag.report.results_file import build_report, report_order, write_report
+from pytest_rag.report.results_file import read_results, write_report
 from pytest_rag.results import CallTally, CheckRecord, Highlights, JudgeScore, SampleExcerpt
 
 # -- the round trip ------------------------------------------------------------------------------
@@ -77,10 +77,10 @@ def _records() -> list[CheckRecord]:
     return [claims, asked_again, error]
 
 
-def test_a_results_file_reads_back_as_exactly_the_records_of_the_run() -> None:
+def test_a_results_file_reads_back_as_exactly_the_records_of_the_run(tmp_path: Path) -> None:
     records = _records()
-    data = json.loads(json.dumps(build_report(records)))
-    assert records_from_json(data, "results.json") == report_order(records)
+    write_report(tmp_path / "results.json", records)
+    assert read_results(tmp_path / "results.json") == report_order(records)
 
 
 def test_report_order_does_not_depend_on_the_order_checks_were_recorded() -> None:
@@ -129,7 +129,7 @@ def test_the_same_shard_file_twice_is_refused(tmp_path: Path) -> None:
         (None, "missing.json", "shard file .*missing.json does not exist; save one with --rag-report="),
         ("{not json", "bad.json", "shard file .*bad.json is not JSON"),
         ('{"checks": []}', "other.json", "is not a pytest-rag results file"),
-        ("kind,check\n", "shard.csv", "is a CSV results file; merge reads the JSON one"),
+        ("kind,check\n", "shard.csv", "is a CSV results file; pytest-rag reads back the JSON one"),
     ],
 )
 def test_a_bad_shard_file_is_one_line_naming_it_and_exit_status_1(

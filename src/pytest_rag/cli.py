@@ -23,22 +23,19 @@ from .engine.batch.cli import add_batch_commands
 from .engine.cache import add_cache_dir_argument
 from .errors import RagError
 from .regression.shards import add_merge_command
+from .regression.store_io import export_store, import_store
 from .report.png_plot import add_plot_command
 
 Handler = Callable[[argparse.Namespace], int]
 
 
 def _cache_export(args: argparse.Namespace) -> int:
-    from .regression.store_io import export_store
-
     count = export_store(Path(args.cache_dir), Path(args.file))
     print(f"exported {count} judgment(s) from {args.cache_dir} to {args.file}")
     return 0
 
 
 def _cache_import(args: argparse.Namespace) -> int:
-    from .regression.store_io import import_store
-
     summary = import_store(Path(args.file), Path(args.cache_dir))
     print(f"imported {summary} into {args.cache_dir}")
     return 0

@@ -18,7 +18,7 @@ from .engine.limits import BatchSettings, EngineSettings
 from .errors import ConfigError
 from .judges.protocol import JudgeOptions
 from .metrics.catalog import metric_names
-from .regression.bars import check_min_alpha, parse_fail_under
+from .regression.gate_bars import check_min_alpha, parse_fail_under
 
 DEFAULT_JUDGE = "local"
 ENGINE = EngineSettings()

@@ -56,9 +56,9 @@ def pytest_configure(config: pytest.Config) -> None:
         settings = rag_config.read_settings(config, names)
         config.stash[SETTINGS_KEY] = (settings, names)
         if settings.regression.cache_import is not None:
-            from .regression.lifecycle import configure as configure_regression
+            from .run_end import import_judgments
 
-            configure_regression(config, rag_session(config))
+            import_judgments(config, rag_session(config))
     except RagError as exc:
         raise pytest.UsageError(f"pytest-rag: {exc}") from None
 
@@ -131,6 +131,8 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A pytest-xdist worker hands its records to the controller; the controller (or a serial run)
+    sees to the end of the run (:func:`pytest_rag.run_end.finish`)."""
     settings = _settings(session.config)
     if settings is None:
         return
@@ -147,44 +149,29 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         ):
             return  # nothing judged, no file, gate or batch queue to see to: nothing to import
         rag = rag_session(session.config)
-    from .regression.lifecycle import finish, write_html_report
+    from .run_end import finish
 
-    if rag.settings.html_path is not None:
-        write_html_report(session, rag)
     finish(session, rag)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """The "pytest-rag summary" section (:func:`pytest_rag.run_end.write_summary`)."""
     settings = _settings(config)
     if settings is None or hasattr(config, "workerinput"):
         return
     rag = _session(config)
     if rag is None and not settings.regression.any_requested():
         return  # nothing judged and no gate: nothing to say
-    if rag is None or not rag.settings.summary or not len(rag.results):
-        from .regression.lifecycle import failure_lines
+    from .run_end import write_summary
 
-        reasons = failure_lines(config)
-        if reasons:
-            terminalreporter.write_sep("=", "pytest-rag gates")
-            for line in reasons:
-                terminalreporter.write_line(line)
-        return
-    from .regression.lifecycle import summary_lines
-
-    lines = summary_lines(config, rag)
-    if not lines:
-        return
-    terminalreporter.write_sep("=", "pytest-rag summary")
-    for line in lines:
-        terminalreporter.write_line(line)
+    write_summary(terminalreporter, config, rag)
 
 
 def pytest_runtest_teardown(item: pytest.Item) -> None:
     """Each test's scores become properties of its JUnit XML entry."""
     rag = _session(item.config)
     if rag is not None and len(rag.results):
-        from .regression.lifecycle import junit_properties
+        from .run_end import junit_properties
 
         junit_properties(item, rag)
 

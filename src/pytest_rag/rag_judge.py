@@ -20,17 +20,18 @@ from .failures import RagAssertionError, describe
 from .forms import Check, given, score_form
 from .inputs import ContextLike, Sample, coerce_sample
 from .results import MetricResult
-from .table import ResultsTable, Row
+from .results_table import ResultsTable, Row
+from .thresholds import require_threshold
 
 if TYPE_CHECKING:
+    from .check_plan import CheckPlan
     from .session import RagSession
 
 
 def require_pass(result: MetricResult) -> MetricResult:
     """Fail the test with the result's explanation when it is below its threshold."""
     __tracebackhide__ = True
-    if result.threshold is None:
-        raise InputError(f"{result.metric} has no default threshold; pass threshold=... to assert on it")
+    require_threshold(result.metric, result.threshold)
     if not result.passed:
         raise RagAssertionError(result)
     return result
@@ -49,26 +50,24 @@ class RagJudge:
 
     # -- the one path every form takes ---------------------------------------------------------
 
-    def _prepare(self, check: Check, *, enforce: bool) -> Sample:
-        """Read the inputs and, for an assertion, make sure a threshold exists: both before any
-        judge is paid or any check recorded."""
+    def _prepare(self, check: Check, *, enforce: bool) -> CheckPlan:
+        """Read the inputs and plan the check (metric, options, bar) and, for an assertion, make sure
+        the plan has a bar: all before any judge is paid or any check recorded."""
         __tracebackhide__ = True
         assert check.metric is not None  # filled in by the form
-        sample = check.sample()
-        if enforce and self._session.threshold_of(check.metric, check.mode, check.threshold) is None:
-            raise InputError(f"{check.metric} has no default threshold; pass threshold=... to assert on it")
-        return sample
+        plan = self._session.plan(self.test_id, check, check.sample())
+        if enforce:
+            require_threshold(check.metric, plan.threshold)
+        return plan
 
     def run_check(self, check: Check, *, enforce: bool) -> MetricResult:
         __tracebackhide__ = True
-        sample = self._prepare(check, enforce=enforce)
-        result = self._session.score(self.test_id, check, sample)
+        result = self._session.score(self._prepare(check, enforce=enforce))
         return require_pass(result) if enforce else result
 
     async def arun_check(self, check: Check, *, enforce: bool) -> MetricResult:
         __tracebackhide__ = True
-        sample = self._prepare(check, enforce=enforce)
-        result = await self._session.ascore(self.test_id, check, sample)
+        result = await self._session.ascore(self._prepare(check, enforce=enforce))
         return require_pass(result) if enforce else result
 
     # -- any metric by name --------------------------------------------------------------------

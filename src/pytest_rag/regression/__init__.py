@@ -1,7 +1,8 @@
 """Regression suites: what makes a judged suite fail when quality drops.
 
-Snapshots of scores with a tolerance (:mod:`.snapshot`), suite-level gates and baseline comparison
-(:mod:`.gates`), agreement with human gold labels (:mod:`.gold`), the spread of repeated and ensemble
-judgments (:mod:`.repeats`), and the judgment store as a committed JSONL file for replay CI
-(:mod:`.store_io`). :mod:`.lifecycle` ties them to the start and end of a pytest run.
+Snapshots of scores with a tolerance (:mod:`.snapshot`, :mod:`.tolerance`), suite-level gates and
+the baseline comparison (:mod:`.gates`, with the bars as written in :mod:`.gate_bars`), agreement
+with human gold labels (:mod:`.gold`), the judgment store as a committed JSONL file for replay CI
+(:mod:`.store_io`), and the verdict of a suite split across CI shards (:mod:`.shards`). The end of a
+pytest run calls them from :mod:`pytest_rag.run_end`.
 """

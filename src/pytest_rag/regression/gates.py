@@ -16,16 +16,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from ..report.results_file import keyed_records, load_report, metric_label
+from ..check_keys import metric_label
+from ..errors import RagError
+from ..report.comparison import paired_changes
+from ..report.repeats import format_alpha
+from ..report.results_file import read_results
 from ..report.summary import SummaryRow, summary_rows
 from ..results import CheckRecord
+from .gold import gold_agreement, load_gold
 
 
 @dataclass
 class Conclusion:
-    """Lines for the terminal summary and the reasons (if any) the session must fail."""
+    """Lines for the terminal summary and the reasons (if any) the session must fail.
+
+    The end of a run and ``pytest-rag merge`` both add to it: the gates' lines, then what happened
+    to the files they were asked to write, each failure both shown and counted."""
 
     lines: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
@@ -33,6 +40,26 @@ class Conclusion:
     @property
     def failed(self) -> bool:
         return bool(self.failures)
+
+    def fail(self, exc: BaseException) -> None:
+        """A step of the run's end that went wrong (an unreadable file, a full disk): a failed gate
+        with its reason, never a crash that would hide the test results."""
+        message = f"pytest-rag: {exc}"
+        self.failures.append(message)
+        self.lines.append(message)
+
+    @property
+    def summary_lines(self) -> list[str]:
+        """What the summary shows after its table: every line, then, when a gate failed, the verdict."""
+        return [*self.lines, *self._verdict()]
+
+    @property
+    def failure_lines(self) -> list[str]:
+        """Only why the run failed (nothing when it did not), for a run whose summary is hidden."""
+        return [*self.failures, *self._verdict()]
+
+    def _verdict(self) -> list[str]:
+        return [f"pytest-rag: session failed by {len(self.failures)} gate(s)"] if self.failed else []
 
 
 def _fmt(value: float | None) -> str:
@@ -99,9 +126,6 @@ def check_gold(
             out.failures.append("--rag-min-alpha needs gold labels: pass --rag-gold=PATH")
             out.lines.append(f"  {out.failures[-1]}")
         return
-    from .gold import gold_agreement, load_gold
-    from .repeats import format_alpha
-
     agreement = gold_agreement(records, load_gold(gold_path))
     out.lines.append(
         f"agreement with gold labels ({gold_path.name}, Krippendorff's alpha, ordinal, 95% CI); "
@@ -127,48 +151,21 @@ def check_gold(
         out.lines.append(line)
 
 
-def _scores_by_check(rows: Sequence[tuple[str, str, str, Any]]) -> dict[tuple[str, str], dict[str, float]]:
-    grouped: dict[tuple[str, str], dict[str, float]] = {}
-    for metric, judge, key, score in rows:
-        if isinstance(score, (int, float)) and not isinstance(score, bool):
-            grouped.setdefault((metric, judge), {})[key] = float(score)
-    return grouped
-
-
 def compare_baseline(records: Sequence[CheckRecord], baseline_path: Path, out: Conclusion) -> None:
     """Paired bootstrap of this run against a saved results file, per metric and judge."""
-    from ..stats import paired_bootstrap_difference
-
-    baseline = load_report(baseline_path)
-    before = _scores_by_check(
-        [
-            (str(row.get("metric")), str(row.get("judge")), str(row.get("check")), row.get("score"))
-            for row in baseline.get("checks", [])
-            if isinstance(row, dict) and row.get("error") is None
-        ]
-    )
-    after = _scores_by_check(
-        [
-            (metric_label(record), record.judge, key, record.score)
-            for key, record in keyed_records(records)
-            if record.error is None
-        ]
-    )
+    baseline = read_results(baseline_path, "baseline file", " on the reference run")
     out.lines.append(
         f"change from baseline {baseline_path.name} (paired bootstrap over shared checks, 95% CI; "
         "* = interval excludes zero):"
     )
-    for group in sorted(set(before) | set(after)):
-        metric, judge = group
-        if group not in after:
-            out.lines.append(f"  {metric} [{judge}]: in the baseline only (not scored in this run)")
-            continue
-        if group not in before:
-            out.lines.append(f"  {metric} [{judge}]: new in this run (not in the baseline)")
-            continue
-        diff = paired_bootstrap_difference(before[group], after[group])
+    for (metric, judge), diff in paired_changes(baseline, records).items():
         if diff.n_shared == 0 or diff.delta is None:
-            out.lines.append(f"  {metric} [{judge}]: no check scored in both runs")
+            if not diff.only_after:
+                out.lines.append(f"  {metric} [{judge}]: in the baseline only (not scored in this run)")
+            elif not diff.only_before:
+                out.lines.append(f"  {metric} [{judge}]: new in this run (not in the baseline)")
+            else:
+                out.lines.append(f"  {metric} [{judge}]: no check scored in both runs")
             continue
         interval = "" if diff.interval is None else f" [{diff.interval.low:+.2f}, {diff.interval.high:+.2f}]"
         flag = ""
@@ -190,10 +187,20 @@ def conclude(
     gold: Path | None,
     min_alpha: float | None,
     baseline: Path | None,
+    notes: Sequence[str] = (),
 ) -> Conclusion:
-    out = Conclusion()
-    check_fail_under(records, fail_under, out)
-    check_gold(records, gold, min_alpha, out)
-    if baseline is not None:
-        compare_baseline(records, baseline, out)
+    """The gates, gold agreement and baseline comparison of a run's records, after its ``notes``.
+
+    A bad gold or baseline file is a failed gate with its reason, never a crash that would hide the
+    test results. Used at the end of a run and by ``pytest-rag merge``."""
+    out = Conclusion(lines=list(notes))
+    try:
+        check_fail_under(records, fail_under, out)
+        check_gold(records, gold, min_alpha, out)
+        if baseline is not None:
+            compare_baseline(records, baseline, out)
+    except (RagError, ValueError) as exc:
+        failed = Conclusion(lines=list(notes))
+        failed.fail(exc)
+        return failed
     return out

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..check_keys import metric_label
 from ..errors import ConfigError
-from ..report.results_file import metric_label
 from ..results import CheckRecord
 from ..stats import AlphaEstimate, alpha_with_interval
 

@@ -9,10 +9,10 @@ gates (``--fail-under``, ``--gold``/``--min-alpha``), the baseline comparison, t
 the HTML report. Its exit status is that of the run's gates: 0, or 1 when a gate failed.
 
 The output is identical to the unsharded run's because both read the same records (results files
-keep every number at full precision) in the same order (:func:`~pytest_rag.report.results_file.
-report_order`), through the same functions (:func:`~.lifecycle.summary_text`, :func:`~.lifecycle.
-conclude_run`). What a results file cannot say is left out: each shard's own test failures (its job's
-exit status says them) and a per-run ``--rag-budget`` line.
+keep every number at full precision) in the same order (:func:`~pytest_rag.check_keys.report_order`),
+through the same functions (:func:`~pytest_rag.report.summary.summary_text`,
+:func:`~.gates.conclude`). What a results file cannot say is left out: each shard's own test failures
+(its job's exit status says them) and a per-run ``--rag-budget`` line.
 """
 
 from __future__ import annotations
@@ -23,11 +23,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..check_keys import keyed_records, metric_label, report_order
 from ..errors import InputError
-from ..report.comparison import records_from_json
-from ..report.results_file import REPORT_SUFFIXES, keyed_records, load_report, metric_label, report_order
+from ..report.html.page import write_html_report
+from ..report.results_file import REPORT_SUFFIXES, read_results, write_reports
+from ..report.summary import summary_text
 from ..results import CheckRecord
-from .bars import check_min_alpha, parse_fail_under
+from .gate_bars import check_min_alpha, parse_fail_under
+from .gates import conclude
 
 
 @dataclass(frozen=True)
@@ -40,13 +43,7 @@ class Shard:
 
 def load_shard(path: Path) -> Shard:
     """Read one shard's JSON results file; the error names the file and how to write a valid one."""
-    if path.suffix.lower() == ".csv":
-        raise InputError(
-            f"shard file {path} is a CSV results file; merge reads the JSON one, which keeps every "
-            "number exactly (write it with --rag-report=shard.json; repeat the option for both)"
-        )
-    data = load_report(path, role="shard file", remedy="in each shard's pytest command")
-    return Shard(path, records_from_json(data, str(path)))
+    return Shard(path, read_results(path, "shard file", " in each shard's pytest command"))
 
 
 def combine(shards: Sequence[Shard]) -> list[CheckRecord]:
@@ -100,8 +97,6 @@ def merge(
 ) -> MergeOutcome:
     """Merge the shards, judge the whole, write the requested files; the lines are the summary an
     unsharded run prints under its "pytest-rag summary" rule."""
-    from .lifecycle import conclude_run, summary_text, write_html_file, write_results
-
     shards = [load_shard(path) for path in shard_paths]
     records = combine(shards)
     for path in reports:
@@ -110,17 +105,18 @@ def merge(
     notes = []
     if html is not None:
         title = f"pytest-rag report · {len(shards)} shard(s) merged"
-        notes.append(write_html_file(html, records, baseline, title))
-    conclusion = conclude_run(
+        notes.append(write_html_report(html, records, baseline, title))
+    conclusion = conclude(
         records, fail_under=fail_under or {}, gold=gold, min_alpha=min_alpha, baseline=baseline, notes=notes
     )
-    write_results(reports, records, conclusion)
+    written, error = write_reports(reports, records)
+    conclusion.lines.extend(written)
+    if error is not None:
+        conclusion.fail(error)
     dry_run = any(record.error_kind == "NotJudgedError" for record in records)
-    lines = summary_text(records, conclusion, quiet=quiet, dry_run=dry_run)
+    lines = summary_text(records, conclusion.summary_lines, quiet=quiet, dry_run=dry_run)
     if not lines:  # no check in any shard: still say so, and why a gate failed
-        lines = [f"no judged check in {len(shards)} shard file(s)", *conclusion.lines]
-        if conclusion.failed:
-            lines.append(f"pytest-rag: session failed by {len(conclusion.failures)} gate(s)")
+        lines = [f"no judged check in {len(shards)} shard file(s)", *conclusion.summary_lines]
     return MergeOutcome(lines, conclusion.failed)
 
 

@@ -1,24 +1,25 @@
 """The numbers behind the score plots: distributions per metric and judge, and runs side by side.
 
 Both the HTML report and ``pytest-rag plot`` draw from here, so a box, a mean, an interval or a
-paired change means the same thing in both. Everything is computed from check records: the current
-session's, or those read back from results files written by ``--rag-report``.
+paired change means the same thing in both; the paired change is also what ``--rag-baseline``
+prints (:func:`paired_changes`, the one comparison of two runs). Everything is computed from check
+records: the current session's, or those read back from results files written by ``--rag-report``.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from ..check_keys import keyed_records, metric_label
 from ..errors import InputError
-from ..results import CallTally, CheckRecord, Highlights, JudgeScore, SampleExcerpt
-from .results_file import keyed_records, metric_label
+from ..results import CheckRecord
+from ..results_table import aggregate
+from ..stats import PairedDifference, paired_bootstrap_difference
+from .results_file import read_results
 
 #: Most points a strip plot draws per group; past this, evenly spaced order statistics stand in.
 STRIP_POINTS = 240
@@ -70,8 +71,6 @@ class Distribution:
 
 def distribution(metric: str, judge: str, records: Sequence[CheckRecord]) -> Distribution:
     """Summarise the records of one group (errors are counted apart, never scored)."""
-    from ..table import aggregate
-
     scored = [r for r in records if r.error is None and r.score is not None]
     scores = sorted(float(r.score) for r in scored if r.score is not None)
     passes = [bool(r.passed) for r in scored if r.passed is not None]
@@ -144,90 +143,10 @@ class Run:
     label: str
     records: list[CheckRecord]
 
-
-def _tally_from_row(row: dict[str, Any]) -> CallTally:
-    """The call tally of a check row: the whole tally when the row carries it, else its flat columns
-    (files written before the tally was kept whole; a column a file lacks counts zero)."""
-    if isinstance(row.get("calls"), dict):
-        return CallTally.model_validate(row["calls"])
-    return CallTally.model_validate(
-        {name: row[name] for name in CallTally.model_fields if row.get(name) is not None}
-    )
-
-
-def _record_from_row(row: dict[str, Any]) -> CheckRecord:
-    """A check row of a ``--rag-report`` JSON file (or a CheckRecord dump) as a CheckRecord.
-
-    A row written by this version reads back as exactly the record the run held; a judge's score is
-    the median of its repeats, as the evaluation computed it."""
-    if "kind" not in row:  # a CheckRecord dump, not a results-file row
-        return CheckRecord.model_validate(row)
-    metric, mode = str(row.get("metric", "")), str(row.get("mode") or "default")
-    suffix = f"[{mode}]"
-    if mode != "default" and metric.endswith(suffix):
-        metric = metric[: -len(suffix)]
-    judges = [
-        JudgeScore(judge=name, score=statistics.median(values), repeats=list(values))
-        for name, values in (row.get("judge_scores") or {}).items()
-        if isinstance(values, list) and values and all(isinstance(v, (int, float)) for v in values)
-    ]
-    texts = row.get("texts")
-    return CheckRecord(
-        test_id=str(row["test_id"]),
-        metric=metric,
-        mode=mode,
-        judge=str(row.get("judge") or ""),
-        score=row.get("score"),
-        normalized=row.get("normalized"),
-        scale_low=row.get("scale_low"),
-        scale_high=row.get("scale_high"),
-        threshold=row.get("threshold"),
-        passed=row.get("passed"),
-        error=row.get("error"),
-        error_kind=row.get("error_kind"),
-        reasons=str(row.get("reasons") or ""),
-        evidence=row.get("evidence") or {},
-        details=row.get("details") or {},
-        judges=judges,
-        calls=_tally_from_row(row),
-        sample_id=row.get("sample_id"),
-        texts=SampleExcerpt.model_validate(texts) if isinstance(texts, dict) else None,
-        highlights=Highlights.model_validate(row.get("highlights") or {}),
-    )
-
-
-def records_from_json(data: Any, where: str) -> list[CheckRecord]:
-    """Check records from a results file's JSON: ``{"checks": [...]}`` as ``--rag-report`` writes it,
-    or a ``{"records": [...]}`` object or a bare list of CheckRecord dumps."""
-    rows = data.get("checks", data.get("records")) if isinstance(data, dict) else data
-    if not isinstance(rows, list):
-        raise InputError(
-            f"{where} holds no list of checks; pass a results file written by --rag-report=FILE.json"
-        )
-    records = []
-    for number, row in enumerate(rows, start=1):
-        if not isinstance(row, dict) or row.get("kind", "check") != "check":
-            continue
-        try:
-            records.append(_record_from_row(row))
-        except (KeyError, ValueError, TypeError) as exc:
-            raise InputError(
-                f"check {number} of {where} is malformed ({exc}); regenerate the file with --rag-report"
-            ) from None
-    return records
-
-
-def load_run(path: Path, label: str | None = None) -> Run:
-    """Read one results file; the error names the file and how to produce a valid one."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"results file {path} does not exist; write one with --rag-report={path}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(
-            f"results file {path} is not JSON ({exc}); pass the .json file written by --rag-report"
-        ) from None
-    return Run(label or path.stem, records_from_json(data, str(path)))
+    @classmethod
+    def read(cls, path: Path, label: str | None = None, role: str = "results file") -> Run:
+        """The run saved in a results file (see :func:`~.results_file.read_results`)."""
+        return cls(label or path.stem, read_results(path, role))
 
 
 def unique_labels(runs: Sequence[Run]) -> list[str]:
@@ -251,6 +170,18 @@ class PairedChange:
     ci_high: float | None
     significant: bool
 
+    @classmethod
+    def of(cls, run: str, difference: PairedDifference) -> PairedChange:
+        interval = difference.interval
+        return cls(
+            run=run,
+            n_shared=difference.n_shared,
+            delta=difference.delta,
+            ci_low=interval.low if interval else None,
+            ci_high=interval.high if interval else None,
+            significant=difference.significant,
+        )
+
 
 @dataclass(frozen=True)
 class MetricComparison:
@@ -264,7 +195,9 @@ class MetricComparison:
     changes: list[PairedChange]
 
 
-def _scores_by_check(records: Sequence[CheckRecord]) -> dict[tuple[str, str], dict[str, float]]:
+def _scores_by_check(records: Iterable[CheckRecord]) -> dict[tuple[str, str], dict[str, float]]:
+    """The scored checks of a run by (metric label, judge), each under its check key: what pairs a
+    check with the same check of another run. Judge errors have no score and pair with nothing."""
     out: dict[tuple[str, str], dict[str, float]] = {}
     for key, record in keyed_records(records):
         if record.error is None and record.score is not None:
@@ -272,34 +205,37 @@ def _scores_by_check(records: Sequence[CheckRecord]) -> dict[tuple[str, str], di
     return out
 
 
+def paired_changes(
+    before: Iterable[CheckRecord], after: Iterable[CheckRecord]
+) -> dict[tuple[str, str], PairedDifference]:
+    """The comparison of two runs: for every (metric label, judge) that either scored, sorted, the
+    paired bootstrap of ``after`` against ``before`` over the checks both scored. A group that one
+    run did not score has no shared check, and the other run's checks are its unpaired ones.
+
+    ``--rag-baseline``, the HTML report's runs compared and ``pytest-rag plot`` all read it."""
+    first, second = _scores_by_check(before), _scores_by_check(after)
+    return {
+        group: paired_bootstrap_difference(first.get(group, {}), second.get(group, {}))
+        for group in sorted(set(first) | set(second))
+    }
+
+
 def compare_runs(runs: Sequence[Run]) -> list[MetricComparison]:
     """Every (metric, judge) seen in any run, with each run's distribution and paired changes."""
-    from ..stats import paired_bootstrap_difference
-
     if not runs:
         raise InputError("comparing runs needs at least one results file")
     labels = unique_labels(runs)
     grouped = [group_records(run.records) for run in runs]
-    paired = [_scores_by_check(run.records) for run in runs]
+    changes = [paired_changes(runs[0].records, run.records) for run in runs[1:]]
     comparisons = []
     for metric, judge in sorted({key for groups in grouped for key in groups}):
         dists = [
             distribution(metric, judge, groups[(metric, judge)]) if (metric, judge) in groups else None
             for groups in grouped
         ]
-        changes = []
-        first = paired[0].get((metric, judge), {})
-        for label, scores in zip(labels[1:], paired[1:], strict=True):
-            diff = paired_bootstrap_difference(first, scores.get((metric, judge), {}))
-            changes.append(
-                PairedChange(
-                    run=label,
-                    n_shared=diff.n_shared,
-                    delta=diff.delta,
-                    ci_low=diff.interval.low if diff.interval else None,
-                    ci_high=diff.interval.high if diff.interval else None,
-                    significant=diff.significant,
-                )
-            )
-        comparisons.append(MetricComparison(metric, judge, labels, dists, changes))
+        later = [  # a group that neither run scored (all judge errors) pairs nothing
+            PairedChange.of(label, by_group.get((metric, judge)) or paired_bootstrap_difference({}, {}))
+            for label, by_group in zip(labels[1:], changes, strict=True)
+        ]
+        comparisons.append(MetricComparison(metric, judge, labels, dists, later))
     return comparisons

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, RagError
-from .comparison import MetricComparison, Run, compare_runs, load_run
+from .comparison import MetricComparison, Run, compare_runs
+from .html.page import write_html
 
 MATPLOTLIB_SUFFIXES = (".png", ".svg", ".pdf")
 HTML_SUFFIXES = (".html", ".htm")
@@ -98,14 +99,7 @@ def _draw_distributions(ax: Any, comparison: MetricComparison) -> None:
             zorder=3,
         )
         rate = f", pass {dist.pass_rate:.0%}" if dist.pass_rate is not None else ""
-        ax.text(
-            1.01,
-            i,
-            f"{dist.mean:.2f} (n={dist.n}{rate})",
-            transform=ax.get_yaxis_transform(),
-            va="center",
-            fontsize=8,
-        )
+        _beside(ax, i, f"{dist.mean:.2f} (n={dist.n}{rate})")
     thresholds = {d.threshold for d in comparison.distributions if d is not None and d.threshold is not None}
     for threshold in thresholds:
         ax.axvline(threshold, color="#b3261e", linestyle="--", linewidth=1.2)
@@ -127,6 +121,11 @@ def _draw_distributions(ax: Any, comparison: MetricComparison) -> None:
     ax.grid(axis="x", color="#eceff2")
 
 
+def _beside(ax: Any, row: int, text: str) -> None:
+    """A row's figures, written just right of the axes."""
+    ax.text(1.01, row, text, transform=ax.get_yaxis_transform(), va="center", fontsize=8)
+
+
 def _draw_changes(ax: Any, comparison: MetricComparison) -> None:
     changes = comparison.changes
     for i, change in enumerate(changes):
@@ -137,14 +136,7 @@ def _draw_changes(ax: Any, comparison: MetricComparison) -> None:
         low = change.delta - (change.ci_low if change.ci_low is not None else change.delta)
         high = (change.ci_high if change.ci_high is not None else change.delta) - change.delta
         ax.errorbar([change.delta], [i], xerr=[[low], [high]], fmt="o", color=color, capsize=3)
-        ax.text(
-            1.01,
-            i,
-            f"{change.delta:+.2f} ({change.n_shared} pairs)",
-            transform=ax.get_yaxis_transform(),
-            va="center",
-            fontsize=8,
-        )
+        _beside(ax, i, f"{change.delta:+.2f} ({change.n_shared} pairs)")
     ax.axvline(0, color="#333", linewidth=1)
     ax.locator_params(axis="x", nbins=5)
     ax.set_yticks(range(len(changes)))
@@ -193,10 +185,8 @@ def plot_runs(runs: Sequence[Run], output: Path) -> Path:
 def plot_command(args: argparse.Namespace) -> int:
     """``pytest-rag plot``: read the results files and write the comparison."""
     output = Path(args.output)
-    runs = [load_run(Path(path)) for path in args.runs]
+    runs = [Run.read(Path(path)) for path in args.runs]
     if output.suffix.lower() in HTML_SUFFIXES:
-        from .html.page import write_html
-
         write_html(
             output, runs[-1].records, runs=runs if len(runs) > 1 else (), title="pytest-rag: runs compared"
         )

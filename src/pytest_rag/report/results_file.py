@@ -6,8 +6,8 @@ metric asked twice), and nothing time-dependent is written beyond what the check
 carry, so two runs over the same inputs and cache write identical files. The JSON file is also what
 ``--rag-baseline`` reads back and what ``pytest-rag merge`` combines across CI shards, so a JSON row
 holds its check exactly: numbers at full precision (JSON floats round-trip), the details and the
-call tally (all but its latency, which is time). Reading a row back gives the record the run held (see
-:func:`pytest_rag.report.comparison.records_from_json`).
+call tally (all but its latency, which is time), and :func:`read_results` gives back the records the
+run held.
 """
 
 from __future__ import annotations
@@ -15,13 +15,16 @@ from __future__ import annotations
 import csv
 import io
 import json
+import statistics
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
-from ..results import CheckRecord
+from ..check_keys import keyed_records, metric_label
+from ..errors import ConfigError, RagError
+from ..results import CallTally, CheckRecord, Highlights, JudgeScore, SampleExcerpt
 from .files import write_text_atomically
+from .summary import summary_rows
 
 FORMAT = "pytest-rag-results"
 VERSION = 1
@@ -70,47 +73,6 @@ AGGREGATE_COLUMNS = (
     "with_threshold",
     "not_judged",
 )
-
-
-def metric_label(record: CheckRecord) -> str:
-    """How the summary names a metric: ``faithfulness``, or ``faithfulness[claims]`` for a mode."""
-    return record.metric if record.mode == "default" else f"{record.metric}[{record.mode}]"
-
-
-def keyed_records(records: Iterable[CheckRecord]) -> list[tuple[str, CheckRecord]]:
-    """Every record with a key that names the same check in another run, sorted by that key.
-
-    The key is ``test_id`` plus ``[sample_id]`` when the check scored a named sample, plus ``#N`` for
-    the N-th check of the same metric and judge within that test and sample (N > 0 only).
-    """
-    seen: dict[tuple[str, str, str, str], int] = {}
-    keyed: list[tuple[tuple[str, ...], str, CheckRecord]] = []
-    for record in records:
-        ident = (record.test_id, record.sample_id or "", metric_label(record), record.judge)
-        occurrence = seen.get(ident, 0)
-        seen[ident] = occurrence + 1
-        key = record.test_id + (f"[{record.sample_id}]" if record.sample_id else "")
-        if occurrence:
-            key += f"#{occurrence}"
-        sort_key = (
-            record.test_id,
-            record.sample_id or "",
-            metric_label(record),
-            record.judge,
-            f"{occurrence:06d}",
-        )
-        keyed.append((sort_key, key, record))
-    keyed.sort(key=lambda item: item[0])
-    return [(key, record) for _, key, record in keyed]
-
-
-def report_order(records: Iterable[CheckRecord]) -> list[CheckRecord]:
-    """The records in the order of a results file (by check key), whatever order they were recorded in.
-
-    Everything printed at the end of a run reads the records in this order: the bootstrap resamples
-    by position, so a serial run, a pytest-xdist run (records arrive as workers finish) and a merge of
-    CI shards print the same intervals for the same checks only when they agree on the order."""
-    return [record for _, record in keyed_records(records)]
 
 
 def _number(value: float | None) -> float | int | None:
@@ -170,8 +132,6 @@ def _tally(record: CheckRecord) -> dict[str, Any]:
 
 
 def aggregate_rows(records: Sequence[CheckRecord]) -> list[dict[str, Any]]:
-    from .summary import summary_rows
-
     rows = []
     for row in summary_rows(records):
         a = row.aggregate
@@ -241,32 +201,121 @@ def write_report(path: Path, records: Sequence[CheckRecord]) -> None:
     write_text_atomically(path, text)
 
 
-def load_report(
-    path: Path, role: str = "baseline file", remedy: str = "on the reference run"
-) -> dict[str, Any]:
-    """Read a results JSON file written by ``--rag-report`` (``--rag-baseline``, ``pytest-rag merge``).
+def write_reports(
+    paths: Sequence[Path], records: Sequence[CheckRecord]
+) -> tuple[list[str], Exception | None]:
+    """Write every results file asked for (``--rag-report``, ``pytest-rag merge --report``): the lines
+    the summary shows, and the error that stopped the writing (a file that cannot be written fails
+    the run), if any."""
+    lines: list[str] = []
+    for path in paths:
+        try:
+            write_report(path, records)
+        except (RagError, OSError) as exc:
+            return lines, exc
+        lines.append(f"results written to {path}")
+    return lines, None
 
-    ``role`` names the file in errors ("baseline file", "shard file") and ``remedy`` ends the hint
-    on how to write a valid one."""
+
+class ResultsFileError(RagError):
+    """A results file that cannot be read back; the message names the file and how to write a good one."""
+
+
+def read_results(path: Path, role: str = "results file", remedy: str = "") -> list[CheckRecord]:
+    """The checks of a JSON results file written by ``--rag-report``, as the records the run held.
+
+    The one reader of results files: ``--rag-baseline``, ``--rag-html``'s comparison, ``pytest-rag
+    plot`` and ``pytest-rag merge`` all read through it, so a file one of them accepts, the others
+    accept too. ``role`` names the file in errors ("baseline file", "shard file") and ``remedy`` ends
+    the hint on how to write a valid one (" on the reference run")."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(
-            f"{role} {path} does not exist; save one with --rag-report={path} {remedy}"
+        raise ResultsFileError(
+            f"{role} {path} does not exist; save one with --rag-report={path}{remedy}"
         ) from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{role} {path} is not JSON ({exc.msg} at line {exc.lineno})") from None
     except UnicodeDecodeError:
-        raise ConfigError(
+        raise ResultsFileError(
             f"{role} {path} is not a text file; pass the .json file written by --rag-report"
         ) from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ConfigError(
-            f"{role} {path} is not a pytest-rag results file; write one with --rag-report=FILE.json {remedy}"
+    if path.suffix.lower() == ".csv":
+        raise ResultsFileError(
+            f"{role} {path} is a CSV results file; pytest-rag reads back the JSON one, which keeps every "
+            "number exactly (write it with --rag-report=FILE.json; repeat the option for both)"
         )
-    if data.get("version") != VERSION:
-        raise ConfigError(f"{role} {path} has format version {data.get('version')!r}; expected {VERSION}")
-    return data
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsFileError(
+            f"{role} {path} is not JSON ({exc.msg} at line {exc.lineno}); pass the .json file written by "
+            "--rag-report"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ResultsFileError(
+            f"{role} {path} is not a pytest-rag results file; write one with --rag-report=FILE.json{remedy}"
+        )
+    version = data.get("version")
+    if version != VERSION:
+        raise ResultsFileError(f"{role} {path} has format version {version!r}; expected {VERSION}")
+    rows = data.get("checks")
+    if not isinstance(rows, list):
+        raise ResultsFileError(f"{role} {path} holds no list of checks; write it again with --rag-report")
+    records = []
+    for number, row in enumerate(rows, start=1):
+        try:
+            records.append(_record_from_row(row))
+        except (KeyError, ValueError, TypeError, AttributeError) as exc:
+            raise ResultsFileError(
+                f"check {number} of {role} {path} is malformed ({exc}); write it again with --rag-report"
+            ) from None
+    return records
+
+
+def _record_from_row(row: dict[str, Any]) -> CheckRecord:
+    """A check row as the record it was written from (:func:`check_row` the other way round); a
+    judge's score is the median of its repeats, as the evaluation computed it."""
+    metric, mode = str(row.get("metric", "")), str(row.get("mode") or "default")
+    suffix = f"[{mode}]"
+    if mode != "default" and metric.endswith(suffix):
+        metric = metric[: -len(suffix)]
+    judges = [
+        JudgeScore(judge=name, score=statistics.median(values), repeats=list(values))
+        for name, values in (row.get("judge_scores") or {}).items()
+        if isinstance(values, list) and values and all(isinstance(v, (int, float)) for v in values)
+    ]
+    texts = row.get("texts")
+    return CheckRecord(
+        test_id=str(row["test_id"]),
+        metric=metric,
+        mode=mode,
+        judge=str(row.get("judge") or ""),
+        score=row.get("score"),
+        normalized=row.get("normalized"),
+        scale_low=row.get("scale_low"),
+        scale_high=row.get("scale_high"),
+        threshold=row.get("threshold"),
+        passed=row.get("passed"),
+        error=row.get("error"),
+        error_kind=row.get("error_kind"),
+        reasons=str(row.get("reasons") or ""),
+        evidence=row.get("evidence") or {},
+        details=row.get("details") or {},
+        judges=judges,
+        calls=_tally_from_row(row),
+        sample_id=row.get("sample_id"),
+        texts=SampleExcerpt.model_validate(texts) if isinstance(texts, dict) else None,
+        highlights=Highlights.model_validate(row.get("highlights") or {}),
+    )
+
+
+def _tally_from_row(row: dict[str, Any]) -> CallTally:
+    """The call tally of a check row: the whole tally when the row carries it, else its flat columns
+    (files written before the tally was kept whole; a column a file lacks counts zero)."""
+    if isinstance(row.get("calls"), dict):
+        return CallTally.model_validate(row["calls"])
+    return CallTally.model_validate(
+        {name: row[name] for name in CallTally.model_fields if row.get(name) is not None}
+    )
 
 
 def junit_properties(records: Iterable[CheckRecord]) -> list[tuple[str, str]]:

@@ -1,4 +1,9 @@
-"""The end-of-run summary: one row per metric and judge, read only from the session results.
+"""The end-of-run summary: every line under the "pytest-rag summary" rule, read only from the records.
+
+:func:`summary_text` assembles it: the table (one row per metric and judge), the judge calls, the
+dry-run estimate and budget, the repeats and ensembles block (:mod:`.repeats`), then the closing
+lines the caller hands over (the gates, the baseline comparison, the files written). The plugin and
+``pytest-rag merge`` both print exactly this.
 
 n counts scored checks; judge errors are counted apart and excluded from the mean, and the row says
 how many, so an average never silently hides failures. The 95% interval is a seeded percentile
@@ -7,17 +12,21 @@ bootstrap of the mean: the same results always print the same interval.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..check_keys import metric_label
 from ..engine.pricing import usd
 from ..engine.spending import Estimate
 from ..results import CallTally, CheckRecord, JudgeScore
-from ..table import Aggregate, aggregate
+from ..results_table import Aggregate, aggregate
+from .repeats import repeats_lines
 
 
 @dataclass(frozen=True)
 class SummaryRow:
+    """One row of the summary table: a metric and judge's aggregate, and the scale it scores on."""
+
     aggregate: Aggregate
     scale: str
 
@@ -41,9 +50,10 @@ def _member_record(record: CheckRecord, member: JudgeScore) -> CheckRecord:
 
 
 def summary_rows(records: Iterable[CheckRecord]) -> list[SummaryRow]:
+    """A row per metric label and judge, sorted; each member of an ensemble gets its own row too."""
     groups: dict[tuple[str, str], list[CheckRecord]] = {}
     for record in records:
-        label = record.metric if record.mode == "default" else f"{record.metric}[{record.mode}]"
+        label = metric_label(record)
         groups.setdefault((label, record.judge), []).append(record)
         for member in record.judges if len(record.judges) > 1 else ():
             groups.setdefault((label, member.judge), []).append(_member_record(record, member))
@@ -191,3 +201,20 @@ def render(
         detail = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
         lines.append(f"judge errors: {error_count} ({detail}); excluded from the means above")
     return lines + extra
+
+
+def summary_text(
+    records: list[CheckRecord],
+    closing: Sequence[str] = (),
+    *,
+    quiet: bool = False,
+    dry_run: bool = False,
+    budget_usd: float | None = None,
+) -> list[str]:
+    """Every line under the "pytest-rag summary" rule: the table, the repeats and ensembles block,
+    then ``closing`` (the notes, gates, agreement, baseline and files of the run's end). Empty when
+    no check was recorded: there is no summary to print."""
+    table = render(records, quiet=quiet, dry_run=dry_run, budget_usd=budget_usd)
+    if not table:
+        return []
+    return [*table, *repeats_lines(records), *closing]

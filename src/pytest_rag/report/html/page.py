@@ -10,7 +10,8 @@ given several runs, the runs side by side with the paired change of each against
 
 The data it shows is built in :mod:`.payload` (interned columns, details by priority within a size
 budget) and :mod:`.sentences` (which answer sentence to mark and where it comes from); the plots
-are drawn in :mod:`.plots`, the style sheet and script are in :mod:`.assets`.
+are drawn in :mod:`.plots`; the style sheet and script are the files ``assets/report.css`` and
+``assets/report.js``, shipped as package data and inlined into every report.
 
 Safety: data travels as JSON inside ``<script type="application/json">`` with ``<``, ``>`` and
 ``&`` escaped, and the script builds the page with text nodes only; Python-made markup goes through
@@ -20,15 +21,17 @@ Safety: data travels as JSON inside ``<script type="application/json">`` with ``
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 from collections.abc import Sequence
 from html import escape
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ...errors import RagError
 from ...results import CallTally, CheckRecord
 from ..comparison import Run, compare_runs, distributions
 from ..files import write_text_atomically
-from .assets import CSS, JS
 from .payload import (
     SIZE_LIMIT,
     STATUS_ERROR,
@@ -42,6 +45,16 @@ from .payload import (
     script_json,
 )
 from .plots import change_panel, distribution_panel
+
+
+@functools.cache
+def _asset(name: str) -> str:
+    """A file of the ``assets`` folder beside this module, as text.
+
+    The script builds the checks table and the detail view with ``textContent`` and DOM nodes only,
+    never ``innerHTML`` (an answer, context or judge reply that contains markup is shown as text),
+    and shows one page of checks at a time, so a report of ten thousand checks stays responsive."""
+    return resources.files(__package__).joinpath("assets").joinpath(name).read_text(encoding="utf-8")
 
 
 def _card(value: str, label: str) -> str:
@@ -161,14 +174,14 @@ def _page(title: str, subtitle: str, body: str, payload: str) -> str:
             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
             "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
             '<link rel="icon" href="data:,">',
-            f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
+            f"<title>{escape(title)}</title><style>\n{_asset('report.css')}</style></head><body>",
             f'<header><h1>{escape(title)}</h1><p class="muted">{escape(subtitle)}</p></header><main>',
             body,
             "</main><footer>Scores are on each metric's own scale; compare them only within one judge. "
             "Means carry seeded 95% percentile-bootstrap intervals; judge errors are counted apart and "
             "never scored. Made by pytest-rag; this file loads nothing from the network.</footer>",
             f'<script type="application/json" id="rag-data">{payload}</script>',
-            f"<script>{JS}</script></body></html>\n",
+            f"<script>\n{_asset('report.js')}</script></body></html>\n",
         ]
     )
 
@@ -215,3 +228,23 @@ def write_html(
     page = render_html(records, runs=runs, title=title)
     write_text_atomically(path, page)
     return path
+
+
+def write_html_report(path: Path, records: Sequence[CheckRecord], baseline: Path | None, title: str) -> str:
+    """Write the HTML report of ``records`` (compared with ``baseline`` when that file exists), for
+    the end of a run and for ``pytest-rag merge``; returns the line the summary shows: where it went,
+    or why it could not be written."""
+    runs: list[Run] = []
+    if baseline is not None and baseline.exists():
+        try:
+            runs = [
+                Run.read(baseline, f"baseline: {baseline.name}", "baseline file"),
+                Run("this run", list(records)),
+            ]
+        except RagError:
+            runs = []  # the regression summary reports what is wrong with the baseline file
+    try:
+        write_html(path, records, runs=runs, title=title)
+    except OSError as exc:
+        return f"pytest-rag: could not write the HTML report {path}: {exc.strerror or exc}"
+    return f"HTML report written to {path}"

@@ -14,8 +14,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ...check_keys import metric_label
 from ...results import CallTally, CheckRecord
-from ..results_file import metric_label
 from .sentences import flag_sentences, match_sentences
 
 #: The report aims to stay under this many bytes whatever the number of checks.

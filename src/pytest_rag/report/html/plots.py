@@ -159,17 +159,23 @@ def _axis_lines(axis: Axis, top: float, bottom: float) -> list[str]:
     return out
 
 
+def _svg_start(css_class: str, metric: str, rows: int, title: str) -> list[str]:
+    """The opening of a panel: ``rows`` rows under the top margin and an axis below them; ``title``
+    (already escaped) is what a screen reader says after the metric."""
+    height = TOP + ROW * rows + AXIS
+    return [
+        f'<svg class="{css_class}" data-metric="{escape(metric)}" data-rows="{rows}" role="img" '
+        f'viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
+        f'xmlns="http://www.w3.org/2000/svg">',
+        f"<title>{escape(metric)}: {title}</title>",
+    ]
+
+
 def distribution_panel(metric: str, rows: Sequence[tuple[str, Distribution | None]]) -> str:
     """One metric's SVG: a row per (label, distribution), sharing one axis and the threshold line."""
     axis = axis_for([d for _, d in rows])
-    height = TOP + ROW * len(rows) + AXIS
     bottom = TOP + ROW * len(rows)
-    out = [
-        f'<svg class="rag-plot" data-metric="{escape(metric)}" data-rows="{len(rows)}" role="img" '
-        f'viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
-        f'xmlns="http://www.w3.org/2000/svg">',
-        f"<title>{escape(metric)}: score distribution</title>",
-    ]
+    out = _svg_start("rag-plot", metric, len(rows), "score distribution")
     out += _axis_lines(axis, TOP - 6, bottom)
     for i, (label, dist) in enumerate(rows):
         out += _row(axis, dist, label, TOP + ROW * i + ROW / 2)
@@ -190,15 +196,11 @@ def change_panel(metric: str, baseline: str, changes: Sequence[PairedChange], sc
     bounds = [abs(v) for c in changes for v in (c.ci_low, c.ci_high, c.delta) if v is not None]
     span = max([*bounds, scale_span * 0.1, 1e-6]) * 1.15
     axis = Axis(-span, span)
-    height = TOP + ROW * len(changes) + AXIS
     bottom = TOP + ROW * len(changes)
-    out = [
-        f'<svg class="rag-change" data-metric="{escape(metric)}" data-rows="{len(changes)}" role="img" '
-        f'viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
-        f'xmlns="http://www.w3.org/2000/svg">',
-        f"<title>{escape(metric)}: paired change against {escape(baseline)}</title>",
-        _text(LEFT, TOP - 10, f"paired change against {_short(baseline, 40)} (later − first)", "rag-muted"),
-    ]
+    out = _svg_start("rag-change", metric, len(changes), f"paired change against {escape(baseline)}")
+    out.append(
+        _text(LEFT, TOP - 10, f"paired change against {_short(baseline, 40)} (later − first)", "rag-muted")
+    )
     out.append(f'<line class="rag-axis" x1="{LEFT}" x2="{LEFT + PLOT}" y1="{bottom}" y2="{bottom}"/>')
     for tick in (-span, -span / 2, 0.0, span / 2, span):
         x = axis.x(tick)

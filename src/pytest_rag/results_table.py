@@ -1,4 +1,10 @@
-"""The results table of a batch evaluation: per sample and metric, plus aggregates with intervals."""
+"""The results table that ``rag_judge.evaluate`` returns: a row per sample and metric, and the
+aggregates of each metric with their intervals.
+
+:func:`aggregate` is also how the terminal summary, the results file and the HTML report reduce a
+group of scores to n, mean, 95% interval and pass rate, so the table a test holds and the summary
+printed after the run agree to the last digit.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,8 @@ from .results import MetricResult
 
 @dataclass(frozen=True)
 class Row:
+    """One sample scored on one metric: its result, or the error that took the place of a score."""
+
     sample_index: int
     sample_id: str | None
     metric: str
@@ -33,6 +41,9 @@ class Row:
 
 @dataclass(frozen=True)
 class Aggregate:
+    """A metric's scores reduced for a person: n scored, errors counted apart, mean with its seeded
+    95% bootstrap interval, and how many of those with a threshold passed it."""
+
     metric: str
     judge: str
     n: int
@@ -52,6 +63,7 @@ class Aggregate:
 def aggregate(
     metric: str, judge: str, scores: Sequence[float], errors: int, passes: Sequence[bool], not_judged: int = 0
 ) -> Aggregate:
+    # numpy loads with the first aggregate, not when a test module imports RagJudge for its types
     from .stats import bootstrap_mean_ci
 
     interval = bootstrap_mean_ci(scores) if scores else None
@@ -70,6 +82,8 @@ def aggregate(
 
 
 class ResultsTable:
+    """Every row of an evaluation, in the order of samples then metrics as they were asked."""
+
     def __init__(self, rows: Sequence[Row]) -> None:
         self.rows = list(rows)
 

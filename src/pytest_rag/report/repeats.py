@@ -5,6 +5,9 @@ the median. The spread of those N scores, and how often they fall on both sides 
 say whether a pass is solid or a coin toss (the flips of deepeval #3110). With several judges the
 ensemble score is their median; Krippendorff's alpha (ordinal) across the judges, over the checks
 they all scored, says whether they measure the same thing at all.
+
+Nothing here fails a run: :func:`repeats_lines` is a block of the terminal summary
+(:func:`~.summary.summary_text`), right under its table.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..report.results_file import metric_label
+from ..check_keys import metric_label
 from ..results import CheckRecord
 from ..stats import AlphaEstimate, alpha_with_interval
 
@@ -108,7 +111,7 @@ def format_alpha(estimate: AlphaEstimate) -> str:
     return f"{estimate.alpha:.2f}{interval}"
 
 
-def render(records: Sequence[CheckRecord]) -> list[str]:
+def repeats_lines(records: Sequence[CheckRecord]) -> list[str]:
     """Summary lines about repeats and ensembles (empty when every check was judged once by one judge)."""
     lines: list[str] = []
     rows = repeat_rows(records)

@@ -1,0 +1,131 @@
+"""One check on its way from a test to the session results.
+
+:meth:`pytest_rag.session.RagSession.plan` makes a :class:`CheckPlan` once per check: the metric
+found in the registry, its options and inputs checked, its bar resolved (and where that bar came
+from), all before any judge is paid. The plan is tried on the fast path first (cached and offline
+judgments, no event loop), run again for real when a live call is needed, and ends recorded: as a
+score, or as an error that is counted and never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from .engine.evaluation import ensemble_label, evaluate
+from .engine.loop import UNFINISHED, run_fast
+from .errors import JudgeError, NotJudgedError, RagError
+from .results import CallTally, CheckRecord, MetricResult, SampleExcerpt
+from .session_results import SessionResults
+
+if TYPE_CHECKING:
+    from .engine.judgment import JudgmentEngine
+    from .forms import Check
+    from .inputs import Sample
+    from .judges.protocol import Judge
+    from .metrics.base import Metric
+
+
+class CheckPlan:
+    """The metric with its inputs, judges and bar, ready to be judged and recorded."""
+
+    def __init__(
+        self,
+        test_id: str,
+        check: Check,
+        sample: Sample,
+        metric: Metric,
+        threshold: float | None,
+        *,
+        judges: Sequence[Judge],
+        engine: JudgmentEngine,
+        repeats: int,
+        results: SessionResults,
+    ) -> None:
+        self.test_id = test_id
+        self.check = check
+        self.sample = sample
+        self.metric = metric
+        self.threshold = threshold
+        """The bar the check is held to (None: scored without one), resolved once for the plan."""
+        self.judges = list(judges)
+        self.engine = engine
+        self.repeats = repeats
+        self.results = results
+
+    def _evaluation(self, cache_only: bool) -> Coroutine[Any, Any, MetricResult]:
+        return evaluate(
+            self.engine,
+            self.metric,
+            self.sample,
+            self.check.options,
+            judges=self.judges,
+            repeats=self.repeats,
+            threshold=self.threshold,
+            test_id=self.test_id,
+            cache_only=cache_only,
+        )
+
+    def fast(self) -> MetricResult | None:
+        """The result when every judgment is cached or offline; None when a live call is needed."""
+        value = run_fast(self._evaluation(True))
+        return None if value is UNFINISHED else value  # type: ignore[return-value]
+
+    def live(self) -> Coroutine[Any, Any, MetricResult]:
+        """The evaluation that may call the judges, for pytest-rag's loop to run."""
+        return self._evaluation(False)
+
+    @contextmanager
+    def recording_errors(self) -> Iterator[None]:
+        """A judgment that ends in an error is recorded (counted, never a pass), then re-raised."""
+        __tracebackhide__ = True
+        try:
+            yield
+        except RagError as exc:
+            self.record_error(exc)
+            raise
+
+    def record(self, result: MetricResult) -> MetricResult:
+        """Keep the scored check in the session results; returns the result."""
+        return self.results.record_result(self.test_id, result, self.sample)
+
+    def record_error(self, exc: RagError) -> None:
+        """Keep a check that ended in an error: counted in the summary under its metric's row (with
+        the scale, so an all-error row still shows it), never a pass."""
+        scale = self.metric.scale
+        self.results.record(
+            CheckRecord(
+                test_id=self.test_id,
+                metric=self.metric.name,
+                mode=self.metric.mode,
+                judge=ensemble_label(self.judges),  # the check's row, not a member's
+                error=str(exc).split("\n--- raw judge reply")[0],
+                error_kind=type(exc).__name__,
+                evidence=self._error_evidence(exc),
+                sample_id=self.sample.id,
+                calls=getattr(exc, "calls", None) or CallTally(),
+                scale_low=scale.low,
+                scale_high=scale.high,
+                texts=SampleExcerpt.of(self.sample),
+            )
+        )
+
+    def _error_evidence(self, exc: RagError) -> dict[str, Any]:
+        if isinstance(exc, NotJudgedError):
+            return self.engine.spending.claim_estimate(self.test_id, exc.metric or self.metric.name)
+        return {"raw_reply": exc.raw_reply} if isinstance(exc, JudgeError) and exc.raw_reply else {}
+
+
+def carry_calls(waited: tuple[Any], later: tuple[Any]) -> None:
+    """Add the calls a waiting round of a check spent to the outcome of its next round."""
+    spent = getattr(waited[0], "calls", None)
+    outcome = later[0]
+    if spent is None:
+        return
+    if isinstance(outcome, JudgeError):
+        if outcome.calls is None:
+            outcome.calls = CallTally()
+        outcome.calls.add(spent)
+    elif isinstance(outcome, MetricResult):
+        outcome.calls.add(spent)  # a MetricResult is frozen, its tally is not

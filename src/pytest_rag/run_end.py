@@ -1,0 +1,134 @@
+"""The end of a run, in the order it happens, so ``plugin.py`` stays one call per hook.
+
+On the controller only (after pytest-xdist workers reported their records): the HTML report, the
+provider batches queued by ``--rag-batch``, the gates (:mod:`.regression.gates`), the results files,
+the judgment export and the exit status; then the terminal summary (:mod:`.report.summary`) and,
+per test, the JUnit XML properties. One piece of the run's start is here too: the judgment import of
+``--rag-cache-import``, whose only output is a line of that summary.
+
+This module is imported at the first hook that has something to do, never at start-up: a suite
+that uses none of pytest-rag's options pays for none of it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .check_keys import report_order
+from .engine.batch.run import end_of_run
+from .errors import RagError
+from .regression.gates import Conclusion, conclude
+from .regression.store_io import export_store, import_store
+from .report.html.page import write_html_report
+from .report.results_file import junit_properties as properties_of
+from .report.results_file import write_reports
+from .report.summary import summary_text
+
+if TYPE_CHECKING:
+    from .results import CheckRecord
+    from .session import RagSession
+
+#: Lines the summary shows before the gates (judgments imported, the HTML report, batches).
+NOTES_KEY = pytest.StashKey[list[str]]()
+#: What the end of the run concluded, kept for the terminal summary that pytest prints after it.
+CONCLUSION_KEY = pytest.StashKey[Conclusion]()
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def import_judgments(config: pytest.Config, rag: RagSession) -> None:
+    """``--rag-cache-import``, before any test runs (on the controller: workers share its cache)."""
+    path = rag.settings.regression.cache_import
+    if path is not None and not _is_worker(config):
+        summary = import_store(path, rag.settings.cache_dir)
+        config.stash.setdefault(NOTES_KEY, []).append(f"imported {summary} from {path}")
+
+
+def final_records(rag: RagSession) -> list[CheckRecord]:
+    """The run's records in report order, the order every end-of-run figure is computed in (so a
+    pytest-xdist run and a merge of CI shards print what a serial run prints)."""
+    return report_order(rag.results)
+
+
+def finish(session: pytest.Session, rag: RagSession) -> None:
+    """Everything the run's end writes or decides, on the controller; a failed gate, a batch that
+    could not be submitted or a file that could not be written sets a failing exit status."""
+    config = session.config
+    if _is_worker(config):
+        return
+    settings = rag.settings
+    records = final_records(rag)
+    notes = config.stash.setdefault(NOTES_KEY, [])
+    if settings.html_path is not None:
+        title = f"pytest-rag report · {Path(str(config.rootpath)).name}"
+        notes.append(write_html_report(settings.html_path, records, settings.regression.baseline, title))
+    # --rag-batch: submit what this run queued and say what happened to earlier batches; a batch
+    # that could not be submitted fails the session (its checks would wait forever)
+    batches = end_of_run(
+        settings.cache_dir,
+        settings.cache_mode,
+        started_at=rag.started_at,
+        submit_queue=settings.batch.enabled,
+    )
+    notes.extend(batches.lines)
+    regression = settings.regression
+    if not records and not notes and not regression.any_requested():
+        return  # a run that judged nothing and asked for no file or gate: nothing to conclude
+    conclusion = conclude(
+        records,
+        fail_under=regression.fail_under,
+        gold=regression.gold,
+        min_alpha=regression.min_alpha,
+        baseline=regression.baseline,
+        notes=notes,
+    )
+    conclusion.failures.extend(batches.failures)
+    written, error = write_reports(regression.reports, records)
+    conclusion.lines.extend(written)
+    if error is not None:
+        conclusion.fail(error)
+    if regression.cache_export is not None:
+        try:
+            count = export_store(settings.cache_dir, regression.cache_export)
+            conclusion.lines.append(f"exported {count} judgment(s) to {regression.cache_export}")
+        except (RagError, OSError) as exc:
+            conclusion.fail(exc)
+    if conclusion.failed and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    config.stash[CONCLUSION_KEY] = conclusion
+
+
+def write_summary(reporter: Any, config: pytest.Config, rag: RagSession | None) -> None:
+    """The "pytest-rag summary" section; when the summary is hidden (``--rag-no-summary``) or there is
+    nothing to tabulate, the "pytest-rag gates" section instead if a gate failed the run: an exit
+    status that says 'failed' must come with its reason on the screen."""
+    conclusion = config.stash.get(CONCLUSION_KEY, None)
+    if rag is None or not rag.settings.summary or not len(rag.results):
+        if conclusion is not None and conclusion.failed:
+            reporter.write_sep("=", "pytest-rag gates")
+            for line in conclusion.failure_lines:
+                reporter.write_line(line)
+        return
+    lines = summary_text(
+        final_records(rag),
+        conclusion.summary_lines if conclusion is not None else (),
+        quiet=config.get_verbosity() < 0,
+        dry_run=rag.settings.dry_run,
+        budget_usd=rag.settings.budget_usd,
+    )
+    if lines:
+        reporter.write_sep("=", "pytest-rag summary")
+        for line in lines:
+            reporter.write_line(line)
+
+
+def junit_properties(item: pytest.Item, rag: RagSession) -> None:
+    """Attach the test's scores to its JUnit XML entry (read from the teardown report)."""
+    records = rag.results.for_test(item.nodeid)
+    if records:
+        item.user_properties.extend(properties_of(records))

@@ -1,0 +1,62 @@
+"""The session results: every check of the run as a :class:`~pytest_rag.results.CheckRecord`, the one
+source the summary, results files, HTML report, JUnit properties and snapshots read from.
+
+A check is recorded once, scored or failed, and the plugins hear of it through the
+``pytest_rag_check_recorded`` hook. Records that arrive from pytest-xdist workers were announced in
+their worker and are only added here.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from .results import CheckRecord, MetricResult, SampleExcerpt
+
+if TYPE_CHECKING:
+    from .inputs import Sample
+
+
+class SessionResults:
+    """Every check of the run, in the order recorded; thread safe (batch forms record concurrently)."""
+
+    def __init__(self, announce: Callable[[CheckRecord], None] = lambda record: None) -> None:
+        self._records: list[CheckRecord] = []
+        self._lock = threading.Lock()
+        self._announce = announce
+
+    def record(self, record: CheckRecord) -> None:
+        """Keep one check of this process and tell the plugins about it."""
+        with self._lock:
+            self._records.append(record)
+        self._announce(record)
+
+    def record_result(self, test_id: str, result: MetricResult, sample: Sample | None = None) -> MetricResult:
+        """Keep a scored check, with an excerpt of the texts it judged when there were any; returns
+        the result."""
+        texts = SampleExcerpt.of(sample) if sample is not None else None
+        sample_id = sample.id if sample is not None else None
+        self.record(CheckRecord.from_result(test_id, result, sample_id, texts))
+        return result
+
+    def __iter__(self) -> Iterator[CheckRecord]:
+        with self._lock:
+            return iter(list(self._records))
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._records)
+
+    def for_test(self, test_id: str) -> list[CheckRecord]:
+        return [r for r in self if r.test_id == test_id]
+
+    def to_json_rows(self) -> list[dict[str, Any]]:
+        """The records as a pytest-xdist worker sends them to the controller."""
+        return [r.model_dump(mode="json") for r in self]
+
+    def load_json_rows(self, rows: list[dict[str, Any]]) -> None:
+        """Add the records a pytest-xdist worker sent (already announced in that worker)."""
+        records = [CheckRecord.model_validate(row) for row in rows]
+        with self._lock:
+            self._records.extend(records)
