@@ -19,7 +19,7 @@ import pytest
 from conftest import rag_args
 from pytest_rag.errors import InputError
 from pytest_rag.failures import RagAssertionError
-from pytest_rag.forms import AsyncForm, Check, SyncForm
+from pytest_rag.helper_forms import AsyncForm, Check, SyncForm
 from pytest_rag.inputs import Sample
 from pytest_rag.metrics.catalog import builtin_metrics
 from pytest_rag.rag_judge import RagJudge

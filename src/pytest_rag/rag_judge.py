@@ -3,8 +3,8 @@
 Every metric has four helpers: a score form returning the typed
 :class:`~pytest_rag.results.MetricResult` (``rag_judge.faithfulness(...)``), an assert form that fails
 the test below the threshold (``assert_faithful``), and ``a``-prefixed async twins of both. Each
-metric's score form is written once below, as a builder of a :class:`~pytest_rag.forms.Check`; the
-other three are derived from it (:mod:`pytest_rag.forms`), so all four take the same parameters.
+metric's score form is written once below, as a builder of a :class:`~pytest_rag.helper_forms.Check`; the
+other three are derived from it (:mod:`pytest_rag.helper_forms`), so all four take the same parameters.
 ``score``/``assert_score`` reach any registered metric by name, plugin metrics included;
 ``evaluate`` and ``assert_rag`` score many checks concurrently.
 """
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, RagError
 from .failures import RagAssertionError, describe
-from .forms import Check, given, score_form
+from .helper_forms import Check, given, score_form
 from .inputs import ContextLike, Sample, coerce_sample
 from .results import MetricResult
 from .table import ResultsTable, Row

@@ -17,7 +17,7 @@ from .errors import ConfigError, JudgeError, NotJudgedError, RagError
 if TYPE_CHECKING:  # the modules behind these import pydantic; loaded when a test first asks
     from .engine.batch.desk import BatchDesk
     from .engine.loop import LoopThread
-    from .forms import Check
+    from .helper_forms import Check
     from .inputs import Sample
     from .judges.protocol import Judge
     from .metrics.base import Metric
