@@ -65,6 +65,11 @@ def numbered_list(tag: str, items: Sequence[str]) -> str:
     return "\n".join(block(tag, item, index=i) for i, item in enumerate(items, start=1))
 
 
+def passage_block(chunk: Chunk, index: int) -> str:
+    """One retrieved passage on its own, with its 1-based rank and its id when it has one."""
+    return block("passage", chunk.text, index=index, id=chunk.id)
+
+
 @dataclass(frozen=True)
 class Template:
     """A versioned prompt: bump ``version`` whenever the wording changes, which retires old cache

@@ -1,0 +1,57 @@
+"""A text split into statements by one judge call, and numbered verdicts on statements read back.
+
+The claim-based metrics of several families work this way: the answer's claims (faithfulness in
+claims mode), its main points (answer consistency), the reference's facts (context recall by
+attribution), both texts' claims (factual correctness). Each asks with its own template, and every
+one of them receives a :class:`ClaimList`. The statements then go back to the judge numbered, and a
+reply must name each number exactly once (the nugget labels are read the same way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..errors import JudgeError
+from .base import Asker
+from .judging import judge_request
+from .prompts import Template, block
+
+
+class ClaimList(BaseModel):
+    claims: list[str] = Field(description="the atomic factual claims, each a standalone sentence")
+
+
+async def extract_statements(
+    ask: Asker,
+    metric: str,
+    template: Template,
+    tag: str,
+    text: str,
+    question: str = "",
+    contexts: Sequence[str] = (),
+) -> list[str]:
+    """One extraction call; blank items are dropped (they carry no statement). ``question`` and
+    ``contexts`` go to the task inputs only (the offline judge reads a bare "yes" with the question
+    and words its claim after the contexts), not into the prompt."""
+    inputs: dict[str, Any] = {"text": text}
+    if question:
+        inputs.update(question=question, contexts=list(contexts))
+    request = judge_request(metric, template, block(tag, text), ClaimList, inputs, max_tokens=2048)
+    verdict = await ask(request, ClaimList)
+    return [c.strip() for c in verdict.claims if c.strip()]
+
+
+def verdicts_in_order(metric: str, judge: str, verdicts: Sequence[Any], n: int, what: str) -> list[Any]:
+    """Verdicts sorted by their 1-based index, which must name each item exactly once."""
+    ordered = sorted(verdicts, key=lambda v: int(v.index))
+    if [int(v.index) for v in ordered] != list(range(1, n + 1)):
+        raise JudgeError(
+            f"the judge's verdicts are numbered {[int(v.index) for v in verdicts]} but there are {n} {what} "
+            f"(1-{n}); every one needs exactly one verdict",
+            judge=judge,
+            metric=metric,
+        )
+    return ordered
