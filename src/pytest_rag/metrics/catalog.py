@@ -4,7 +4,8 @@ The catalog is a table of names pointing at classes, so that start-up can regist
 ``rag_threshold_<name>`` for every metric without importing one (metric modules import pydantic);
 the classes load when a test first needs a metric. A metric is registered under (name, mode): the
 claim-based and generated-questions forms are modes of the metrics they answer the same question
-as. ``ALIASES`` maps the short names that ``assert_rag`` accepts (``relevancy=3``) onto (name, mode).
+as. ``ALIASES`` maps the short names that ``assert_rag`` accepts (``relevancy=3``) onto (name, mode);
+the few in ``DEPRECATED_ALIASES`` still do, with a warning naming the alias to use instead.
 """
 
 from __future__ import annotations
@@ -67,6 +68,15 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "answered": ("no_answer", None),
 }
 
+#: Aliases that still resolve as they did but warn once: alias -> (the alias to use, why). An alias
+#: means one metric, and ``grounded`` clashed with ``assert_grounded``.
+DEPRECATED_ALIASES: dict[str, tuple[str, str]] = {
+    "grounded": (
+        "faithful",
+        "'grounded' means faithfulness, but rag_judge.assert_grounded checks response_groundedness",
+    ),
+}
+
 
 def metric_names() -> tuple[str, ...]:
     """Every built-in metric name that takes a threshold, judged or computed, in catalog order."""
@@ -85,5 +95,10 @@ def builtin_metrics() -> tuple[type[Metric], ...]:
 
 def resolve_metric(name: str, mode: str | None = None) -> tuple[str, str | None]:
     """(metric name, mode) for a registered name or a short alias; an explicit mode wins."""
+    if name in DEPRECATED_ALIASES:
+        from ..deprecation import warn_renamed
+
+        replacement, why = DEPRECATED_ALIASES[name]
+        warn_renamed(f"the metric alias {name!r}", repr(replacement), why)
     canonical, alias_mode = ALIASES.get(name, (name, None))
     return canonical, mode if mode is not None else alias_mode

@@ -180,4 +180,6 @@ class CitationHelpers:
         """F1 of the support the cited passages give the answer parts that cite them."""
         return Check(answer=output, context=context, threshold=threshold, options={"citations": citations})
 
-    assert_citations, acitation, aassert_citations = citation.other_forms()
+    assert_citation, acitation, aassert_citation = citation.other_forms()
+    assert_citations = assert_citation.deprecated_alias()
+    aassert_citations = aassert_citation.deprecated_alias()
