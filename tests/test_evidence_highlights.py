@@ -6,10 +6,14 @@ from __future__ import annotations
 import pytest
 
 from pytest_rag.metrics.context_use import AugmentationEvidence
-from pytest_rag.metrics.grounding.answer_consistency import AnswerConsistencyEvidence
-from pytest_rag.metrics.grounding.faithfulness import ClaimsEvidence, ClaimVerdict, UnsupportedStatements
+from pytest_rag.metrics.grounding import (
+    AnswerConsistencyEvidence,
+    ClaimsEvidence,
+    ClaimVerdict,
+    UnsupportedStatements,
+)
+from pytest_rag.metrics.reference.agreement import CheckedClaim, FactualCorrectnessEvidence
 from pytest_rag.metrics.reference.context_recall import AttributionEvidence, RecallEvidence
-from pytest_rag.metrics.reference.factual_correctness import CheckedClaim, FactualCorrectnessEvidence
 from pytest_rag.metrics.retrieval import PassageEvidence, PassageGrade, PassageJudgment, UmbrelaEvidence
 from pytest_rag.results import Evidence, Highlights
 

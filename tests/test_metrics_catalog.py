@@ -28,10 +28,10 @@ from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.judges.request import JudgeRequest
 from pytest_rag.metrics import catalog
 from pytest_rag.metrics.base import Metric, Scored
-from pytest_rag.metrics.grounding.faithfulness import FaithfulnessVerdict
+from pytest_rag.metrics.grounding import FaithfulnessVerdict
 from pytest_rag.metrics.overall import overall_score
 from pytest_rag.metrics.prompts import DATA_RULE, block
-from pytest_rag.metrics.reference import similarity
+from pytest_rag.metrics.reference import agreement
 from pytest_rag.results import MetricResult
 
 V = TypeVar("V", bound=BaseModel)
@@ -252,8 +252,8 @@ def test_template_versions_are_in_the_cache_key_and_retire_only_their_own_entrie
     identity = {"provider": "openai", "model": "m", "base_url": "u"}
     sample = Sample(question="q?", answer="a.", reference="r.")
     _, before = scored("answer_accuracy", sample, generic_reply)
-    bumped = dataclasses.replace(similarity.ACCURACY_2, version="2")
-    monkeypatch.setattr(similarity.AnswerAccuracy, "templates", (similarity.ACCURACY_1, bumped))
+    bumped = dataclasses.replace(agreement.ACCURACY_2, version="2")
+    monkeypatch.setattr(agreement.AnswerAccuracy, "templates", (agreement.ACCURACY_1, bumped))
     _, after = scored("answer_accuracy", sample, generic_reply)
     keys_before = [r.cache_key(identity) for r in before.requests]
     keys_after = [r.cache_key(identity) for r in after.requests]

@@ -12,7 +12,7 @@ import pytest
 
 from pytest_rag.inputs import Sample, normalize_contexts
 from pytest_rag.judges.request import JudgeRequest
-from pytest_rag.metrics.grounding.faithfulness import Faithfulness, FaithfulnessVerdict
+from pytest_rag.metrics.grounding import Faithfulness, FaithfulnessVerdict
 from pytest_rag.offline import LocalScorer, normalise
 from pytest_rag.offline.framing import is_framing, strip_framing
 from pytest_rag.offline.normalise import NameFormsError, forms, name_forms

@@ -23,7 +23,7 @@ from ..results import Evidence
 from ..scoring import citation_scores, citation_support_score
 from .base import Asker, Metric, Scale, Scored
 from .judging import judge_request
-from .prompts import REASONING, Template, block, passage_block
+from .prompts import REASONING, ReasonedVerdict, Template, block, passage_block
 
 CITATION_SUPPORT = Template(
     id="citation.support",
@@ -42,8 +42,7 @@ CITATION_SUPPORT = Template(
 Support = Literal["full_support", "partial_support", "no_support"]
 
 
-class CitationVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
+class CitationVerdict(ReasonedVerdict):
     support: Support = Field(description="full_support, partial_support or no_support")
 
 

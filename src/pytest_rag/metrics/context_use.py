@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ..errors import InputError
 from ..helper_forms import Check, score_form
@@ -17,7 +17,7 @@ from ..inputs import Chunk, ContextLike, Sample
 from ..results import Evidence, Highlights, passage_labels
 from .base import Asker, Metric, Scale, Scored
 from .judging import judge_request
-from .prompts import REASONING, Template, block, passage_block
+from .prompts import REASONING, ReasonedVerdict, Template, block, passage_block
 from .retrieval import judge_relevance
 
 PASSAGE_USED = Template(
@@ -33,8 +33,7 @@ PASSAGE_USED = Template(
 )
 
 
-class UsedVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
+class UsedVerdict(ReasonedVerdict):
     used: bool = Field(description="true when information from the passage appears in the answer")
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pydantic import BaseModel, Field
+
 from ..inputs import Chunk
 from ..judges.escaping import escape_data
 from ..judges.request import Message
@@ -42,6 +44,13 @@ SCORE_REASONING = "two to four sentences explaining the score, citing the decisi
 """The ``reasoning`` of the single 1-5 judgments, which must justify a grade."""
 SHORT_REASON = "one or two sentences"
 """The ``reasoning`` of the dual-template ratings."""
+
+
+class ReasonedVerdict(BaseModel):
+    """A verdict that gives the judge's reasoning (:data:`REASONING`) before its decision fields,
+    which a subclass declares. A base only: its own name and docstring never reach a schema."""
+
+    reasoning: str = Field(description=REASONING)
 
 
 def block(tag: str, text: str, **attributes: object) -> str:

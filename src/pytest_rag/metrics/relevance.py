@@ -20,7 +20,7 @@ from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
 from .judging import SingleJudgment, judge_request
 from .options import read_int, read_text
-from .prompts import REASONING, SCORE_REASONING, Template, block
+from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict, Template, block
 
 # -- answer relevancy --------------------------------------------------------------------------
 
@@ -193,8 +193,7 @@ ANSWER_ATTEMPTED = Template(
 )
 
 
-class AttemptVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
+class AttemptVerdict(ReasonedVerdict):
     attempted: bool = Field(description="true when the answer attempts to answer the question")
 
 

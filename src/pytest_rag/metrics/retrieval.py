@@ -21,18 +21,11 @@ from ..errors import InputError
 from ..helper_forms import Check, given, score_form
 from ..inputs import Chunk, ContextLike, Sample
 from ..results import Evidence, Highlights, passage_labels
-from ..scoring import (
-    RELEVANCE_THRESHOLD,
-    average_precision,
-    average_precision_at_k,
-    binary_relevance,
-    precision_at_k,
-    reciprocal_rank,
-)
+from ..scoring import ranking
 from .base import Asker, Metric, Scale, Scored
 from .dual_rating import DualTemplateMetric, ThreeLevelRating
 from .judging import judge_request
-from .prompts import REASONING, SHORT_REASON, Template, block, context_blocks, passage_block
+from .prompts import REASONING, SHORT_REASON, ReasonedVerdict, Template, block, context_blocks, passage_block
 
 V = TypeVar("V", bound=BaseModel)
 
@@ -55,11 +48,14 @@ async def judge_each_passage(
     return await ask.gather(*(ask(r, verdict) for r in requests))
 
 
-class PassageJudgment(BaseModel):
-    """One ranked passage's verdict; ``index`` is its 1-based rank."""
+class RankedPassage(BaseModel):
+    """A retrieved passage in evidence: ``index`` is its 1-based rank, ``id`` the chunk's own id."""
 
     index: int
     id: str | None = None
+
+
+class PassageJudgment(RankedPassage):
     relevant: bool
     reason: str = ""
 
@@ -113,13 +109,11 @@ USEFULNESS_ALL = Template(
 )
 
 
-class UsefulnessVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
+class UsefulnessVerdict(ReasonedVerdict):
     useful: bool = Field(description="true when the passage helps answer the question")
 
 
-class PassageUsefulness(BaseModel):
-    reasoning: str = Field(description=REASONING)
+class PassageUsefulness(ReasonedVerdict):
     useful: bool = Field(description="true when the passage helps answer the question")
 
 
@@ -162,7 +156,7 @@ class ContextPrecision(Metric):
             flags, reasons = await self._per_passage(ask, sample, head, reference)
         else:
             flags, reasons = await self._all_at_once(ask, sample, head, reference)
-        score = average_precision(flags)
+        score = ranking.average_precision(flags)
         useful_ranks = [i for i, f in enumerate(flags, start=1) if f]
         return Scored(
             score=score,
@@ -231,14 +225,11 @@ UMBRELA_GRADE = Template(
 )
 
 
-class UmbrelaVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
+class UmbrelaVerdict(ReasonedVerdict):
     score: int = Field(ge=0, le=3, description="the grade, 0-3")
 
 
-class PassageGrade(BaseModel):
-    index: int
-    id: str | None = None
+class PassageGrade(RankedPassage):
     grade: int
     reason: str = ""
 
@@ -279,12 +270,12 @@ def read_k_values(metric: str, options: Mapping[str, Any]) -> tuple[int, ...]:
 
 def ranking_details(grades: Sequence[int], k_values: Sequence[int]) -> dict[str, float]:
     """precision@k, AP@k and MRR at relevance >= 2, plus the mean grade."""
-    relevant = binary_relevance(grades, RELEVANCE_THRESHOLD)
+    relevant = ranking.binary_relevance(grades, ranking.RELEVANCE_THRESHOLD)
     details: dict[str, float] = {}
     for k in k_values:
-        details[f"precision@{k}"] = precision_at_k(relevant, k)
-        details[f"ap@{k}"] = average_precision_at_k(relevant, k)
-    details["mrr"] = reciprocal_rank(relevant)
+        details[f"precision@{k}"] = ranking.precision_at_k(relevant, k)
+        details[f"ap@{k}"] = ranking.average_precision_at_k(relevant, k)
+    details["mrr"] = ranking.reciprocal_rank(relevant)
     details["relevant"] = float(sum(relevant))
     details["mean_grade"] = sum(grades) / len(grades) if grades else 0.0
     return details
@@ -315,7 +306,7 @@ class Umbrela(Metric):
         return Scored(
             score=details["mean_grade"],
             reasons=f"UMBRELA grades by rank: {grades}; {int(details['relevant'])} passage(s) at grade >= "
-            f"{RELEVANCE_THRESHOLD}; MRR {details['mrr']:.3f}.",
+            f"{ranking.RELEVANCE_THRESHOLD}; MRR {details['mrr']:.3f}.",
             evidence=UmbrelaEvidence(passages=graded, k_values=list(k_values)),
             details=details,
         )
@@ -335,8 +326,7 @@ PASSAGE_RELEVANCE = Template(
 )
 
 
-class RelevanceVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
+class RelevanceVerdict(ReasonedVerdict):
     relevant: bool = Field(description="true when the passage is relevant for answering the question")
 
 

@@ -23,7 +23,7 @@ from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
 from .judging import judge_request
 from .options import read_text
-from .prompts import REASONING, Template, block, context_blocks
+from .prompts import REASONING, ReasonedVerdict, Template, block, context_blocks
 
 TEMPLATE_ID = "rubric.score"
 TEMPLATE_VERSION = "1"
@@ -35,7 +35,7 @@ def verdict_model(levels: tuple[int, ...]) -> type[BaseModel]:
     allowed: Any = Literal.__getitem__(levels)
     model: type[BaseModel] = create_model(
         "RubricVerdict",
-        reasoning=(str, Field(description=REASONING)),
+        __base__=ReasonedVerdict,
         score=(allowed, Field(description="one of the rubric levels")),
     )
     return model

@@ -17,11 +17,19 @@ from pydantic import BaseModel, Field
 from ..errors import JudgeError
 from .base import Asker
 from .judging import judge_request
-from .prompts import Template, block
+from .prompts import REASONING, Template, block
 
 
 class ClaimList(BaseModel):
     claims: list[str] = Field(description="the atomic factual claims, each a standalone sentence")
+
+
+class NumberedClaimVerdict(BaseModel):
+    """A verdict on one numbered claim, naming the claim before reasoning about it; a base only
+    (subclasses add the decision, and their own names and docstrings are what schemas show)."""
+
+    index: int = Field(description="number of the claim this verdict is about (1-based)")
+    reasoning: str = Field(description=REASONING)
 
 
 async def extract_statements(

@@ -1,4 +1,5 @@
-"""Context recall: does the answer cover the reference's key facts, and which context states each?"""
+"""Context recall: how many of the reference's key facts the answer covers (one 1-5 judgment), or
+which retrieved context states each of them (mode ``attribution``)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,17 @@ from ...inputs import ContextLike, Sample
 from ...results import Evidence
 from ..base import Asker, Metric, Scale, Scored
 from ..judging import SingleJudgment, judge_request
-from ..prompts import REASONING, SCORE_REASONING, Template, block, context_blocks, numbered_list
+from ..prompts import (
+    REASONING,
+    SCORE_REASONING,
+    Template,
+    block,
+    context_blocks,
+    numbered_list,
+)
 from ..statements import extract_statements, verdicts_in_order
+
+# -- context recall ----------------------------------------------------------------------------
 
 RECALL_TEMPLATE = Template(
     id="context_recall.single",
