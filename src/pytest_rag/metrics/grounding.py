@@ -33,9 +33,8 @@ from .prompts import (
     Template,
     block,
     context_blocks,
-    numbered_list,
 )
-from .statements import NumberedClaimVerdict, extract_statements, verdicts_in_order
+from .statements import NumberedClaimVerdict, extract_statements, judge_numbered
 
 
 class UnsupportedStatements(Evidence):
@@ -199,25 +198,25 @@ class FaithfulnessClaims(Metric):
                 evidence=ClaimsEvidence(),
                 details={"claims": 0.0, "supported": 0.0},
             )
-        requests = []
+        head = [context_blocks(sample.contexts)]
+        chunks, checks = [], []
         for start, chunk in batches(claims, size):
-            user = "\n\n".join([context_blocks(sample.contexts), numbered_list("claim", list(chunk))])
             inputs: dict[str, Any] = {"claims": list(chunk), "contexts": contexts}
             if start == 0 and sample.question:
                 # the offline judge checks a claim made of a bare "no" or a lone entity against the
                 # sentence that answers the question (task inputs only: prompts and keys unchanged)
                 inputs.update(question=sample.question, answer=sample.answer)
-            requests.append(
-                (start, chunk, judge_request(self.name, VERIFY_CLAIMS, user, ClaimChecks, inputs))
+            chunks.append(chunk)
+            checks.append(
+                judge_numbered(
+                    ask, self.name, VERIFY_CLAIMS, ClaimChecks, head, "claim", chunk, inputs, what="claims"
+                )
             )
-        replies = await ask.gather(*(ask(r, ClaimChecks) for _, _, r in requests))
-        verdicts: list[ClaimVerdict] = []
-        for (_, chunk, _), reply in zip(requests, replies, strict=True):
-            ordered = verdicts_in_order(self.name, ask.judge_label, reply.verdicts, len(chunk), "claims")
-            verdicts.extend(
-                ClaimVerdict(claim=claim, supported=v.supported, reason=v.reasoning)
-                for claim, v in zip(chunk, ordered, strict=True)
-            )
+        verdicts = [
+            ClaimVerdict(claim=claim, supported=v.supported, reason=v.reasoning)
+            for chunk, ordered in zip(chunks, await ask.gather(*checks), strict=True)
+            for claim, v in zip(chunk, ordered, strict=True)
+        ]
         supported = sum(1 for v in verdicts if v.supported)
         unsupported = [v.claim for v in verdicts if not v.supported]
         return Scored(

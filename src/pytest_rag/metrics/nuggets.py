@@ -32,7 +32,7 @@ from .judging import batches, judge_request
 from .options import read_choice
 from .prompts import Template, block, numbered_list, passage_block
 from .retrieval import grade_passages
-from .statements import verdicts_in_order
+from .statements import judge_numbered
 
 MAX_NUGGETS = 30
 """Most nuggets the nugget-creation template asks for (and the metric keeps)."""
@@ -232,28 +232,27 @@ class Nuggets(Metric):
         nuggets: Sequence[str],
     ) -> list[str]:
         head = [block("question", question)] + ([block("answer", answer)] if answer is not None else [])
-        requests = [
-            (
-                chunk,
-                judge_request(
+        labelled = await ask.gather(
+            *(
+                judge_numbered(
+                    ask,
                     self.name,
                     template,
-                    "\n\n".join([*head, numbered_list("nuggets", list(chunk))]),
                     model,
+                    head,
+                    "nuggets",
+                    chunk,
                     {"question": question, "answer": answer, "nuggets": list(chunk)},
-                ),
+                    what="nuggets",
+                )
+                for _, chunk in batches(nuggets, BATCH)
             )
-            for _, chunk in batches(nuggets, BATCH)
+        )
+        return [
+            str(getattr(label, "importance", None) or getattr(label, "assignment", ""))
+            for ordered in labelled
+            for label in ordered
         ]
-        replies = await ask.gather(*(ask(r, model) for _, r in requests))
-        labels: list[str] = []
-        for (chunk, _), reply in zip(requests, replies, strict=True):
-            ordered = verdicts_in_order(self.name, ask.judge_label, reply.labels, len(chunk), "nuggets")
-            labels.extend(
-                str(getattr(label, "importance", None) or getattr(label, "assignment", ""))
-                for label in ordered
-            )
-        return labels
 
 
 class NuggetsHelpers:

@@ -1,4 +1,4 @@
-"""A text split into statements by one judge call, and numbered verdicts on statements read back.
+"""A text split into statements by one judge call, and numbered statements judged in one call.
 
 The claim-based metrics of several families work this way: the answer's claims (faithfulness in
 claims mode), its main points (answer consistency), the reference's facts (context recall by
@@ -9,7 +9,7 @@ reply must name each number exactly once (the nugget labels are read the same wa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from ..errors import JudgeError
 from .base import Asker
 from .judging import judge_request
-from .prompts import REASONING, Template, block
+from .prompts import REASONING, Template, block, numbered_list
 
 
 class ClaimList(BaseModel):
@@ -50,6 +50,27 @@ async def extract_statements(
     request = judge_request(metric, template, block(tag, text), ClaimList, inputs, max_tokens=2048)
     verdict = await ask(request, ClaimList)
     return [c.strip() for c in verdict.claims if c.strip()]
+
+
+async def judge_numbered(
+    ask: Asker,
+    metric: str,
+    template: Template,
+    model: type[BaseModel],
+    head: Sequence[str],
+    tag: str,
+    items: Sequence[str],
+    inputs: Mapping[str, Any],
+    *,
+    what: str,
+    max_tokens: int = 1024,
+) -> list[Any]:
+    """One question about numbered ``items``, each a ``tag`` block after the ``head`` blocks; the
+    verdicts of the reply (a model whose one field lists them) in the order of the items."""
+    user = "\n\n".join([*head, numbered_list(tag, list(items))])
+    reply = await ask(judge_request(metric, template, user, model, inputs, max_tokens=max_tokens), model)
+    (listed,) = type(reply).model_fields
+    return verdicts_in_order(metric, ask.judge_label, getattr(reply, listed), len(items), what)
 
 
 def verdicts_in_order(metric: str, judge: str, verdicts: Sequence[Any], n: int, what: str) -> list[Any]:

@@ -16,7 +16,7 @@ from ...scoring import precision_recall_f1
 from ...scoring.similarity import cosine
 from ..base import Asker, Metric, Scale, Scored
 from ..dual_rating import DualTemplateMetric
-from ..judging import SingleJudgment, judge_request
+from ..judging import SingleJudgment
 from ..options import read_choice, read_text
 from ..prompts import (
     REASONING,
@@ -24,9 +24,8 @@ from ..prompts import (
     ReasonedVerdict,
     Template,
     block,
-    numbered_list,
 )
-from ..statements import NumberedClaimVerdict, extract_statements, verdicts_in_order
+from ..statements import NumberedClaimVerdict, extract_statements, judge_numbered
 
 # -- answer similarity -------------------------------------------------------------------------
 
@@ -258,17 +257,18 @@ async def verify_claims(
         return [
             CheckedClaim(claim=c, verdict="neutral", reason=f"the {premise_tag} is empty") for c in claims
         ]
-    user = "\n\n".join([block(premise_tag, premise), numbered_list("claim", list(claims))])
-    request = judge_request(
+    ordered = await judge_numbered(
+        ask,
         metric,
         FACTUAL_CLAIMS_VERIFY,
-        user,
         EntailmentChecks,
+        [block(premise_tag, premise)],
+        "claim",
+        claims,
         {"claims": list(claims), "premise": premise},
+        what="claims",
         max_tokens=2048,
     )
-    reply = await ask(request, EntailmentChecks)
-    ordered = verdicts_in_order(metric, ask.judge_label, reply.verdicts, len(claims), "claims")
     return [
         CheckedClaim(claim=c, verdict=v.verdict, reason=v.reasoning)
         for c, v in zip(claims, ordered, strict=True)

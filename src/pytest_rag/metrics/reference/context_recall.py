@@ -13,16 +13,15 @@ from ...helper_forms import Check, score_form
 from ...inputs import ContextLike, Sample
 from ...results import Evidence
 from ..base import Asker, Metric, Scale, Scored
-from ..judging import SingleJudgment, judge_request
+from ..judging import SingleJudgment
 from ..prompts import (
     REASONING,
     SCORE_REASONING,
     Template,
     block,
     context_blocks,
-    numbered_list,
 )
-from ..statements import extract_statements, verdicts_in_order
+from ..statements import extract_statements, judge_numbered
 
 # -- context recall ----------------------------------------------------------------------------
 
@@ -173,17 +172,18 @@ class ContextRecallAttribution(Metric):
                 "nothing to recall; give a reference that states the expected facts"
             )
         k = len(sample.contexts)
-        user = "\n\n".join([context_blocks(sample.contexts), numbered_list("statement", facts)])
-        request = judge_request(
+        ordered = await judge_numbered(
+            ask,
             self.name,
             ATTRIBUTE_FACTS,
-            user,
             FactAttributions,
+            [context_blocks(sample.contexts)],
+            "statement",
+            facts,
             {"facts": facts, "contexts": [c.text for c in sample.contexts]},
+            what="facts",
             max_tokens=2048,
         )
-        reply = await ask(request, FactAttributions)
-        ordered = verdicts_in_order(self.name, ask.judge_label, reply.verdicts, len(facts), "facts")
         attributions: list[FactAttribution] = []
         for fact, v in zip(facts, ordered, strict=True):
             source = v.source_context if v.covered else None
