@@ -14,11 +14,13 @@ with the very same parameters::
 
     assert_faithful, afaithfulness, aassert_faithful = faithfulness.other_forms()
 
-A form renamed later keeps its old name as ``old_name = new_form.deprecated_alias()``, which works as
-before and warns once (:mod:`pytest_rag.deprecation`). The parameters travel as a ``ParamSpec``, so IDE completion and ``mypy --strict`` see every one of
-them on all four forms, and a new metric needs no hand-copied wrappers. What a form does with the
-check is its owner's (:class:`CheckRunner`, implemented by :class:`~pytest_rag.rag_judge.RagJudge`):
-one sync and one async way to score, each asked whether to enforce the threshold.
+The parameters travel as a ``ParamSpec``, so IDE completion and ``mypy --strict`` see every one of
+them on all four forms, and a new metric needs no hand-copied wrappers. The forms of a metric family
+are declared in the family's helpers class, which :class:`~pytest_rag.rag_judge.RagJudge` inherits.
+What a form does with the check is its owner's (:class:`CheckRunner`, implemented by ``RagJudge``):
+one sync and one async way to score, each asked whether to enforce the threshold. A form renamed
+later keeps its old name as ``old_name = new_form.deprecated_alias()``, which works as before and
+warns once (:mod:`pytest_rag.deprecation`).
 """
 
 from __future__ import annotations

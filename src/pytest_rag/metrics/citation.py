@@ -107,7 +107,10 @@ def read_citations(options: Mapping[str, Any], chunks: Sequence[Chunk]) -> list[
 
 
 class Citation(Metric):
-    """Do the cited passages support the parts of the answer that cite them?"""
+    """Do the cited passages support the parts of the answer that cite them?
+
+    Citation support as the TREC 2024 RAG track defines it and Open RAG Eval scores it.
+    """
 
     name = "citation"
     scale = Scale(0, 1)

@@ -113,7 +113,10 @@ def spreads(scores: Mapping[str, Sequence[float]]) -> dict[str, MetricSpread]:
 
 
 class Consistency(Metric):
-    """Do repeated runs of the same question give the same answer?"""
+    """Do repeated runs of the same question give the same answer?
+
+    Open RAG Eval's consistency across runs, with an embedding cosine as its semantic agreement.
+    """
 
     name = "consistency"
     scale = Scale(0, 1)
@@ -156,6 +159,8 @@ class Consistency(Metric):
 
 
 class LexicalConsistency(Consistency):
+    """Consistency by words only: the mean pairwise ROUGE-L F1, no embeddings."""
+
     mode = "lexical"
     options = ("answers", "scores")
     uses_embeddings = False

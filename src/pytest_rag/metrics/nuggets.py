@@ -140,7 +140,10 @@ def _read_grades(options: Mapping[str, Any], k: int) -> list[int] | None:
 
 
 class Nuggets(Metric):
-    """How many of the essential information nuggets does the answer contain?"""
+    """How many of the essential information nuggets does the answer contain?
+
+    Open RAG Eval's AutoNuggetizer, of the TREC 2024 RAG track (the module docstring has the steps).
+    """
 
     name = "nuggets"
     scale = Scale(0, 1)

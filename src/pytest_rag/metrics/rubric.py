@@ -67,7 +67,10 @@ def read_rubric(options: Mapping[str, Any]) -> dict[int, str]:
 
 
 class Rubric(Metric):
-    """Which of the user's rubric levels does the answer reach?"""
+    """Which of the user's rubric levels does the answer reach?
+
+    RAGAS's rubric score: one judgment against levels the test writes.
+    """
 
     name = "rubric"
     scale = Scale(0, 1)  # replaced per instance by the rubric's own levels
