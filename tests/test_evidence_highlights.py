@@ -5,21 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rag.metrics.evidence import (
+from pytest_rag.metrics.context_use import AugmentationEvidence
+from pytest_rag.metrics.grounding import (
     AnswerConsistencyEvidence,
-    AttributionEvidence,
-    AugmentationEvidence,
-    CheckedClaim,
     ClaimsEvidence,
     ClaimVerdict,
-    FactualCorrectnessEvidence,
-    PassageEvidence,
-    PassageGrade,
-    PassageJudgment,
-    RecallEvidence,
-    UmbrelaEvidence,
     UnsupportedStatements,
 )
+from pytest_rag.metrics.reference.agreement import CheckedClaim, FactualCorrectnessEvidence
+from pytest_rag.metrics.reference.context_recall import AttributionEvidence, RecallEvidence
+from pytest_rag.metrics.retrieval import PassageEvidence, PassageGrade, PassageJudgment, UmbrelaEvidence
 from pytest_rag.results import Evidence, Highlights
 
 OFF = "Delivery is free on Sundays."

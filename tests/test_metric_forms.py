@@ -1,8 +1,9 @@
 """Every metric of the registry has its four helpers, derived from one score form.
 
-The forms are read off the ``RagJudge`` class itself: every score form (a ``SyncForm`` that is its own
-source) must come with an assert form and two async forms with the very same parameters, and every
-built-in (metric, mode) must be reachable through one of them. The asserting forms must refuse a
+The forms are read off the ``RagJudge`` class and the helpers classes it inherits (one per metric
+family): every score form (a ``SyncForm`` that is its own source) must come with an assert form and
+two async forms with the very same parameters, and every built-in (metric, mode) must be reachable
+through one of them. Deprecated old names of forms are left out here (tests/test_deprecated_names.py). The asserting forms must refuse a
 check that has no threshold before any judge is paid, which a stand-in session proves by failing
 the test if it is ever asked to score.
 """
@@ -20,7 +21,7 @@ import pytest
 from conftest import rag_args
 from pytest_rag.errors import InputError
 from pytest_rag.failures import RagAssertionError
-from pytest_rag.forms import AsyncForm, Check, SyncForm
+from pytest_rag.helper_forms import AsyncForm, Check, SyncForm
 from pytest_rag.inputs import Sample
 from pytest_rag.metrics.catalog import builtin_metrics
 from pytest_rag.rag_judge import RagJudge
@@ -39,7 +40,12 @@ ARGUMENTS: Mapping[str, Any] = {
     "answers": ["Five days.", "Five business days."],
 }
 
-FORMS = {name: value for name, value in vars(RagJudge).items() if isinstance(value, (SyncForm, AsyncForm))}
+FORMS = {
+    name: value
+    for owner in reversed(RagJudge.__mro__)  # a subclass's attribute wins, as in attribute lookup
+    for name, value in vars(owner).items()
+    if isinstance(value, (SyncForm, AsyncForm)) and value.renamed_to is None
+}
 SCORE_FORMS = {name: form for name, form in FORMS.items() if form.source is form}
 
 

@@ -18,7 +18,7 @@ from pytest_rag.judges.local.question import question_claim
 from pytest_rag.judges.local.scorer import EDIT_CAP, GroundingReport, LocalScorer, SentenceSupport
 from pytest_rag.judges.local.tasks import HANDLERS, grade_fraction
 from pytest_rag.judges.request import JudgeRequest
-from pytest_rag.metrics.single import Faithfulness, FaithfulnessVerdict
+from pytest_rag.metrics.grounding import Faithfulness, FaithfulnessVerdict
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from pytest_rag.engine.cache import JudgmentCache
 from pytest_rag.engine.judgment import JudgmentEngine
 from pytest_rag.engine.limits import EngineSettings
 from pytest_rag.errors import ConfigError, InputError, JudgeError
-from pytest_rag.forms import Check
+from pytest_rag.helper_forms import Check
 from pytest_rag.inputs import Chunk, Sample
 from pytest_rag.judges.embeddings import EmbeddingBatch, embedding_request
 from pytest_rag.judges.faults import translate

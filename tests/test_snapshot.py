@@ -23,7 +23,7 @@ from regression_support import judge_env, marker_server, run_args
 
 
 def _result(score: float, repeats: list[float] | None = None, judge: str = "openai:m") -> MetricResult:
-    from pytest_rag.metrics.evidence import UnsupportedStatements
+    from pytest_rag.metrics.grounding import UnsupportedStatements
 
     return MetricResult(
         metric="faithfulness",

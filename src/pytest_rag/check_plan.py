@@ -21,7 +21,7 @@ from .session_results import SessionResults
 
 if TYPE_CHECKING:
     from .engine.judgment import JudgmentEngine
-    from .forms import Check
+    from .helper_forms import Check
     from .inputs import Sample
     from .judges.protocol import Judge
     from .metrics.base import Metric

@@ -2,11 +2,13 @@
 
 Every metric has four helpers: a score form returning the typed
 :class:`~pytest_rag.results.MetricResult` (``rag_judge.faithfulness(...)``), an assert form that fails
-the test below the threshold (``assert_faithful``), and ``a``-prefixed async twins of both. Each
-metric's score form is written once below, as a builder of a :class:`~pytest_rag.forms.Check`; the
-other three are derived from it (:mod:`pytest_rag.forms`), so all four take the same parameters.
-``score``/``assert_score`` reach any registered metric by name, plugin metrics included;
-``evaluate`` and ``assert_rag`` score many checks concurrently.
+the test below the threshold (``assert_faithful``), and ``a``-prefixed async twins of both. A metric's
+score form is written once, with the metric, as a builder of a :class:`~pytest_rag.helper_forms.Check`
+in its family's helpers class (``GroundingHelpers`` ...); the other three are derived from it
+(:mod:`pytest_rag.helper_forms`), so all four take the same parameters, and ``RagJudge`` gets them all
+by inheriting one helpers class per family. Here: ``score``/``assert_score``, which reach any
+registered metric by name (plugin metrics included), ``overall_score``, and ``evaluate`` and
+``assert_rag``, which score many checks concurrently.
 """
 
 from __future__ import annotations
@@ -17,8 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, RagError
 from .failures import RagAssertionError, describe
-from .forms import Check, given, score_form
+from .helper_forms import Check, score_form
 from .inputs import ContextLike, Sample, coerce_sample
+from .metrics.citation import CitationHelpers
+from .metrics.consistency import ConsistencyHelpers
+from .metrics.context_use import ContextUseHelpers
+from .metrics.grounding import GroundingHelpers
+from .metrics.nuggets import NuggetsHelpers
+from .metrics.reference import ReferenceHelpers
+from .metrics.relevance import RelevanceHelpers
+from .metrics.retrieval import RetrievalHelpers
+from .metrics.rubric import RubricHelpers
 from .results import MetricResult
 from .results_table import ResultsTable, Row
 from .thresholds import require_threshold
@@ -37,7 +48,17 @@ def require_pass(result: MetricResult) -> MetricResult:
     return result
 
 
-class RagJudge:
+class RagJudge(
+    GroundingHelpers,
+    RelevanceHelpers,
+    RetrievalHelpers,
+    ReferenceHelpers,
+    ContextUseHelpers,
+    NuggetsHelpers,
+    CitationHelpers,
+    RubricHelpers,
+    ConsistencyHelpers,
+):
     """Judged assertions for one test. Obtain it through the ``rag_judge`` fixture."""
 
     def __init__(self, session: RagSession, test_id: str) -> None:
@@ -99,346 +120,6 @@ class RagJudge:
         )
 
     assert_score, ascore, aassert_score = score.other_forms()
-
-    # -- single judgments on 1-5 anchors -------------------------------------------------------
-
-    @score_form("faithfulness")
-    def faithfulness(
-        self,
-        output: str,
-        context: ContextLike,
-        threshold: float | None = None,
-        *,
-        mode: str | None = None,
-        question: str | None = None,
-    ) -> Check:
-        """Is ``output`` supported by ``context``? 1-5 (single mode) or supported/total (claims mode).
-        ``question`` lets a judge that reads inputs (the offline one) check a bare "yes" or a lone
-        entity as the claim it makes; LLM prompts do not show it."""
-        return Check(answer=output, context=context, threshold=threshold, mode=mode, question=question)
-
-    assert_faithful, afaithfulness, aassert_faithful = faithfulness.other_forms()
-
-    @score_form("answer_relevancy")
-    def answer_relevancy(
-        self, output: str, prompt: str, threshold: float | None = None, *, mode: str | None = None
-    ) -> Check:
-        """Does ``output`` address ``prompt``? 1-5."""
-        return Check(answer=output, question=prompt, threshold=threshold, mode=mode)
-
-    assert_relevant, aanswer_relevancy, aassert_relevant = answer_relevancy.other_forms()
-
-    @score_form("context_recall")
-    def context_recall(
-        self,
-        output: str,
-        reference: str | None = None,
-        threshold: float | None = None,
-        *,
-        context: ContextLike = None,
-        mode: str | None = None,
-    ) -> Check:
-        """Does ``output`` cover the key facts of ``reference`` (falling back to ``context``)? 1-5."""
-        return Check(answer=output, reference=reference, context=context, threshold=threshold, mode=mode)
-
-    assert_context_recall, acontext_recall, aassert_context_recall = context_recall.other_forms()
-
-    # -- claim-based and generated-question modes ----------------------------------------------
-
-    @score_form("faithfulness", mode="claims")
-    def faithfulness_claims(
-        self,
-        output: str,
-        context: ContextLike,
-        *,
-        batch_size: int | None = None,
-        threshold: float | None = None,
-        question: str | None = None,
-    ) -> Check:
-        """Share of the answer's claims the context supports (claims extracted, verified in batches).
-        ``question``, as for :meth:`faithfulness`, reaches judges that read inputs only."""
-        return Check(
-            answer=output,
-            context=context,
-            threshold=threshold,
-            question=question,
-            options=given(batch_size=batch_size),
-        )
-
-    assert_faithful_claims, afaithfulness_claims, aassert_faithful_claims = faithfulness_claims.other_forms()
-
-    @score_form("answer_relevancy", mode="questions")
-    def answer_relevancy_questions(
-        self,
-        output: str,
-        prompt: str,
-        *,
-        n_questions: int | None = None,
-        embedding_model: str | None = None,
-        threshold: float | None = None,
-    ) -> Check:
-        """Mean cosine between the question and questions generated from the answer."""
-        options = given(n_questions=n_questions, embedding_model=embedding_model)
-        return Check(answer=output, question=prompt, threshold=threshold, options=options)
-
-    assert_relevant_questions, aanswer_relevancy_questions, aassert_relevant_questions = (
-        answer_relevancy_questions.other_forms()
-    )
-
-    @score_form("context_recall", mode="attribution")
-    def context_recall_attribution(
-        self, reference: str, context: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """Share of the reference's facts found in the contexts, each with its 1-indexed source."""
-        return Check(reference=reference, context=context, threshold=threshold)
-
-    assert_context_recall_attribution, acontext_recall_attribution, aassert_context_recall_attribution = (
-        context_recall_attribution.other_forms()
-    )
-
-    # -- retrieval -----------------------------------------------------------------------------
-
-    @score_form("context_precision")
-    def context_precision(
-        self,
-        question: str,
-        context: ContextLike,
-        *,
-        reference: str | None = None,
-        threshold: float | None = None,
-    ) -> Check:
-        """Average precision of the passages judged useful, over their ranks."""
-        return Check(question=question, context=context, reference=reference, threshold=threshold)
-
-    assert_context_precision, acontext_precision, aassert_context_precision = context_precision.other_forms()
-
-    @score_form("umbrela")
-    def umbrela(
-        self,
-        question: str,
-        context: ContextLike,
-        *,
-        k_values: Sequence[int] | None = None,
-        threshold: float | None = None,
-    ) -> Check:
-        """UMBRELA 0-3 grade per passage; mean grade, with P@k, AP@k and MRR in the details."""
-        return Check(
-            question=question, context=context, threshold=threshold, options=given(k_values=k_values)
-        )
-
-    assert_umbrela, aumbrela, aassert_umbrela = umbrela.other_forms()
-
-    @score_form("retrieval_precision")
-    def retrieval_precision(
-        self, question: str, context: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """Share of retrieved passages relevant to the question."""
-        return Check(question=question, context=context, threshold=threshold)
-
-    assert_retrieval_precision, aretrieval_precision, aassert_retrieval_precision = (
-        retrieval_precision.other_forms()
-    )
-
-    # -- how the answer uses its contexts ------------------------------------------------------
-
-    @score_form("augmentation_precision")
-    def augmentation_precision(
-        self, output: str, question: str, context: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """Share of the relevant passages whose information appears in the answer."""
-        return Check(answer=output, question=question, context=context, threshold=threshold)
-
-    assert_augmentation_precision, aaugmentation_precision, aassert_augmentation_precision = (
-        augmentation_precision.other_forms()
-    )
-
-    @score_form("augmentation_accuracy")
-    def augmentation_accuracy(
-        self, output: str, context: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """Share of retrieved passages whose information appears in the answer."""
-        return Check(answer=output, context=context, threshold=threshold)
-
-    assert_augmentation_accuracy, aaugmentation_accuracy, aassert_augmentation_accuracy = (
-        augmentation_accuracy.other_forms()
-    )
-
-    @score_form("answer_consistency")
-    def answer_consistency(self, output: str, context: ContextLike, threshold: float | None = None) -> Check:
-        """Share of the answer's main points attributable to the contexts."""
-        return Check(answer=output, context=context, threshold=threshold)
-
-    assert_answer_consistency, aanswer_consistency, aassert_answer_consistency = (
-        answer_consistency.other_forms()
-    )
-
-    @score_form("answer_consistency_binary")
-    def answer_consistency_binary(
-        self, output: str, context: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """1 when everything in the answer derives from the contexts, else 0."""
-        return Check(answer=output, context=context, threshold=threshold)
-
-    assert_answer_consistency_binary, aanswer_consistency_binary, aassert_answer_consistency_binary = (
-        answer_consistency_binary.other_forms()
-    )
-
-    # -- against a reference answer ------------------------------------------------------------
-
-    @score_form("answer_similarity")
-    def answer_similarity(
-        self, output: str, reference: str, *, question: str | None = None, threshold: float | None = None
-    ) -> Check:
-        """0-5 judgment of how well the answer matches the reference in meaning."""
-        return Check(answer=output, reference=reference, question=question, threshold=threshold)
-
-    assert_answer_similarity, aanswer_similarity, aassert_answer_similarity = answer_similarity.other_forms()
-
-    @score_form("semantic_similarity")
-    def semantic_similarity(
-        self,
-        output: str,
-        reference: str,
-        *,
-        embedding_model: str | None = None,
-        threshold: float | None = None,
-    ) -> Check:
-        """Cosine of the answer's and reference's embeddings."""
-        options = given(embedding_model=embedding_model)
-        return Check(answer=output, reference=reference, threshold=threshold, options=options)
-
-    assert_semantic_similarity, asemantic_similarity, aassert_semantic_similarity = (
-        semantic_similarity.other_forms()
-    )
-
-    @score_form("factual_correctness")
-    def factual_correctness(
-        self, output: str, reference: str, *, score: str | None = None, threshold: float | None = None
-    ) -> Check:
-        """F1 (or precision/recall) of the claims of answer and reference entailing each other."""
-        return Check(answer=output, reference=reference, threshold=threshold, options=given(score=score))
-
-    assert_factual_correctness, afactual_correctness, aassert_factual_correctness = (
-        factual_correctness.other_forms()
-    )
-
-    # -- TREC-style generation checks ----------------------------------------------------------
-
-    @score_form("nuggets")
-    def nuggets(
-        self,
-        output: str,
-        question: str,
-        context: ContextLike,
-        *,
-        umbrela_grades: Sequence[int] | None = None,
-        score: str | None = None,
-        threshold: float | None = None,
-    ) -> Check:
-        """AutoNuggetizer score: nuggets from the passages, labelled vital/okay, assigned to the answer."""
-        options = given(umbrela_grades=umbrela_grades, score=score)
-        return Check(answer=output, question=question, context=context, threshold=threshold, options=options)
-
-    assert_nuggets, anuggets, aassert_nuggets = nuggets.other_forms()
-
-    @score_form("citation")
-    def citation(
-        self,
-        citations: Sequence[Any],
-        context: ContextLike,
-        *,
-        output: str | None = None,
-        threshold: float | None = None,
-    ) -> Check:
-        """F1 of the support the cited passages give the answer parts that cite them."""
-        return Check(answer=output, context=context, threshold=threshold, options={"citations": citations})
-
-    assert_citations, acitation, aassert_citations = citation.other_forms()
-
-    @score_form("hallucination")
-    def hallucination(self, output: str, context: ContextLike, threshold: float | None = None) -> Check:
-        """0-1 factual consistency of the answer with the passages (HHEM-style; higher is better)."""
-        return Check(answer=output, context=context, threshold=threshold)
-
-    assert_no_hallucination, ahallucination, aassert_no_hallucination = hallucination.other_forms()
-
-    @score_form("no_answer")
-    def no_answer(self, output: str, question: str, threshold: float | None = None) -> Check:
-        """1 when the answer attempts the question, 0 when it declines."""
-        return Check(answer=output, question=question, threshold=threshold)
-
-    assert_answered, ano_answer, aassert_answered = no_answer.other_forms()
-
-    # -- two templates, averaged ---------------------------------------------------------------
-
-    @score_form("answer_accuracy")
-    def answer_accuracy(
-        self, output: str, reference: str, question: str, threshold: float | None = None
-    ) -> Check:
-        """Two 0/2/4 judgments (roles swapped in the second), averaged."""
-        return Check(answer=output, reference=reference, question=question, threshold=threshold)
-
-    assert_answer_accuracy, aanswer_accuracy, aassert_answer_accuracy = answer_accuracy.other_forms()
-
-    @score_form("context_relevance")
-    def context_relevance(self, question: str, context: ContextLike, threshold: float | None = None) -> Check:
-        """Two 0/1/2 judgments of the contexts' relevance to the question, averaged."""
-        return Check(question=question, context=context, threshold=threshold)
-
-    assert_context_relevance, acontext_relevance, aassert_context_relevance = context_relevance.other_forms()
-
-    @score_form("response_groundedness")
-    def response_groundedness(
-        self, output: str, context: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """Two 0/1/2 judgments of the answer's grounding in the contexts, averaged."""
-        return Check(answer=output, context=context, threshold=threshold)
-
-    assert_grounded, aresponse_groundedness, aassert_grounded = response_groundedness.other_forms()
-
-    # -- the test's own rubric, and repeated runs ----------------------------------------------
-
-    @score_form("rubric")
-    def rubric(
-        self,
-        output: str,
-        rubric: Mapping[int, str],
-        *,
-        question: str | None = None,
-        context: ContextLike = None,
-        reference: str | None = None,
-        criteria: str | None = None,
-        threshold: float | None = None,
-    ) -> Check:
-        """One judgment against the levels of a rubric the test writes."""
-        return Check(
-            answer=output,
-            question=question,
-            context=context,
-            reference=reference,
-            threshold=threshold,
-            options={"rubric": rubric, **given(criteria=criteria)},
-        )
-
-    assert_rubric, arubric, aassert_rubric = rubric.other_forms()
-
-    @score_form("consistency")
-    def consistency(
-        self,
-        answers: Sequence[str],
-        *,
-        question: str | None = None,
-        scores: Mapping[str, Sequence[Any]] | None = None,
-        embedding_model: str | None = None,
-        mode: str | None = None,
-        threshold: float | None = None,
-    ) -> Check:
-        """Agreement of several answers to one question (pairwise ROUGE and embeddings) and the spread
-        of their metric scores."""
-        options = {"answers": answers, **given(scores=scores, embedding_model=embedding_model)}
-        return Check(question=question, mode=mode, threshold=threshold, options=options)
-
-    assert_consistent, aconsistency, aassert_consistent = consistency.other_forms()
 
     # -- computed from results, not judged -----------------------------------------------------
 

@@ -38,7 +38,7 @@ from .thresholds import Thresholds
 
 if TYPE_CHECKING:
     from .engine.batch.reply_or_queue import BatchDesk
-    from .forms import Check
+    from .helper_forms import Check
     from .inputs import Sample
     from .judges.protocol import Judge
     from .metrics.base import Metric

@@ -1,2 +1,2 @@
-"""The metric catalog: one module per family of metrics, with every prompt in :mod:`.templates`, every
-typed reply in :mod:`.verdicts` and every evidence type in :mod:`.evidence` (see docs/metrics.md)."""
+"""The metric catalog: one module (or small package) per family of metrics, holding each metric's
+prompt templates, verdict models, evidence, scoring and ``rag_judge`` helpers (see docs/metrics.md)."""

@@ -4,7 +4,8 @@ The catalog is a table of names pointing at classes, so that start-up can regist
 ``rag_threshold_<name>`` for every metric without importing one (metric modules import pydantic);
 the classes load when a test first needs a metric. A metric is registered under (name, mode): the
 claim-based and generated-questions forms are modes of the metrics they answer the same question
-as. ``ALIASES`` maps the short names that ``assert_rag`` accepts (``relevancy=3``) onto (name, mode).
+as. ``ALIASES`` maps the short names that ``assert_rag`` accepts (``relevancy=3``) onto (name, mode);
+the few in ``DEPRECATED_ALIASES`` still do, with a warning naming the alias to use instead.
 """
 
 from __future__ import annotations
@@ -17,29 +18,29 @@ if TYPE_CHECKING:
 
 #: (metric name, mode, "module:Class" within pytest_rag.metrics)
 CATALOG: tuple[tuple[str, str, str], ...] = (
-    ("faithfulness", "default", "single:Faithfulness"),
-    ("answer_relevancy", "default", "single:AnswerRelevancy"),
-    ("context_recall", "default", "single:ContextRecall"),
-    ("faithfulness", "claims", "claims:FaithfulnessClaims"),
-    ("context_recall", "attribution", "claims:ContextRecallAttribution"),
-    ("answer_relevancy", "questions", "questions:AnswerRelevancyQuestions"),
+    ("faithfulness", "default", "grounding:Faithfulness"),
+    ("answer_relevancy", "default", "relevance:AnswerRelevancy"),
+    ("context_recall", "default", "reference.context_recall:ContextRecall"),
+    ("faithfulness", "claims", "grounding:FaithfulnessClaims"),
+    ("context_recall", "attribution", "reference.context_recall:ContextRecallAttribution"),
+    ("answer_relevancy", "questions", "relevance:AnswerRelevancyQuestions"),
     ("context_precision", "default", "retrieval:ContextPrecision"),
-    ("umbrela", "default", "umbrela:Umbrela"),
-    ("retrieval_precision", "default", "tonic:RetrievalPrecision"),
-    ("augmentation_precision", "default", "tonic:AugmentationPrecision"),
-    ("augmentation_accuracy", "default", "tonic:AugmentationAccuracy"),
-    ("answer_consistency", "default", "tonic:AnswerConsistency"),
-    ("answer_consistency_binary", "default", "tonic:AnswerConsistencyBinary"),
-    ("answer_similarity", "default", "reference:AnswerSimilarity"),
-    ("semantic_similarity", "default", "reference:SemanticSimilarity"),
-    ("factual_correctness", "default", "reference:FactualCorrectness"),
+    ("umbrela", "default", "retrieval:Umbrela"),
+    ("retrieval_precision", "default", "retrieval:RetrievalPrecision"),
+    ("augmentation_precision", "default", "context_use:AugmentationPrecision"),
+    ("augmentation_accuracy", "default", "context_use:AugmentationAccuracy"),
+    ("answer_consistency", "default", "grounding:AnswerConsistency"),
+    ("answer_consistency_binary", "default", "grounding:AnswerConsistencyBinary"),
+    ("answer_similarity", "default", "reference.agreement:AnswerSimilarity"),
+    ("semantic_similarity", "default", "reference.agreement:SemanticSimilarity"),
+    ("factual_correctness", "default", "reference.agreement:FactualCorrectness"),
     ("nuggets", "default", "nuggets:Nuggets"),
     ("citation", "default", "citation:Citation"),
-    ("hallucination", "default", "hallucination:Hallucination"),
-    ("no_answer", "default", "no_answer:NoAnswer"),
-    ("answer_accuracy", "default", "nvidia:AnswerAccuracy"),
-    ("context_relevance", "default", "nvidia:ContextRelevance"),
-    ("response_groundedness", "default", "nvidia:ResponseGroundedness"),
+    ("hallucination", "default", "grounding:Hallucination"),
+    ("no_answer", "default", "relevance:NoAnswer"),
+    ("answer_accuracy", "default", "reference.agreement:AnswerAccuracy"),
+    ("context_relevance", "default", "retrieval:ContextRelevance"),
+    ("response_groundedness", "default", "grounding:ResponseGroundedness"),
     ("consistency", "default", "consistency:Consistency"),
     ("consistency", "lexical", "consistency:LexicalConsistency"),
     ("rubric", "default", "rubric:Rubric"),
@@ -67,6 +68,15 @@ ALIASES: dict[str, tuple[str, str | None]] = {
     "answered": ("no_answer", None),
 }
 
+#: Aliases that still resolve as they did but warn once: alias -> (the alias to use, why). An alias
+#: means one metric, and ``grounded`` clashed with ``assert_grounded``.
+DEPRECATED_ALIASES: dict[str, tuple[str, str]] = {
+    "grounded": (
+        "faithful",
+        "'grounded' means faithfulness, but rag_judge.assert_grounded checks response_groundedness",
+    ),
+}
+
 
 def metric_names() -> tuple[str, ...]:
     """Every built-in metric name that takes a threshold, judged or computed, in catalog order."""
@@ -85,5 +95,10 @@ def builtin_metrics() -> tuple[type[Metric], ...]:
 
 def resolve_metric(name: str, mode: str | None = None) -> tuple[str, str | None]:
     """(metric name, mode) for a registered name or a short alias; an explicit mode wins."""
+    if name in DEPRECATED_ALIASES:
+        from ..deprecation import warn_renamed
+
+        replacement, why = DEPRECATED_ALIASES[name]
+        warn_renamed(f"the metric alias {name!r}", repr(replacement), why)
     canonical, alias_mode = ALIASES.get(name, (name, None))
     return canonical, mode if mode is not None else alias_mode

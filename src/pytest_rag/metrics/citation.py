@@ -12,18 +12,56 @@ The score is F1.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
 
 from ..errors import InputError
-from ..inputs import Chunk, Sample
+from ..helper_forms import Check, score_form
+from ..inputs import Chunk, ContextLike, Sample
+from ..results import Evidence
 from ..scoring import citation_scores, citation_support_score
 from .base import Asker, Metric, Scale, Scored
-from .evidence import CitationEvidence, CitedPart, CitedPassage
-from .prompts import block
-from .retrieval import passage_block
-from .templates import CITATION_SUPPORT
-from .toolkit import judge_request
-from .verdicts import CitationVerdict
+from .judging import judge_request
+from .prompts import REASONING, ReasonedVerdict, Template, block, passage_block
+
+CITATION_SUPPORT = Template(
+    id="citation.support",
+    version="1",
+    task=(
+        "Task: decide how well the cited passage supports the statement that cites it. "
+        "'full_support': everything the statement says is in the passage. 'partial_support': some of "
+        "it is, some is missing. 'no_support': the passage backs no part of the statement. Use only "
+        "the passage, not your own knowledge."
+    ),
+    scale="",
+    fields={"reasoning": REASONING, "support": "full_support, partial_support or no_support"},
+)
+
+
+Support = Literal["full_support", "partial_support", "no_support"]
+
+
+class CitationVerdict(ReasonedVerdict):
+    support: Support = Field(description="full_support, partial_support or no_support")
+
+
+class CitedPassage(BaseModel):
+    passage: str
+    index: int
+    support: Support
+    score: float
+    reason: str = ""
+
+
+class CitedPart(BaseModel):
+    text: str
+    citations: list[CitedPassage] = Field(default_factory=list)
+    score: float = 0.0
+
+
+class CitationEvidence(Evidence):
+    parts: list[CitedPart] = Field(default_factory=list)
 
 
 def _resolve(ref: Any, chunks: Sequence[Chunk]) -> int:
@@ -69,7 +107,10 @@ def read_citations(options: Mapping[str, Any], chunks: Sequence[Chunk]) -> list[
 
 
 class Citation(Metric):
-    """Do the cited passages support the parts of the answer that cite them?"""
+    """Do the cited passages support the parts of the answer that cite them?
+
+    Citation support as the TREC 2024 RAG track defines it and Open RAG Eval scores it.
+    """
 
     name = "citation"
     scale = Scale(0, 1)
@@ -124,3 +165,23 @@ class Citation(Metric):
 
 def _fmt(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.3f}"
+
+
+class CitationHelpers:
+    """The ``rag_judge`` helpers of citation support (a base of :class:`~pytest_rag.rag_judge.RagJudge`)."""
+
+    @score_form("citation")
+    def citation(
+        self,
+        citations: Sequence[Any],
+        context: ContextLike,
+        *,
+        output: str | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """F1 of the support the cited passages give the answer parts that cite them."""
+        return Check(answer=output, context=context, threshold=threshold, options={"citations": citations})
+
+    assert_citation, acitation, aassert_citation = citation.other_forms()
+    assert_citations = assert_citation.deprecated_alias()
+    aassert_citations = aassert_citation.deprecated_alias()

@@ -19,14 +19,45 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from pydantic import BaseModel, Field
+
 from ..errors import InputError
+from ..helper_forms import Check, given, score_form
 from ..inputs import Sample
+from ..results import Evidence
 from ..scoring import dispersion
 from ..scoring.similarity import cosine
 from ..scoring.text import rouge_l, rouge_n
 from .base import Asker, Metric, Scale, Scored
-from .evidence import AnswerPair, ConsistencyEvidence, MetricSpread, Overlap
-from .toolkit import read_text
+from .options import read_text
+
+
+class Overlap(BaseModel):
+    precision: float
+    recall: float
+    f1: float
+
+
+class AnswerPair(BaseModel):
+    first: int
+    second: int
+    rouge1: Overlap
+    rouge2: Overlap
+    rougeL: Overlap
+    cosine: float | None = None
+
+
+class MetricSpread(BaseModel):
+    n: int
+    mean: float
+    variance: float
+    std: float
+    coefficient_of_variation: float | None = None
+
+
+class ConsistencyEvidence(Evidence):
+    pairs: list[AnswerPair] = Field(default_factory=list)
+    metrics: dict[str, MetricSpread] = Field(default_factory=dict)
 
 
 def read_answers(options: Mapping[str, Any]) -> list[str]:
@@ -82,7 +113,10 @@ def spreads(scores: Mapping[str, Sequence[float]]) -> dict[str, MetricSpread]:
 
 
 class Consistency(Metric):
-    """Do repeated runs of the same question give the same answer?"""
+    """Do repeated runs of the same question give the same answer?
+
+    Open RAG Eval's consistency across runs, with an embedding cosine as its semantic agreement.
+    """
 
     name = "consistency"
     scale = Scale(0, 1)
@@ -125,6 +159,30 @@ class Consistency(Metric):
 
 
 class LexicalConsistency(Consistency):
+    """Consistency by words only: the mean pairwise ROUGE-L F1, no embeddings."""
+
     mode = "lexical"
     options = ("answers", "scores")
     uses_embeddings = False
+
+
+class ConsistencyHelpers:
+    """The ``rag_judge`` helpers of consistency across runs (a base of :class:`~pytest_rag.rag_judge.RagJudge`)."""
+
+    @score_form("consistency")
+    def consistency(
+        self,
+        answers: Sequence[str],
+        *,
+        question: str | None = None,
+        scores: Mapping[str, Sequence[Any]] | None = None,
+        embedding_model: str | None = None,
+        mode: str | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """Agreement of several answers to one question (pairwise ROUGE and embeddings) and the spread
+        of their metric scores."""
+        options = {"answers": answers, **given(scores=scores, embedding_model=embedding_model)}
+        return Check(question=question, mode=mode, threshold=threshold, options=options)
+
+    assert_consistent, aconsistency, aassert_consistent = consistency.other_forms()

@@ -18,20 +18,106 @@ refuses this metric.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
 
 from ..errors import InputError
-from ..inputs import Chunk, Sample
+from ..helper_forms import Check, given, score_form
+from ..inputs import Chunk, ContextLike, Sample
+from ..results import Evidence
 from ..scoring import nugget_scores
 from .base import Asker, Metric, Scale, Scored
-from .claims import verdicts_in_order
-from .evidence import Nugget, NuggetEvidence
-from .prompts import Template, block, numbered_list
-from .retrieval import passage_block
-from .templates import MAX_NUGGETS, NUGGET_ASSIGN, NUGGET_CREATE, NUGGET_IMPORTANCE
-from .toolkit import batches, judge_request, read_choice
-from .umbrela import grade_passages
-from .verdicts import AssignmentLabels, ImportanceLabels, NuggetList
+from .judging import batches, judge_request
+from .options import read_choice
+from .prompts import Template, block, numbered_list, passage_block
+from .retrieval import grade_passages
+from .statements import judge_numbered
+
+MAX_NUGGETS = 30
+"""Most nuggets the nugget-creation template asks for (and the metric keeps)."""
+
+
+NUGGET_CREATE = Template(
+    id="nuggets.create",
+    version="1",
+    task=(
+        "Task: build a list of information nuggets for the question from the passages. A nugget is "
+        "one atomic fact of 1 to 12 words that helps answer the question. You get the current list; "
+        "return the full updated list: keep the useful nuggets, add missing ones found in the "
+        f"passages, merge duplicates. At most {MAX_NUGGETS} nuggets. If nothing needs changing, "
+        "return the list unchanged."
+    ),
+    scale="",
+    fields={"nuggets": "the full updated list of nugget strings"},
+)
+
+
+NUGGET_IMPORTANCE = Template(
+    id="nuggets.importance",
+    version="1",
+    task=(
+        "Task: label each numbered nugget for the question: 'vital' when a good answer must contain "
+        "it, 'okay' when it is worth having but not essential."
+    ),
+    scale="",
+    fields={
+        "labels": 'list with one object per nugget, in order: {"index": number, "importance": "vital" | "okay"}'
+    },
+)
+
+
+NUGGET_ASSIGN = Template(
+    id="nuggets.assign",
+    version="1",
+    task=(
+        "Task: for each numbered nugget, decide whether the answer contains it: 'support' when the "
+        "answer fully states it, 'partial_support' when it states it only in part, 'not_support' "
+        "otherwise."
+    ),
+    scale="",
+    fields={
+        "labels": 'list with one object per nugget, in order: {"index": number, "assignment": '
+        '"support" | "partial_support" | "not_support"}'
+    },
+)
+
+
+class NuggetList(BaseModel):
+    nuggets: list[str] = Field(description="the full, updated list of nuggets (1-12 words each)")
+
+
+class ImportanceLabel(BaseModel):
+    index: int = Field(description="number of the nugget (1-based)")
+    importance: Literal["vital", "okay"] = Field(description="vital or okay")
+
+
+class ImportanceLabels(BaseModel):
+    labels: list[ImportanceLabel] = Field(description="one label per nugget, in order")
+
+
+class AssignmentLabel(BaseModel):
+    index: int = Field(description="number of the nugget (1-based)")
+    assignment: Literal["support", "partial_support", "not_support"] = Field(
+        description="support, partial_support or not_support"
+    )
+
+
+class AssignmentLabels(BaseModel):
+    labels: list[AssignmentLabel] = Field(description="one label per nugget, in order")
+
+
+class Nugget(BaseModel):
+    text: str
+    importance: Literal["vital", "okay"]
+    assignment: Literal["support", "partial_support", "not_support"]
+
+
+class NuggetEvidence(Evidence):
+    nuggets: list[Nugget] = Field(default_factory=list)
+    creation_passages: list[int] = Field(default_factory=list)
+    creation_rounds: int = 0
+
 
 MAX_ROUNDS = 5
 KEEP = 20
@@ -54,7 +140,10 @@ def _read_grades(options: Mapping[str, Any], k: int) -> list[int] | None:
 
 
 class Nuggets(Metric):
-    """How many of the essential information nuggets does the answer contain?"""
+    """How many of the essential information nuggets does the answer contain?
+
+    Open RAG Eval's AutoNuggetizer, of the TREC 2024 RAG track (the module docstring has the steps).
+    """
 
     name = "nuggets"
     scale = Scale(0, 1)
@@ -146,25 +235,45 @@ class Nuggets(Metric):
         nuggets: Sequence[str],
     ) -> list[str]:
         head = [block("question", question)] + ([block("answer", answer)] if answer is not None else [])
-        requests = [
-            (
-                chunk,
-                judge_request(
+        labelled = await ask.gather(
+            *(
+                judge_numbered(
+                    ask,
                     self.name,
                     template,
-                    "\n\n".join([*head, numbered_list("nuggets", list(chunk))]),
                     model,
+                    head,
+                    "nuggets",
+                    chunk,
                     {"question": question, "answer": answer, "nuggets": list(chunk)},
-                ),
+                    what="nuggets",
+                )
+                for _, chunk in batches(nuggets, BATCH)
             )
-            for _, chunk in batches(nuggets, BATCH)
+        )
+        return [
+            str(getattr(label, "importance", None) or getattr(label, "assignment", ""))
+            for ordered in labelled
+            for label in ordered
         ]
-        replies = await ask.gather(*(ask(r, model) for _, r in requests))
-        labels: list[str] = []
-        for (chunk, _), reply in zip(requests, replies, strict=True):
-            ordered = verdicts_in_order(self.name, ask.judge_label, reply.labels, len(chunk), "nuggets")
-            labels.extend(
-                str(getattr(label, "importance", None) or getattr(label, "assignment", ""))
-                for label in ordered
-            )
-        return labels
+
+
+class NuggetsHelpers:
+    """The ``rag_judge`` helpers of nugget evaluation (a base of :class:`~pytest_rag.rag_judge.RagJudge`)."""
+
+    @score_form("nuggets")
+    def nuggets(
+        self,
+        output: str,
+        question: str,
+        context: ContextLike,
+        *,
+        umbrela_grades: Sequence[int] | None = None,
+        score: str | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """AutoNuggetizer score: nuggets from the passages, labelled vital/okay, assigned to the answer."""
+        options = given(umbrela_grades=umbrela_grades, score=score)
+        return Check(answer=output, question=question, context=context, threshold=threshold, options=options)
+
+    assert_nuggets, anuggets, aassert_nuggets = nuggets.other_forms()

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pydantic import Field
+
 from ..errors import InputError
-from ..results import CallTally, MetricResult
-from .evidence import OverallEvidence
+from ..results import CallTally, Evidence, MetricResult
 
 NAME = "overall_score"
+
+
+class OverallEvidence(Evidence):
+    components: dict[str, float] = Field(default_factory=dict)
 
 
 def overall_score(results: Sequence[MetricResult], threshold: float | None = None) -> MetricResult:

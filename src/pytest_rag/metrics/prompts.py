@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pydantic import BaseModel, Field
+
 from ..inputs import Chunk
 from ..judges.escaping import escape_data
 from ..judges.request import Message
@@ -44,6 +46,13 @@ SHORT_REASON = "one or two sentences"
 """The ``reasoning`` of the dual-template ratings."""
 
 
+class ReasonedVerdict(BaseModel):
+    """A verdict that gives the judge's reasoning (:data:`REASONING`) before its decision fields,
+    which a subclass declares. A base only: its own name and docstring never reach a schema."""
+
+    reasoning: str = Field(description=REASONING)
+
+
 def block(tag: str, text: str, **attributes: object) -> str:
     """One fenced data block: ``<tag attr="...">text</tag>``."""
     attrs = "".join(
@@ -63,6 +72,11 @@ def context_blocks(chunks: Sequence[Chunk], tag: str = "context") -> str:
 
 def numbered_list(tag: str, items: Sequence[str]) -> str:
     return "\n".join(block(tag, item, index=i) for i, item in enumerate(items, start=1))
+
+
+def passage_block(chunk: Chunk, index: int) -> str:
+    """One retrieved passage on its own, with its 1-based rank and its id when it has one."""
+    return block("passage", chunk.text, index=index, id=chunk.id)
 
 
 @dataclass(frozen=True)

@@ -1,34 +1,33 @@
-"""Context precision (RAGAS-style, as llm4s specifies it): are the useful passages ranked at the top?
+"""Retrieval: are the retrieved passages the ones the question needs, ranked first?
 
-The judge decides for every retrieved passage whether it is useful for answering the question (and,
-when a reference answer is given, for arriving at that reference). By default all passages are graded
-in one request (one call per sample, the fixed instructions first so prompt caching applies); with the
-option ``per_passage=True`` each passage gets its own request, for contexts too long for one prompt.
-The score is the average precision of those decisions over the ranks: the mean of precision@i at
-every useful rank i (:func:`pytest_rag.scoring.average_precision`), 0.0 when no passage is useful.
+* ``context_precision``: each passage judged useful or not; the average precision over the ranks.
+* ``umbrela``: a 0-3 relevance grade per passage; the mean grade, with P@k, AP@k and MRR.
+* ``retrieval_precision``: the share of passages relevant to the question.
+* ``context_relevance``: two 0/1/2 ratings of the contexts taken together, averaged.
+
+The passage-by-passage questions here are also asked by other families: augmentation precision
+starts from retrieval precision's relevance judgments, and nuggets from UMBRELA's grades.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, create_model
 
-from ..inputs import Chunk, Sample
-from ..scoring import average_precision
+from ..errors import InputError
+from ..helper_forms import Check, given, score_form
+from ..inputs import Chunk, ContextLike, Sample
+from ..results import Evidence, Highlights, passage_labels
+from ..scoring import ranking
 from .base import Asker, Metric, Scale, Scored
-from .evidence import PassageEvidence, PassageJudgment
-from .prompts import Template, block
-from .templates import USEFULNESS, USEFULNESS_ALL
-from .toolkit import judge_request
-from .verdicts import UsefulnessVerdict, usefulness_list_model
+from .dual_rating import DualTemplateMetric, ThreeLevelRating
+from .judging import judge_request
+from .prompts import REASONING, SHORT_REASON, ReasonedVerdict, Template, block, context_blocks, passage_block
 
 V = TypeVar("V", bound=BaseModel)
-
-
-def passage_block(chunk: Chunk, index: int) -> str:
-    return block("passage", chunk.text, index=index, id=chunk.id)
 
 
 async def judge_each_passage(
@@ -49,6 +48,25 @@ async def judge_each_passage(
     return await ask.gather(*(ask(r, verdict) for r in requests))
 
 
+class RankedPassage(BaseModel):
+    """A retrieved passage in evidence: ``index`` is its 1-based rank, ``id`` the chunk's own id."""
+
+    index: int
+    id: str | None = None
+
+
+class PassageJudgment(RankedPassage):
+    relevant: bool
+    reason: str = ""
+
+
+class PassageEvidence(Evidence):
+    passages: list[PassageJudgment] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        return Highlights(passages=passage_labels(self.passages, "relevant"))
+
+
 def passage_evidence(
     chunks: Sequence[Chunk], flags: Sequence[bool], reasons: Sequence[str]
 ) -> PassageEvidence:
@@ -60,8 +78,68 @@ def passage_evidence(
     )
 
 
+# -- context precision -------------------------------------------------------------------------
+
+USEFULNESS = Template(
+    id="context_precision.usefulness",
+    version="1",
+    task=(
+        "Task: decide whether the retrieved passage is useful for answering the question: it contains "
+        "information that a correct answer relies on. When a reference answer is given, the passage is "
+        "useful if it supports any part of that reference. A passage that only shares words or the "
+        "topic with the question is not useful."
+    ),
+    scale="",
+    fields={"reasoning": REASONING, "useful": "true or false"},
+)
+
+
+USEFULNESS_ALL = Template(
+    id="context_precision.usefulness_all",
+    version="2",
+    task=(
+        "Task: for every retrieved passage, decide whether it is useful for answering the question: it "
+        "contains information that a correct answer relies on. When a reference answer is given, a "
+        "passage is useful if it supports any part of that reference. A passage that only shares words "
+        "or the topic with the question is not useful. Judge each passage on its own and give one "
+        "verdict per passage, under the key passage_N for the passage with index N."
+    ),
+    scale="",
+    fields={"passage_N": "for each passage N given, an object {reasoning, useful (true or false)}"},
+)
+
+
+class UsefulnessVerdict(ReasonedVerdict):
+    useful: bool = Field(description="true when the passage helps answer the question")
+
+
+class PassageUsefulness(ReasonedVerdict):
+    useful: bool = Field(description="true when the passage helps answer the question")
+
+
+@functools.lru_cache(maxsize=64)
+def usefulness_list_model(k: int) -> type[BaseModel]:
+    """The verdict for k passages graded at once: one required field per passage (``passage_1`` ...),
+    so the schema itself makes the judge answer every passage exactly once, by its index."""
+    fields: dict[str, Any] = {
+        f"passage_{i}": (PassageUsefulness, Field(description=f"the verdict on passage {i}"))
+        for i in range(1, k + 1)
+    }
+    model: type[BaseModel] = create_model("UsefulnessListVerdict", **fields)
+    return model
+
+
 class ContextPrecision(Metric):
-    """Are the passages that help answer the question ranked first?"""
+    """Are the passages that help answer the question ranked first?
+
+    RAGAS-style, as llm4s specifies it: the judge decides for every retrieved passage whether it is
+    useful for answering the question (and, when a reference answer is given, for arriving at that
+    reference). By default all passages are graded in one request (one call per sample, the fixed
+    instructions first so prompt caching applies); with the option ``per_passage=True`` each passage
+    gets its own request, for contexts too long for one prompt. The score is the average precision of
+    those decisions over the ranks: the mean of precision@i at every useful rank i
+    (:func:`pytest_rag.scoring.average_precision`), 0.0 when no passage is useful.
+    """
 
     name = "context_precision"
     scale = Scale(0, 1)
@@ -78,7 +156,7 @@ class ContextPrecision(Metric):
             flags, reasons = await self._per_passage(ask, sample, head, reference)
         else:
             flags, reasons = await self._all_at_once(ask, sample, head, reference)
-        score = average_precision(flags)
+        score = ranking.average_precision(flags)
         useful_ranks = [i for i, f in enumerate(flags, start=1) if f]
         return Scored(
             score=score,
@@ -123,3 +201,263 @@ class ContextPrecision(Metric):
         ]
         verdicts = await ask.gather(*(ask(r, UsefulnessVerdict) for r in requests))
         return [v.useful for v in verdicts], [v.reasoning for v in verdicts]
+
+
+# -- UMBRELA -----------------------------------------------------------------------------------
+
+UMBRELA_GRADE = Template(
+    id="umbrela.grade",
+    version="1",
+    task=(
+        "Task: grade how relevant the passage is to the search question. First consider what the "
+        "person asking most likely wants to know. Then weigh how well the passage's content matches "
+        "that intent and how trustworthy the passage is, and decide on one grade."
+    ),
+    scale=(
+        "Grades:\n"
+        "3 - the passage is dedicated to the question and contains the exact answer.\n"
+        "2 - the passage contains some answer to the question, but it may be unclear or hidden among "
+        "unrelated information.\n"
+        "1 - the passage is related to the question but does not answer it.\n"
+        "0 - the passage has nothing to do with the question."
+    ),
+    fields={"reasoning": REASONING, "score": "integer 0-3"},
+)
+
+
+class UmbrelaVerdict(ReasonedVerdict):
+    score: int = Field(ge=0, le=3, description="the grade, 0-3")
+
+
+class PassageGrade(RankedPassage):
+    grade: int
+    reason: str = ""
+
+
+class UmbrelaEvidence(Evidence):
+    passages: list[PassageGrade] = Field(default_factory=list)
+    k_values: list[int] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        return Highlights(passages=passage_labels(self.passages, "grade"))
+
+
+DEFAULT_K_VALUES = (1, 3, 5)
+
+
+async def grade_passages(
+    ask: Asker, metric: str, question: str, chunks: Sequence[Chunk]
+) -> list[PassageGrade]:
+    """One UMBRELA grade per passage, concurrently (shared with the nuggets metric)."""
+    verdicts = await judge_each_passage(ask, metric, UMBRELA_GRADE, UmbrelaVerdict, question, chunks)
+    return [
+        PassageGrade(index=i, id=c.id, grade=v.score, reason=v.reasoning)
+        for i, (c, v) in enumerate(zip(chunks, verdicts, strict=True), start=1)
+    ]
+
+
+def read_k_values(metric: str, options: Mapping[str, Any]) -> tuple[int, ...]:
+    raw = options.get("k_values", DEFAULT_K_VALUES)
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = (raw,)
+    values = tuple(raw) if isinstance(raw, (list, tuple)) else ()
+    if not values or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in values):
+        raise InputError(
+            f"{metric}: k_values must be positive integers, e.g. k_values=[1, 3, 5]; got {raw!r}"
+        )
+    return tuple(sorted(set(values)))
+
+
+def ranking_details(grades: Sequence[int], k_values: Sequence[int]) -> dict[str, float]:
+    """precision@k, AP@k and MRR at relevance >= 2, plus the mean grade."""
+    relevant = ranking.binary_relevance(grades, ranking.RELEVANCE_THRESHOLD)
+    details: dict[str, float] = {}
+    for k in k_values:
+        details[f"precision@{k}"] = ranking.precision_at_k(relevant, k)
+        details[f"ap@{k}"] = ranking.average_precision_at_k(relevant, k)
+    details["mrr"] = ranking.reciprocal_rank(relevant)
+    details["relevant"] = float(sum(relevant))
+    details["mean_grade"] = sum(grades) / len(grades) if grades else 0.0
+    return details
+
+
+class Umbrela(Metric):
+    """How relevant is each retrieved passage, and are the relevant ones ranked first?
+
+    UMBRELA passage grading (TREC 2024 RAG track, Open RAG Eval). Grades: 0 unrelated; 1 related but
+    does not answer; 2 holds some answer, possibly unclear or buried; 3 dedicated to the question
+    and holds the exact answer. One judge call per passage. The score is the mean grade (0-3); from
+    the grades, with a passage relevant at grade >= 2, the details also hold precision@k and AP@k
+    for each requested k (default 1, 3, 5) and the reciprocal rank of the first relevant passage
+    (:mod:`pytest_rag.scoring.ranking` documents the conventions).
+    """
+
+    name = "umbrela"
+    scale = Scale(0, 3)
+    default_threshold = None
+    required = ("question", "contexts")
+    options = ("k_values",)
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        k_values = read_k_values(self.name, options)
+        graded = await grade_passages(ask, self.name, sample.question, sample.contexts)
+        grades = [g.grade for g in graded]
+        details = ranking_details(grades, k_values)
+        return Scored(
+            score=details["mean_grade"],
+            reasons=f"UMBRELA grades by rank: {grades}; {int(details['relevant'])} passage(s) at grade >= "
+            f"{ranking.RELEVANCE_THRESHOLD}; MRR {details['mrr']:.3f}.",
+            evidence=UmbrelaEvidence(passages=graded, k_values=list(k_values)),
+            details=details,
+        )
+
+
+# -- retrieval precision -----------------------------------------------------------------------
+
+PASSAGE_RELEVANCE = Template(
+    id="retrieval_precision.relevance",
+    version="1",
+    task=(
+        "Task: decide whether the retrieved passage is relevant for answering the question, meaning "
+        "it holds information that helps answer it. Sharing a topic or keywords is not enough."
+    ),
+    scale="",
+    fields={"reasoning": REASONING, "relevant": "true or false"},
+)
+
+
+class RelevanceVerdict(ReasonedVerdict):
+    relevant: bool = Field(description="true when the passage is relevant for answering the question")
+
+
+async def judge_relevance(
+    ask: Asker, metric: str, question: str, chunks: Sequence[Chunk]
+) -> list[RelevanceVerdict]:
+    return await judge_each_passage(ask, metric, PASSAGE_RELEVANCE, RelevanceVerdict, question, chunks)
+
+
+class RetrievalPrecision(Metric):
+    """What share of the retrieved passages is relevant to the question?
+
+    Tonic Validate's retrieval precision: one relevance judgment per passage.
+    """
+
+    name = "retrieval_precision"
+    scale = Scale(0, 1)
+    default_threshold = 0.5
+    required = ("question", "contexts")
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        verdicts = await judge_relevance(ask, self.name, sample.question, sample.contexts)
+        flags = [v.relevant for v in verdicts]
+        hits = sum(flags)
+        return Scored(
+            score=hits / len(flags),
+            reasons=f"{hits} of {len(flags)} retrieved passages are relevant to the question.",
+            evidence=passage_evidence(sample.contexts, flags, [v.reasoning for v in verdicts]),
+            details={"relevant": float(hits), "passages": float(len(flags))},
+        )
+
+
+# -- context relevance -------------------------------------------------------------------------
+
+RELEVANCE_1 = Template(
+    id="context_relevance.template1",
+    version="1",
+    task="Task: rate how relevant the retrieved contexts, taken together, are to the question.",
+    scale=(
+        "Ratings:\n"
+        "2 - the contexts are fully relevant: they hold what is needed to answer the question.\n"
+        "1 - the contexts are partly relevant.\n"
+        "0 - the contexts are not relevant to the question at all."
+    ),
+    fields={"reasoning": SHORT_REASON, "score": "0, 1 or 2"},
+)
+
+
+RELEVANCE_2 = Template(
+    id="context_relevance.template2",
+    version="1",
+    task=(
+        "Task: a user asked the question below and a search system returned the passages shown. "
+        "Would those passages let someone answer the user's question?"
+    ),
+    scale=(
+        "Ratings:\n"
+        "0 - no: the passages do not bear on the question.\n"
+        "1 - in part: some useful information, but incomplete or mixed with unrelated material.\n"
+        "2 - yes: the passages cover the question."
+    ),
+    fields={"reasoning": SHORT_REASON, "score": "0, 1 or 2"},
+)
+
+
+class ContextRelevance(DualTemplateMetric):
+    """Are the retrieved contexts relevant to the question?
+
+    The NVIDIA metric of RAGAS: two 0/1/2 ratings of the contexts, taken together, against the
+    question by two differently worded templates, averaged (:mod:`.dual_rating`).
+    """
+
+    name = "context_relevance"
+    scale = Scale(0, 2)
+    default_threshold = 1
+    required = ("question", "contexts")
+    templates = (RELEVANCE_1, RELEVANCE_2)
+    verdict = ThreeLevelRating
+
+    def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:
+        user = "\n\n".join([block("question", sample.question), context_blocks(sample.contexts)])
+        return user, {"question": sample.question, "contexts": [c.text for c in sample.contexts]}
+
+
+class RetrievalHelpers:
+    """The ``rag_judge`` helpers of the retrieval metrics (a base of :class:`~pytest_rag.rag_judge.RagJudge`)."""
+
+    @score_form("context_precision")
+    def context_precision(
+        self,
+        question: str,
+        context: ContextLike,
+        *,
+        reference: str | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """Average precision of the passages judged useful, over their ranks."""
+        return Check(question=question, context=context, reference=reference, threshold=threshold)
+
+    assert_context_precision, acontext_precision, aassert_context_precision = context_precision.other_forms()
+
+    @score_form("umbrela")
+    def umbrela(
+        self,
+        question: str,
+        context: ContextLike,
+        *,
+        k_values: Sequence[int] | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """UMBRELA 0-3 grade per passage; mean grade, with P@k, AP@k and MRR in the details."""
+        return Check(
+            question=question, context=context, threshold=threshold, options=given(k_values=k_values)
+        )
+
+    assert_umbrela, aumbrela, aassert_umbrela = umbrela.other_forms()
+
+    @score_form("retrieval_precision")
+    def retrieval_precision(
+        self, question: str, context: ContextLike, threshold: float | None = None
+    ) -> Check:
+        """Share of retrieved passages relevant to the question."""
+        return Check(question=question, context=context, threshold=threshold)
+
+    assert_retrieval_precision, aretrieval_precision, aassert_retrieval_precision = (
+        retrieval_precision.other_forms()
+    )
+
+    @score_form("context_relevance")
+    def context_relevance(self, question: str, context: ContextLike, threshold: float | None = None) -> Check:
+        """Two 0/1/2 judgments of the contexts' relevance to the question, averaged."""
+        return Check(question=question, context=context, threshold=threshold)
+
+    assert_context_relevance, acontext_relevance, aassert_context_relevance = context_relevance.other_forms()

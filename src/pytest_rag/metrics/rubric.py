@@ -10,19 +10,40 @@ blocks. The offline judge cannot apply free-form rubrics and refuses.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model
 
 from ..errors import InputError
-from ..inputs import Sample
+from ..helper_forms import Check, given, score_form
+from ..inputs import ContextLike, Sample
+from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
-from .evidence import RubricEvidence
-from .prompts import REASONING, Template, block, context_blocks
-from .toolkit import judge_request, read_text
-from .verdicts import verdict_model
+from .judging import judge_request
+from .options import read_text
+from .prompts import REASONING, ReasonedVerdict, Template, block, context_blocks
 
 TEMPLATE_ID = "rubric.score"
 TEMPLATE_VERSION = "1"
+
+
+@functools.lru_cache(maxsize=64)
+def verdict_model(levels: tuple[int, ...]) -> type[BaseModel]:
+    """A verdict model whose score must be one of the rubric's levels (schema enum)."""
+    allowed: Any = Literal.__getitem__(levels)
+    model: type[BaseModel] = create_model(
+        "RubricVerdict",
+        __base__=ReasonedVerdict,
+        score=(allowed, Field(description="one of the rubric levels")),
+    )
+    return model
+
+
+class RubricEvidence(Evidence):
+    level: int
+    description: str
 
 
 def read_rubric(options: Mapping[str, Any]) -> dict[int, str]:
@@ -46,7 +67,10 @@ def read_rubric(options: Mapping[str, Any]) -> dict[int, str]:
 
 
 class Rubric(Metric):
-    """Which of the user's rubric levels does the answer reach?"""
+    """Which of the user's rubric levels does the answer reach?
+
+    RAGAS's rubric score: one judgment against levels the test writes.
+    """
 
     name = "rubric"
     scale = Scale(0, 1)  # replaced per instance by the rubric's own levels
@@ -94,3 +118,31 @@ class Rubric(Metric):
             reasons=str(verdict.reasoning),  # type: ignore[attr-defined]
             evidence=RubricEvidence(level=level, description=levels[level]),
         )
+
+
+class RubricHelpers:
+    """The ``rag_judge`` helpers of the rubric metric (a base of :class:`~pytest_rag.rag_judge.RagJudge`)."""
+
+    @score_form("rubric")
+    def rubric(
+        self,
+        output: str,
+        rubric: Mapping[int, str],
+        *,
+        question: str | None = None,
+        context: ContextLike = None,
+        reference: str | None = None,
+        criteria: str | None = None,
+        threshold: float | None = None,
+    ) -> Check:
+        """One judgment against the levels of a rubric the test writes."""
+        return Check(
+            answer=output,
+            question=question,
+            context=context,
+            reference=reference,
+            threshold=threshold,
+            options={"rubric": rubric, **given(criteria=criteria)},
+        )
+
+    assert_rubric, arubric, aassert_rubric = rubric.other_forms()

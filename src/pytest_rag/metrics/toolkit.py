@@ -1,129 +1,48 @@
-"""Small pieces every catalog metric shares: building a request from a template, reading options,
-asking without giving up on one failure, the single-judgment metric and the unsupported-statements
-evidence of the grounding metrics.
+"""Deprecated import path, kept for plugin metrics written against it.
 
-By convention a request's task kind equals its template id, so the offline judge's handler table
-(:mod:`pytest_rag.offline.tasks`) and the prompt templates name the same questions the same way.
+:class:`~pytest_rag.metrics.judging.SingleJudgment` and the request helpers now live in
+:mod:`pytest_rag.metrics.judging`, the option readers in :mod:`pytest_rag.metrics.options`. A name
+imported from here still works, and says once where it went.
 """
 
 from __future__ import annotations
 
-import math
-from abc import abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+from ..deprecation import warn_renamed
 
-from ..errors import BudgetExceededError, CacheMissError, InputError, JudgeError, NotJudgedError
-from ..inputs import Sample
-from ..judges.request import JudgeRequest, JudgeTask, Sampling
-from .base import Asker, Metric, Scored
-from .prompts import Template
-
-V = TypeVar("V", bound=BaseModel)
-T = TypeVar("T")
-
-
-def judge_request(
-    metric: str,
-    template: Template,
-    user: str,
-    model: type[BaseModel],
-    inputs: Mapping[str, Any],
-    *,
-    max_tokens: int = 1024,
-) -> JudgeRequest:
-    """A request for ``template`` whose task kind is the template id (see the module docstring)."""
-    return JudgeRequest(
-        metric=metric,
-        template_id=template.id,
-        template_version=template.version,
-        messages=template.messages(user),
-        response_model=model,
-        task=JudgeTask(template.id, dict(inputs)),
-        sampling=Sampling(max_tokens=max_tokens),
+if TYPE_CHECKING:
+    from .judging import (
+        FINAL_ERRORS,
+        Failed,
+        SingleJudgment,
+        ask_or_error,
+        batch_count,
+        batches,
+        judge_request,
     )
+    from .options import read_choice, read_int, read_text
+
+__all__ = [
+    "FINAL_ERRORS",
+    "Failed",
+    "SingleJudgment",
+    "ask_or_error",
+    "batch_count",
+    "batches",
+    "judge_request",
+    "read_choice",
+    "read_int",
+    "read_text",
+]
+
+_MOVED_TO = {name: "options" if name.startswith("read_") else "judging" for name in __all__}
 
 
-def batches(items: Sequence[T], size: int) -> Iterator[tuple[int, Sequence[T]]]:
-    """Consecutive slices of at most ``size`` items, each with the index of its first item."""
-    for start in range(0, len(items), size):
-        yield start, items[start : start + size]
-
-
-def batch_count(n: int, size: int) -> int:
-    return math.ceil(n / size) if n else 0
-
-
-def read_int(options: Mapping[str, Any], name: str, default: int, *, metric: str, minimum: int = 1) -> int:
-    value = options.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InputError(f"{metric}: {name} must be an integer >= {minimum}, got {value!r}")
-    return value
-
-
-def read_choice(
-    options: Mapping[str, Any], name: str, default: str, choices: Sequence[str], *, metric: str
-) -> str:
-    value = options.get(name, default)
-    if value not in choices:
-        raise InputError(f"{metric}: {name} must be one of {', '.join(choices)}; got {value!r}")
-    return str(value)
-
-
-def read_text(options: Mapping[str, Any], name: str, *, metric: str) -> str | None:
-    value = options.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise InputError(f"{metric}: {name} must be a non-empty string, got {value!r}")
-    return value
-
-
-FINAL_ERRORS: tuple[type[JudgeError], ...] = (CacheMissError, BudgetExceededError, NotJudgedError)
-"""Judge errors that stop the run's policy (replay miss, budget, dry run), never tolerated per call."""
-
-
-@dataclass(frozen=True)
-class Failed:
-    """A judgment that ended in a judge error, held as a value (gathering treats raised or returned
-    exceptions alike as failures, so the error travels wrapped)."""
-
-    error: JudgeError
-
-
-async def ask_or_error(ask: Asker, request: JudgeRequest, model: type[V]) -> V | Failed:
-    """Ask once and hand back a failed judgment as a value, for metrics that can use the other of
-    two judgments when one fails. Policy errors (replay miss, budget, dry run) still raise."""
-    try:
-        return await ask(request, model)
-    except FINAL_ERRORS:
-        raise
-    except JudgeError as exc:
-        return Failed(exc)
-
-
-class SingleJudgment(Metric):
-    """A metric that is one judge call with one template, whose verdict carries the score.
-
-    A subclass names its ``template`` and ``verdict`` model, renders the sample into the user
-    message and the task inputs the offline judge reads, and turns the verdict into its outcome.
-    """
-
-    template: ClassVar[Template]
-    verdict: ClassVar[type[BaseModel]]
-
-    @abstractmethod
-    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
-        """The user message (the sample in data blocks) and the request's task inputs."""
-
-    @abstractmethod
-    def scored(self, verdict: Any) -> Scored:
-        """The metric's outcome from the validated verdict."""
-
-    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        user, inputs = self.render(sample)
-        request = judge_request(self.name, self.template, user, self.verdict, inputs)
-        return self.scored(await ask(request, self.verdict))
+def __getattr__(name: str) -> Any:
+    module = _MOVED_TO.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warn_renamed(f"{__name__}.{name}", f"pytest_rag.metrics.{module}.{name}")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)

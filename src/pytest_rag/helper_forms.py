@@ -15,24 +15,30 @@ with the very same parameters::
     assert_faithful, afaithfulness, aassert_faithful = faithfulness.other_forms()
 
 The parameters travel as a ``ParamSpec``, so IDE completion and ``mypy --strict`` see every one of
-them on all four forms, and a new metric needs no hand-copied wrappers. What a form does with the
-check is its owner's (:class:`CheckRunner`, implemented by :class:`~pytest_rag.rag_judge.RagJudge`):
-one sync and one async way to score, each asked whether to enforce the threshold.
+them on all four forms, and a new metric needs no hand-copied wrappers. The forms of a metric family
+are declared in the family's helpers class, which :class:`~pytest_rag.rag_judge.RagJudge` inherits.
+What a form does with the check is its owner's (:class:`CheckRunner`, implemented by ``RagJudge``):
+one sync and one async way to score, each asked whether to enforce the threshold. A form renamed
+later keeps its old name as ``old_name = new_form.deprecated_alias()``, which works as before and
+warns once (:mod:`pytest_rag.deprecation`).
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Concatenate, Generic, ParamSpec, Protocol, overload
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
+from .deprecation import warn_renamed
 from .errors import InputError
 from .inputs import ContextLike, Sample, require_text
 from .results import MetricResult
 
 P = ParamSpec("P")
+F = TypeVar("F", bound="_Form[Any]")
 
 
 def given(**options: Any) -> dict[str, Any]:
@@ -91,14 +97,24 @@ class _Form(Generic[P]):
         parameters = list(inspect.signature(build).parameters.values())[1:]  # without self
         self.signature = inspect.Signature(parameters, return_annotation=MetricResult)
         self.source: _Form[P] = self
+        self.renamed_to: _Form[P] | None = None
+        """The form whose name replaces this one's, when this name is a deprecated alias."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
+
+    def deprecated_alias(self: F) -> F:
+        """This form under an old name (the one it is assigned to) that warns once, naming this one."""
+        alias = copy.copy(self)
+        alias.renamed_to = self
+        return alias
 
     def resolve(self, runner: CheckRunner, args: Any, kwargs: Any) -> Check:
         """The builder's check, with the metric and mode this form was declared for. Arguments the
         form does not take are an input error that names the form's parameters (and the likely one
         for a typo such as ``treshold=``), raised before anything is judged."""
+        if self.renamed_to is not None:
+            warn_renamed(f"rag_judge.{self.name}", f"rag_judge.{self.renamed_to.name}")
         try:
             self.signature.bind(*args, **kwargs)
         except TypeError as exc:
@@ -138,7 +154,8 @@ class _Form(Generic[P]):
         own = inspect.getdoc(self.build) or ""
         if self.source is self:
             return own
-        parts = [f"The {self.kind} form of ``{self.source.name}``."]
+        parts = [f"Deprecated: use ``{self.renamed_to.name}``."] if self.renamed_to is not None else []
+        parts.append(f"The {self.kind} form of ``{self.source.name}``.")
         if self.enforce:
             parts.append(
                 "Fails the test with a readable message when the score is below the threshold; "

@@ -1,0 +1,569 @@
+"""Grounding: is what the answer says backed by its retrieved contexts?
+
+* ``faithfulness``: one 1-5 judgment of the answer against the contexts; in mode ``claims``, the
+  answer's claims verified against the contexts, scored supported / total.
+* ``hallucination``: a 0-1 factual-consistency score.
+* ``answer_consistency`` and ``answer_consistency_binary``: the share of the answer's main points
+  attributable to the contexts; whether anything in it is not derived from them.
+* ``response_groundedness``: two 0/1/2 ratings, averaged.
+
+Where a judge names the answer's unsupported statements, the evidence keeps them
+(:class:`UnsupportedStatements`) and the HTML report marks them in the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..helper_forms import Check, given, score_form
+from ..inputs import ContextLike, Sample
+from ..results import Evidence, Highlights
+from .base import Asker, Metric, Scale, Scored
+from .dual_rating import DualTemplateMetric, ThreeLevelRating
+from .judging import SingleJudgment, batch_count, batches, judge_request
+from .options import read_int
+from .prompts import (
+    REASONING,
+    SCORE_REASONING,
+    SHORT_REASON,
+    ReasonedVerdict,
+    Template,
+    block,
+    context_blocks,
+)
+from .statements import NumberedClaimVerdict, extract_statements, judge_numbered
+
+
+class UnsupportedStatements(Evidence):
+    """Evidence of the grounding metrics: the answer's statements the judge found unsupported."""
+
+    unsupported_statements: list[str] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        return Highlights(statements=list(self.unsupported_statements))
+
+
+# -- faithfulness ------------------------------------------------------------------------------
+
+FAITHFULNESS_TEMPLATE = Template(
+    id="faithfulness.single",
+    version="1",
+    task=(
+        "Task: decide how well the answer is supported by the retrieved context. Consider every factual "
+        "statement the answer makes and check whether the context states it or clearly implies it. "
+        "Use only the context, not your own knowledge: a true statement that the context does not "
+        "support still counts as unsupported."
+    ),
+    scale=(
+        "Scale:\n"
+        "5 - every statement is supported by the context; nothing is invented.\n"
+        "4 - nearly all statements are supported; one or two minor details are not.\n"
+        "3 - roughly half of the statements are supported.\n"
+        "2 - most statements are unsupported.\n"
+        "1 - the answer is invented or contradicts the context."
+    ),
+    fields={
+        "reasoning": SCORE_REASONING,
+        "unsupported_statements": "list of the answer's statements that the context does not support",
+        "score": "integer 1-5",
+    },
+)
+
+
+class FaithfulnessVerdict(BaseModel):
+    reasoning: str = Field(description=SCORE_REASONING)
+    unsupported_statements: list[str] = Field(
+        description="statements of the answer that the context does not support or contradicts; empty if none"
+    )
+    score: int = Field(ge=1, le=5, description="the score on the 1-5 scale")
+
+
+class Faithfulness(SingleJudgment):
+    """Is the answer supported by the retrieved context?
+
+    One judgment on 1-5 anchors with the judge's reasons and the statements that cost points, as the
+    omk RAG metrics specification defines faithfulness.
+    """
+
+    name = "faithfulness"
+    scale = Scale(1, 5)
+    default_threshold = 4
+    required = ("answer", "contexts")
+    template = FAITHFULNESS_TEMPLATE
+    verdict = FaithfulnessVerdict
+
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
+        user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
+        inputs: dict[str, Any] = {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        if sample.question:
+            # For judges that read inputs (the offline judge turns "yes"/"no" into the claim it
+            # makes). The prompt does not show it: faithfulness is judged against the context
+            # alone, and LLM prompts and cache keys stay as they were.
+            inputs["question"] = sample.question
+        return user, inputs
+
+    def scored(self, verdict: FaithfulnessVerdict) -> Scored:
+        evidence = UnsupportedStatements(unsupported_statements=verdict.unsupported_statements)
+        return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
+
+
+# -- faithfulness by claims --------------------------------------------------------------------
+
+EXTRACT_CLAIMS = Template(
+    id="faithfulness.claims.extract",
+    version="1",
+    task=(
+        "Task: break the answer into its atomic factual claims. A claim is one short standalone "
+        "sentence stating a single fact, with pronouns replaced by what they refer to. Leave out "
+        "greetings, opinions, questions and statements about the answer itself. Do not add, merge or "
+        "correct anything; only restate what the answer asserts. An answer with no factual content "
+        "gives an empty list."
+    ),
+    scale="",
+    fields={"claims": "list of claim strings"},
+)
+
+
+VERIFY_CLAIMS = Template(
+    id="faithfulness.claims.verify",
+    version="1",
+    task=(
+        "Task: for each numbered claim, decide whether the retrieved context supports it: the "
+        "context states it or it follows directly from what the context states. Use only the "
+        "context, not your own knowledge; a true claim the context does not back is not supported, "
+        "and a claim that contradicts the context is not supported."
+    ),
+    scale="",
+    fields={
+        "verdicts": 'list with one object per claim, in order: {"index": claim number, "reasoning": '
+        'one to three sentences, "supported": true or false}'
+    },
+)
+
+
+class ClaimCheck(NumberedClaimVerdict):
+    supported: bool = Field(description="true when the context states or clearly implies the claim")
+
+
+class ClaimChecks(BaseModel):
+    verdicts: list[ClaimCheck] = Field(description="one verdict per claim, in the order given")
+
+
+class ClaimVerdict(BaseModel):
+    claim: str
+    supported: bool
+    reason: str = ""
+
+
+class ClaimsEvidence(Evidence):
+    claims: list[ClaimVerdict] = Field(default_factory=list)
+    unsupported_statements: list[str] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        return Highlights(statements=list(self.unsupported_statements))
+
+
+DEFAULT_BATCH = 5
+
+
+class FaithfulnessClaims(Metric):
+    """What share of the answer's claims does the retrieved context support?
+
+    RAGAS-style, as llm4s specifies it: the answer's claims (one extraction call) are verified
+    against the contexts in batches (default 5 per call); score = supported / total, every claim's
+    verdict kept. An answer that makes no factual claim cannot contradict its context and scores 1.0
+    (say so in relevancy instead).
+    """
+
+    name = "faithfulness"
+    mode = "claims"
+    scale = Scale(0, 1)
+    default_threshold = 0.8
+    required = ("answer", "contexts")
+    options = ("batch_size",)
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        size = read_int(options, "batch_size", DEFAULT_BATCH, metric=self.name)
+        contexts = [c.text for c in sample.contexts]
+        claims = await extract_statements(
+            ask, self.name, EXTRACT_CLAIMS, "answer", sample.answer, sample.question, contexts
+        )
+        if not claims:
+            return Scored(
+                score=1.0,
+                reasons="The answer makes no factual claim, so nothing in it can be unsupported.",
+                evidence=ClaimsEvidence(),
+                details={"claims": 0.0, "supported": 0.0},
+            )
+        head = [context_blocks(sample.contexts)]
+        chunks, checks = [], []
+        for start, chunk in batches(claims, size):
+            inputs: dict[str, Any] = {"claims": list(chunk), "contexts": contexts}
+            if start == 0 and sample.question:
+                # the offline judge checks a claim made of a bare "no" or a lone entity against the
+                # sentence that answers the question (task inputs only: prompts and keys unchanged)
+                inputs.update(question=sample.question, answer=sample.answer)
+            chunks.append(chunk)
+            checks.append(
+                judge_numbered(
+                    ask, self.name, VERIFY_CLAIMS, ClaimChecks, head, "claim", chunk, inputs, what="claims"
+                )
+            )
+        verdicts = [
+            ClaimVerdict(claim=claim, supported=v.supported, reason=v.reasoning)
+            for chunk, ordered in zip(chunks, await ask.gather(*checks), strict=True)
+            for claim, v in zip(chunk, ordered, strict=True)
+        ]
+        supported = sum(1 for v in verdicts if v.supported)
+        unsupported = [v.claim for v in verdicts if not v.supported]
+        return Scored(
+            score=supported / len(verdicts),
+            reasons=f"{supported} of {len(verdicts)} claims are supported by the context "
+            f"({batch_count(len(claims), size)} verification call(s)).",
+            evidence=ClaimsEvidence(claims=verdicts, unsupported_statements=unsupported),
+            details={"claims": float(len(verdicts)), "supported": float(supported)},
+        )
+
+
+# -- hallucination -----------------------------------------------------------------------------
+
+HALLUCINATION_CONSISTENCY = Template(
+    id="hallucination.consistency",
+    version="1",
+    task=(
+        "Task: estimate how factually consistent the answer is with the source passages, as a "
+        "number from 0 to 1: the probability that a careful reader holding only the passages would "
+        "accept everything the answer states. Statements the passages do not back count against the "
+        "answer even if they are true."
+    ),
+    scale=(
+        "Anchors:\n"
+        "1.0 - everything is stated in or follows from the passages.\n"
+        "0.75 - one minor detail is not backed.\n"
+        "0.5 - a substantial part is not backed.\n"
+        "0.25 - most of the answer is not backed.\n"
+        "0.0 - the answer contradicts the passages or is invented."
+    ),
+    fields={
+        "reasoning": REASONING,
+        "unsupported_statements": "list of the answer's unsupported statements",
+        "score": "number from 0 to 1",
+    },
+)
+
+
+class ConsistencyScore(ReasonedVerdict):
+    unsupported_statements: list[str] = Field(
+        description="statements of the answer that the contexts do not support; empty if none"
+    )
+    score: float = Field(ge=0, le=1, description="factual consistency from 0 to 1")
+
+
+class Hallucination(SingleJudgment):
+    """How factually consistent is the answer with the retrieved passages (0-1)?
+
+    Open RAG Eval computes it with Vectara's HHEM classifier. Here the two kinds of judge reach the
+    same kind of number by different means, and results from one are not comparable with the other:
+    the offline judge answers with its calibrated probability that the whole answer is supported by
+    the contexts (:meth:`~pytest_rag.judges.local.scorer.LocalScorer.support`), a classifier score in the
+    HHEM sense that needs no generation; an LLM judge is asked directly for a 0-1 consistency score
+    with anchors, in one call. Higher is better (more consistent, less hallucination), as in HHEM.
+    """
+
+    name = "hallucination"
+    scale = Scale(0, 1)
+    default_threshold = 0.5
+    required = ("answer", "contexts")
+    template = HALLUCINATION_CONSISTENCY
+    verdict = ConsistencyScore
+
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
+        user = "\n\n".join([context_blocks(sample.contexts, tag="passage"), block("answer", sample.answer)])
+        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+
+    def scored(self, verdict: ConsistencyScore) -> Scored:
+        evidence = UnsupportedStatements(unsupported_statements=verdict.unsupported_statements)
+        return Scored(score=float(verdict.score), reasons=verdict.reasoning, evidence=evidence)
+
+
+# -- answer consistency ------------------------------------------------------------------------
+
+MAIN_POINTS = Template(
+    id="answer_consistency.points",
+    version="1",
+    task=(
+        "Task: list the main points the answer makes, as a bulleted list would: one short standalone "
+        "sentence per point, in the answer's order. Do not add points the answer does not make. An "
+        "answer with no substantive point gives an empty list."
+    ),
+    scale="",
+    fields={"claims": "list of main points"},
+)
+
+
+ATTRIBUTE_POINT = Template(
+    id="answer_consistency.attribute",
+    version="1",
+    task=(
+        "Task: decide whether the statement can be attributed to the retrieved contexts: they state "
+        "it or it follows directly from them. Use only the contexts, not your own knowledge."
+    ),
+    scale="",
+    fields={"reasoning": REASONING, "attributable": "true or false"},
+)
+
+
+class AttributableVerdict(ReasonedVerdict):
+    attributable: bool = Field(description="true when the point can be attributed to the contexts")
+
+
+class PointAttribution(BaseModel):
+    point: str
+    attributable: bool
+    reason: str = ""
+
+
+class AnswerConsistencyEvidence(Evidence):
+    points: list[PointAttribution] = Field(default_factory=list)
+    unsupported_statements: list[str] = Field(default_factory=list)
+
+    def highlights(self) -> Highlights:
+        return Highlights(statements=list(self.unsupported_statements))
+
+
+class AnswerConsistency(Metric):
+    """What share of the answer's main points can be attributed to the contexts?
+
+    Tonic Validate's answer consistency: the main points of the answer (one call), each checked for
+    attribution to the contexts (one call per point); the share attributable. An answer without
+    points scores 1.0.
+    """
+
+    name = "answer_consistency"
+    scale = Scale(0, 1)
+    default_threshold = 0.8
+    required = ("answer", "contexts")
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        points = await extract_statements(ask, self.name, MAIN_POINTS, "answer", sample.answer)
+        if not points:
+            return Scored(
+                score=1.0,
+                reasons="The answer makes no substantive point, so none can be unattributable.",
+                evidence=AnswerConsistencyEvidence(),
+                details={"points": 0.0, "attributable": 0.0},
+            )
+        contexts = [c.text for c in sample.contexts]
+        requests = [
+            judge_request(
+                self.name,
+                ATTRIBUTE_POINT,
+                "\n\n".join([context_blocks(sample.contexts), block("statement", point)]),
+                AttributableVerdict,
+                {"point": point, "contexts": contexts},
+            )
+            for point in points
+        ]
+        verdicts = await ask.gather(*(ask(r, AttributableVerdict) for r in requests))
+        rows = [
+            PointAttribution(point=p, attributable=v.attributable, reason=v.reasoning)
+            for p, v in zip(points, verdicts, strict=True)
+        ]
+        hits = sum(1 for r in rows if r.attributable)
+        return Scored(
+            score=hits / len(rows),
+            reasons=f"{hits} of {len(rows)} main points of the answer can be attributed to the contexts.",
+            evidence=AnswerConsistencyEvidence(
+                points=rows, unsupported_statements=[r.point for r in rows if not r.attributable]
+            ),
+            details={"points": float(len(rows)), "attributable": float(hits)},
+        )
+
+
+BINARY_CONSISTENCY = Template(
+    id="answer_consistency_binary.check",
+    version="1",
+    task=(
+        "Task: decide whether the answer contains any information that is not derived from the "
+        "retrieved contexts. Restating, summarising or combining what the contexts say is derived; "
+        "facts, numbers or names that the contexts do not provide are not."
+    ),
+    scale="",
+    fields={
+        "reasoning": REASONING,
+        "unsupported_information": "list of the answer's information not found in the contexts",
+        "has_unsupported_information": "true or false",
+    },
+)
+
+
+class BinaryConsistencyVerdict(ReasonedVerdict):
+    unsupported_information: list[str] = Field(
+        description="pieces of information in the answer that the contexts do not provide; empty if none"
+    )
+    has_unsupported_information: bool = Field(
+        description="true when the answer contains information not derived from the contexts"
+    )
+
+
+class AnswerConsistencyBinary(SingleJudgment):
+    """Is everything in the answer derived from the retrieved contexts?
+
+    Tonic Validate's binary answer consistency: one call asks whether the answer holds anything not
+    derived from the contexts; 1 when not, 0 when it does.
+    """
+
+    name = "answer_consistency_binary"
+    scale = Scale(0, 1)
+    default_threshold = 1
+    required = ("answer", "contexts")
+    template = BINARY_CONSISTENCY
+    verdict = BinaryConsistencyVerdict
+
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
+        user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
+        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+
+    def scored(self, verdict: BinaryConsistencyVerdict) -> Scored:
+        return Scored(
+            score=0.0 if verdict.has_unsupported_information else 1.0,
+            reasons=verdict.reasoning,
+            evidence=UnsupportedStatements(unsupported_statements=verdict.unsupported_information),
+        )
+
+
+# -- response groundedness ---------------------------------------------------------------------
+
+GROUNDED_1 = Template(
+    id="response_groundedness.template1",
+    version="1",
+    task=(
+        "Task: rate how well the answer is grounded in the retrieved contexts: whether each of its "
+        "statements can be found in, or inferred from, the contexts."
+    ),
+    scale=(
+        "Ratings:\n"
+        "2 - fully grounded: every statement is found in or inferred from the contexts.\n"
+        "1 - partly grounded.\n"
+        "0 - not grounded in the contexts at all."
+    ),
+    fields={"reasoning": SHORT_REASON, "score": "0, 1 or 2"},
+)
+
+
+GROUNDED_2 = Template(
+    id="response_groundedness.template2",
+    version="1",
+    task=(
+        "Task: check the answer against the source passages. Could a reader who has only these "
+        "passages confirm what the answer says? Use only the passages, not your own knowledge."
+    ),
+    scale=(
+        "Ratings:\n"
+        "0 - no statement of the answer can be confirmed from the passages.\n"
+        "1 - some statements can be confirmed, others cannot.\n"
+        "2 - every statement can be confirmed."
+    ),
+    fields={"reasoning": SHORT_REASON, "score": "0, 1 or 2"},
+)
+
+
+class ResponseGroundedness(DualTemplateMetric):
+    """Is the answer grounded in the retrieved contexts?
+
+    The NVIDIA metric of RAGAS: two 0/1/2 ratings of the answer against the contexts by two
+    differently worded templates, averaged (:mod:`.dual_rating`).
+    """
+
+    name = "response_groundedness"
+    scale = Scale(0, 2)
+    default_threshold = 1
+    required = ("answer", "contexts")
+    templates = (GROUNDED_1, GROUNDED_2)
+    verdict = ThreeLevelRating
+
+    def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:
+        user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
+        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+
+
+class GroundingHelpers:
+    """The ``rag_judge`` helpers of the grounding metrics (a base of :class:`~pytest_rag.rag_judge.RagJudge`)."""
+
+    @score_form("faithfulness")
+    def faithfulness(
+        self,
+        output: str,
+        context: ContextLike,
+        threshold: float | None = None,
+        *,
+        mode: str | None = None,
+        question: str | None = None,
+    ) -> Check:
+        """Is ``output`` supported by ``context``? 1-5 (single mode) or supported/total (claims mode).
+        ``question`` lets a judge that reads inputs (the offline one) check a bare "yes" or a lone
+        entity as the claim it makes; LLM prompts do not show it."""
+        return Check(answer=output, context=context, threshold=threshold, mode=mode, question=question)
+
+    assert_faithful, afaithfulness, aassert_faithful = faithfulness.other_forms()
+
+    @score_form("faithfulness", mode="claims")
+    def faithfulness_claims(
+        self,
+        output: str,
+        context: ContextLike,
+        *,
+        batch_size: int | None = None,
+        threshold: float | None = None,
+        question: str | None = None,
+    ) -> Check:
+        """Share of the answer's claims the context supports (claims extracted, verified in batches).
+        ``question``, as for :meth:`faithfulness`, reaches judges that read inputs only."""
+        return Check(
+            answer=output,
+            context=context,
+            threshold=threshold,
+            question=question,
+            options=given(batch_size=batch_size),
+        )
+
+    assert_faithful_claims, afaithfulness_claims, aassert_faithful_claims = faithfulness_claims.other_forms()
+
+    @score_form("hallucination")
+    def hallucination(self, output: str, context: ContextLike, threshold: float | None = None) -> Check:
+        """0-1 factual consistency of the answer with the passages (HHEM-style; higher is better)."""
+        return Check(answer=output, context=context, threshold=threshold)
+
+    assert_no_hallucination, ahallucination, aassert_no_hallucination = hallucination.other_forms()
+
+    @score_form("answer_consistency")
+    def answer_consistency(self, output: str, context: ContextLike, threshold: float | None = None) -> Check:
+        """Share of the answer's main points attributable to the contexts."""
+        return Check(answer=output, context=context, threshold=threshold)
+
+    assert_answer_consistency, aanswer_consistency, aassert_answer_consistency = (
+        answer_consistency.other_forms()
+    )
+
+    @score_form("answer_consistency_binary")
+    def answer_consistency_binary(
+        self, output: str, context: ContextLike, threshold: float | None = None
+    ) -> Check:
+        """1 when everything in the answer derives from the contexts, else 0."""
+        return Check(answer=output, context=context, threshold=threshold)
+
+    assert_answer_consistency_binary, aanswer_consistency_binary, aassert_answer_consistency_binary = (
+        answer_consistency_binary.other_forms()
+    )
+
+    @score_form("response_groundedness")
+    def response_groundedness(
+        self, output: str, context: ContextLike, threshold: float | None = None
+    ) -> Check:
+        """Two 0/1/2 judgments of the answer's grounding in the contexts, averaged."""
+        return Check(answer=output, context=context, threshold=threshold)
+
+    assert_grounded, aresponse_groundedness, aassert_grounded = response_groundedness.other_forms()

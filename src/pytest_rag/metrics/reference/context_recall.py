@@ -1,0 +1,237 @@
+"""Context recall: how many of the reference's key facts the answer covers (one 1-5 judgment), or
+which retrieved context states each of them (mode ``attribution``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ...errors import InputError, JudgeError
+from ...helper_forms import Check, score_form
+from ...inputs import ContextLike, Sample
+from ...results import Evidence
+from ..base import Asker, Metric, Scale, Scored
+from ..judging import SingleJudgment
+from ..prompts import (
+    REASONING,
+    SCORE_REASONING,
+    Template,
+    block,
+    context_blocks,
+)
+from ..statements import extract_statements, judge_numbered
+
+# -- context recall ----------------------------------------------------------------------------
+
+RECALL_TEMPLATE = Template(
+    id="context_recall.single",
+    version="1",
+    task=(
+        "Task: decide how many of the key facts in the reference the answer covers. List the key facts "
+        "of the reference to yourself, then check each against the answer. Facts the answer adds beyond "
+        "the reference neither help nor hurt."
+    ),
+    scale=(
+        "Scale:\n"
+        "5 - all key facts are covered.\n"
+        "4 - most are covered; one or two minor facts are missing.\n"
+        "3 - about half are covered.\n"
+        "2 - only a few are covered.\n"
+        "1 - none are covered."
+    ),
+    fields={
+        "reasoning": SCORE_REASONING,
+        "missing_facts": "list of the reference's key facts that the answer does not cover",
+        "score": "integer 1-5",
+    },
+)
+
+
+class RecallVerdict(BaseModel):
+    reasoning: str = Field(description=SCORE_REASONING)
+    missing_facts: list[str] = Field(
+        description="key facts of the reference the answer does not cover; empty if none"
+    )
+    score: int = Field(ge=1, le=5, description="the score on the 1-5 scale")
+
+
+class RecallEvidence(Evidence):
+    missing_facts: list[str] = Field(default_factory=list)
+
+
+class ContextRecall(SingleJudgment):
+    """Key facts of the reference covered by the answer; the reference falls back to the context.
+
+    One judgment on 1-5 anchors with the judge's reasons and the facts that cost points, as the omk
+    RAG metrics specification defines context recall.
+    """
+
+    name = "context_recall"
+    scale = Scale(1, 5)
+    default_threshold = 3
+    required = ("answer",)
+    template = RECALL_TEMPLATE
+    verdict = RecallVerdict
+
+    def check_inputs(self, sample: Sample) -> None:
+        super().check_inputs(sample)
+        if not (sample.reference and sample.reference.strip()) and not sample.contexts:
+            raise InputError(
+                "context_recall needs a reference (or, failing that, a context); pass reference=..."
+            )
+
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
+        reference = sample.reference if sample.reference and sample.reference.strip() else None
+        reference_text = reference if reference is not None else "\n\n".join(c.text for c in sample.contexts)
+        user = "\n\n".join([block("reference", reference_text), block("answer", sample.answer)])
+        return user, {"answer": sample.answer, "reference": reference_text}
+
+    def scored(self, verdict: RecallVerdict) -> Scored:
+        evidence = RecallEvidence(missing_facts=verdict.missing_facts)
+        return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
+
+
+# -- context recall by fact attribution --------------------------------------------------------
+
+EXTRACT_FACTS = Template(
+    id="context_recall.attribution.extract",
+    version="1",
+    task=(
+        "Task: list the distinct key facts stated in the reference answer, each as one short "
+        "standalone sentence. Keep every fact a complete answer would need; do not add facts that "
+        "the reference does not state."
+    ),
+    scale="",
+    fields={"claims": "list of fact strings"},
+)
+
+
+ATTRIBUTE_FACTS = Template(
+    id="context_recall.attribution.attribute",
+    version="1",
+    task=(
+        "Task: for each numbered fact, decide whether any of the numbered retrieved contexts states "
+        "it, and if so which one. Give the number of the context that states it most completely; "
+        "give null when no context does. Use only the contexts, not your own knowledge."
+    ),
+    scale="",
+    fields={
+        "verdicts": 'list with one object per fact, in order: {"index": fact number, "reasoning": one '
+        'to three sentences, "covered": true or false, "source_context": context number or null}'
+    },
+)
+
+
+class FactAttributionVerdict(BaseModel):
+    index: int = Field(description="number of the fact this verdict is about (1-based)")
+    reasoning: str = Field(description=REASONING)
+    covered: bool = Field(description="true when some context states the fact")
+    source_context: int | None = Field(
+        description="number of the context that states the fact (1-based), or null when none does"
+    )
+
+
+class FactAttributions(BaseModel):
+    verdicts: list[FactAttributionVerdict] = Field(description="one verdict per fact, in the order given")
+
+
+class FactAttribution(BaseModel):
+    fact: str
+    covered: bool
+    source_context: int | None = None
+    reason: str = ""
+
+
+class AttributionEvidence(Evidence):
+    facts: list[FactAttribution] = Field(default_factory=list)
+    missing_facts: list[str] = Field(default_factory=list)
+
+
+class ContextRecallAttribution(Metric):
+    """What share of the reference's facts can be found in the retrieved contexts?
+
+    RAGAS-style, as llm4s specifies it: the reference's facts (one extraction call), each attributed
+    to the context that states it (1-indexed, kept per fact); score = covered / total. A reference
+    without facts has nothing to recall and is an input error.
+    """
+
+    name = "context_recall"
+    mode = "attribution"
+    scale = Scale(0, 1)
+    default_threshold = 0.8
+    required = ("reference", "contexts")
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        reference = sample.reference or ""
+        facts = await extract_statements(ask, self.name, EXTRACT_FACTS, "reference", reference)
+        if not facts:
+            raise InputError(
+                "context_recall (attribution mode): the judge found no fact in the reference, so there is "
+                "nothing to recall; give a reference that states the expected facts"
+            )
+        k = len(sample.contexts)
+        ordered = await judge_numbered(
+            ask,
+            self.name,
+            ATTRIBUTE_FACTS,
+            FactAttributions,
+            [context_blocks(sample.contexts)],
+            "statement",
+            facts,
+            {"facts": facts, "contexts": [c.text for c in sample.contexts]},
+            what="facts",
+            max_tokens=2048,
+        )
+        attributions: list[FactAttribution] = []
+        for fact, v in zip(facts, ordered, strict=True):
+            source = v.source_context if v.covered else None
+            if source is not None and not 1 <= source <= k:
+                raise JudgeError(
+                    f"the judge attributed fact {v.index} to context {source}, but there are {k} contexts",
+                    judge=ask.judge_label,
+                    metric=self.name,
+                )
+            attributions.append(
+                FactAttribution(fact=fact, covered=v.covered, source_context=source, reason=v.reasoning)
+            )
+        covered = sum(1 for a in attributions if a.covered)
+        return Scored(
+            score=covered / len(attributions),
+            reasons=f"{covered} of {len(attributions)} reference facts are found in the retrieved contexts.",
+            evidence=AttributionEvidence(
+                facts=attributions, missing_facts=[a.fact for a in attributions if not a.covered]
+            ),
+            details={"facts": float(len(attributions)), "covered": float(covered)},
+        )
+
+
+class ContextRecallHelpers:
+    """The ``rag_judge`` helpers of context recall, in both modes."""
+
+    @score_form("context_recall")
+    def context_recall(
+        self,
+        output: str,
+        reference: str | None = None,
+        threshold: float | None = None,
+        *,
+        context: ContextLike = None,
+        mode: str | None = None,
+    ) -> Check:
+        """Does ``output`` cover the key facts of ``reference`` (falling back to ``context``)? 1-5."""
+        return Check(answer=output, reference=reference, context=context, threshold=threshold, mode=mode)
+
+    assert_context_recall, acontext_recall, aassert_context_recall = context_recall.other_forms()
+
+    @score_form("context_recall", mode="attribution")
+    def context_recall_attribution(
+        self, reference: str, context: ContextLike, threshold: float | None = None
+    ) -> Check:
+        """Share of the reference's facts found in the contexts, each with its 1-indexed source."""
+        return Check(reference=reference, context=context, threshold=threshold)
+
+    assert_context_recall_attribution, acontext_recall_attribution, aassert_context_recall_attribution = (
+        context_recall_attribution.other_forms()
+    )
