@@ -194,48 +194,6 @@ def test_raw_text_reaches_the_client_unparsed(srv: FakeLLMServer, clients: Clien
     assert completion.choices[0].message.content == '{"score": 4, "label": "pa'
 
 
-def test_scripted_odds_reach_the_sdk_as_the_value_tokens_top_logprobs(
-    srv: FakeLLMServer, clients: Clients
-) -> None:
-    srv.script(Reply.json({"reasoning": "fine", "score": 4}, odds={"score": {4: 0.6, 5: 0.3, 3: 0.1}}))
-    completion = clients.openai().chat.completions.create(
-        model="gpt-test", messages=USER, logprobs=True, top_logprobs=2
-    )
-    choice = completion.choices[0]
-    assert choice.logprobs is not None and choice.logprobs.content is not None
-    tokens = choice.logprobs.content
-    assert "".join(t.token for t in tokens) == choice.message.content == '{"reasoning": "fine", "score": 4}'
-    (grade,) = [t for t in tokens if t.token == "4"]
-    assert grade.logprob == pytest.approx(math.log(0.6))
-    assert [(t.token, t.logprob) for t in grade.top_logprobs] == [
-        ("4", pytest.approx(math.log(0.6))),
-        ("5", pytest.approx(math.log(0.3))),
-    ]  # the two most likely, as asked
-    others = [t for t in tokens if t is not grade]
-    assert all(t.logprob == 0.0 and [a.token for a in t.top_logprobs] == [t.token] for t in others)
-    assert all(bytes(t.bytes or []) == t.token.encode() for t in tokens)
-
-
-def test_logprobs_come_only_when_asked_for_and_scripted(srv: FakeLLMServer, clients: Clients) -> None:
-    client = clients.openai()
-    srv.script(Reply.json({"score": 4}, odds={"score": {4: 1.0}}), Reply.json({"score": 4}))
-    unasked = client.chat.completions.create(model="gpt-test", messages=USER)
-    unscripted = client.chat.completions.create(
-        model="gpt-test", messages=USER, logprobs=True, top_logprobs=5
-    )
-    assert unasked.choices[0].logprobs is None
-    assert unscripted.choices[0].logprobs is None  # as from a server that ignores the parameter
-
-
-def test_bad_odds_fail_where_they_are_written() -> None:
-    with pytest.raises(ValueError, match="not a top-level key"):
-        Reply.json({"score": 4}, odds={"grade": {4: 1.0}})
-    with pytest.raises(ValueError, match="probability of its value 4"):
-        Reply.json({"score": 4}, odds={"score": {5: 1.0}})
-    with pytest.raises(ValueError, match="summing to at most 1"):
-        Reply.json({"score": 4}, odds={"score": {4: 0.8, 5: 0.8}})
-
-
 # -- retries, errors, timeouts, resets -------------------------------------------------------
 
 
