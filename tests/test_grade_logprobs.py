@@ -31,6 +31,7 @@ from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.metrics.base import Metric
 from pytest_rag.metrics.grounding import Faithfulness, ResponseGroundedness
 from pytest_rag.metrics.retrieval import Umbrela
+from pytest_rag.metrics.rubric import Rubric
 from pytest_rag.results import MetricResult
 from pytest_rag.scoring.grade_odds import GradeOdds
 
@@ -224,6 +225,7 @@ def evaluated(
     *,
     repeats: int = 1,
     threshold: float | None = 4,
+    options: dict[str, Any] | None = None,
     **kw: Any,
 ) -> MetricResult:
     return run(
@@ -231,7 +233,7 @@ def evaluated(
             engine_at(tmp_path),
             metric,
             SAMPLE,
-            {},
+            options or {},
             judges=judges,
             repeats=repeats,
             threshold=threshold,
@@ -326,6 +328,17 @@ def test_umbrela_gives_the_odds_of_the_mean_grade(fake_llm: FakeLLMServer, tmp_p
     assert result.score == 1.5
     assert result.expected_score == pytest.approx(1.25)
     assert result.pass_probability == pytest.approx(0.5)
+
+
+def test_a_rubric_of_one_digit_levels_gives_the_expected_level(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(Reply.json({"reasoning": "r", "score": 3}, odds={"score": {3: 0.7, 5: 0.3}}))
+    rubric = {"rubric": {1: "wrong", 3: "partly right", 5: "right"}}
+    result = evaluated([openai_judge(fake_llm)], Rubric(), tmp_path, threshold=5, options=rubric)
+    assert result.score == 3
+    assert result.expected_score == pytest.approx(3.6)
+    assert result.pass_probability == pytest.approx(0.3)
 
 
 # -- batches: the same body, so batched replies have odds too ----------------------------------
