@@ -129,3 +129,27 @@ def test_compared_runs_render_change_plots(browser: Chromium, tmp_path: Path) ->
     assert counts["changes"] == 6  # three metrics by two judges
     assert all(int(p) > 0 for p in counts["pairs"])
     assert browser.errors == []
+
+
+def test_uncertain_checks_are_marked_selectable_and_explained(browser: Chromium, tmp_path: Path) -> None:
+    made = records(6)
+    for i, chance in ((0, 0.5), (1, 0.95), (2, 0.2)):
+        made[i] = made[i].model_copy(update={"expected_score": 3.5, "pass_probability": chance})
+    state = open_report(browser, write_html(tmp_path / "report.html", made))
+    assert state["ready"] is True
+    marked = browser.js(
+        "[...document.querySelectorAll('#checks tbody tr')].filter(r => r.querySelector('.badge.uncertain'))"
+        ".map(r => Number(r.dataset.check))"
+    )
+    assert marked == [0, 2]  # 0.2 is in the band, 0.95 is not
+    selected = browser.js(
+        "const s = document.getElementById('status-filter'); s.value = '4'; s.dispatchEvent(new Event('change'));"
+        "[...document.querySelectorAll('#checks tbody tr[data-check]')].map(r => Number(r.dataset.check))"
+    )
+    assert selected == [0, 2]
+    detail = browser.js(
+        "ragReport.showDetail(0); document.getElementById('detail').querySelector('.kv').textContent"
+    )
+    assert "expected score3.5" in detail
+    assert "pass probability0.5 — uncertain" in detail
+    assert browser.errors == []

@@ -42,6 +42,7 @@ class CheckPlan:
         engine: JudgmentEngine,
         repeats: int,
         results: SessionResults,
+        pass_on: str = "score",
     ) -> None:
         self.test_id = test_id
         self.check = check
@@ -53,6 +54,8 @@ class CheckPlan:
         self.engine = engine
         self.repeats = repeats
         self.results = results
+        self.pass_on = pass_on
+        """What the bar is compared with: ``score``, or ``expected`` (--rag-pass-on)."""
 
     def _evaluation(self, cache_only: bool) -> Coroutine[Any, Any, MetricResult]:
         return evaluate(
@@ -65,6 +68,7 @@ class CheckPlan:
             threshold=self.threshold,
             test_id=self.test_id,
             cache_only=cache_only,
+            pass_on=self.pass_on,
         )
 
     def fast(self) -> MetricResult | None:

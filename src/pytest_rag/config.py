@@ -47,6 +47,7 @@ class RagSettings:
     budget_usd: float | None = None
     html_path: Path | None = None
     batch: BatchSettings = field(default_factory=BatchSettings)
+    pass_on: str = "score"
 
 
 def add_options(parser: Any) -> None:
@@ -190,6 +191,7 @@ def add_options(parser: Any) -> None:
     add_threshold_options(parser, metric_names())
     add_regression_options(group, parser)
     add_batch_options(group, parser)
+    add_pass_on_options(group, parser)
 
 
 def add_threshold_options(parser: Any, names: Sequence[str]) -> None:
@@ -325,6 +327,7 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
         budget_usd=_pick(config, "rag_budget", "rag_budget", float, None, 0),
         html_path=_path_option(config, "rag_html", "rag_html"),
         batch=read_batch_settings(config, cache_mode),
+        pass_on=read_pass_on(config),
     )
 
 
@@ -521,3 +524,31 @@ def read_batch_settings(config: Any, cache_mode: str) -> BatchSettings:
         poll_s=_pick(config, "rag_batch_poll", "rag_batch_poll", float, BATCH.poll_s, 0.001),
         wait_s=_pick(config, "rag_batch_timeout", "rag_batch_timeout", float, BATCH.wait_s, 0),
     )
+
+
+# -- what a check's threshold is compared with (docs/metrics.md, "Expected scores and uncertain checks") -
+
+PASS_ON = ("score", "expected")
+"""``score``: the judge's grade (the median of repeats and judges); ``expected``: the probability-
+weighted score, for checks whose judge reported the odds of its grades (the others keep ``score``)."""
+
+
+def add_pass_on_options(group: Any, parser: Any) -> None:
+    group.addoption(
+        "--rag-pass-on",
+        metavar="WHAT",
+        default=None,
+        choices=PASS_ON,
+        help="compare thresholds with the score (default) or the expected score (judges with logprobs)",
+    )
+    parser.addini("rag_pass_on", "what thresholds are compared with: score or expected", default=None)
+
+
+def read_pass_on(config: Any) -> str:
+    cli = config.getoption("rag_pass_on")
+    if cli is not None:
+        return str(cli)
+    value = _ini(config, "rag_pass_on")
+    if value is not None and value not in PASS_ON:
+        raise ConfigError(f"ini option rag_pass_on must be one of {', '.join(PASS_ON)}, got {value!r}")
+    return value or "score"

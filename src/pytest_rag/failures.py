@@ -48,11 +48,16 @@ def describe(result: MetricResult) -> str:
     else:
         source = "live verdict"
     mode = f" ({result.mode} mode)" if result.mode != "default" else ""
-    head = f"{result.metric}{mode}: score {_fmt(result.score)} on the {result.scale} scale"
+    expected = result.expected_score if result.passed_on == "expected_score" else None
+    held = f"score {_fmt(result.score)}" if expected is None else f"expected score {_fmt(expected)}"
+    head = f"{result.metric}{mode}: {held} on the {result.scale} scale"
     if result.threshold is not None:
         relation = "meets" if result.passed else "is below"
         head += f" {relation} the threshold {_fmt(result.threshold)}"
+    if expected is not None:
+        head += f" (score {_fmt(result.score)})"
     lines = [head, f"  judge: {result.judge} ({source})"]
+    lines.extend(_odds_lines(result))
     if len(result.judges) > 1 or any(len(j.repeats) > 1 for j in result.judges):
         per_judge = "; ".join(
             f"{j.judge}: {_fmt(j.score)} from {[_fmt(r) for r in j.repeats]}" for j in result.judges
@@ -64,6 +69,18 @@ def describe(result: MetricResult) -> str:
         lines.append(f"  reasons: {cut_text(result.reasons, REASONS_CHARS)}")
     lines.extend(_evidence_lines(result.evidence_dict()))
     return "\n".join(lines)
+
+
+def _odds_lines(result: MetricResult) -> list[str]:
+    """The expected score and the probability of reaching the bar, when the judge gave its odds."""
+    if result.expected_score is None:
+        return []
+    line = f"  expected score: {_fmt(result.expected_score)}"
+    if result.pass_probability is not None:
+        line += f"; probability of reaching the threshold: {_fmt(result.pass_probability)}"
+        if result.uncertain:
+            line += " (uncertain: a rerun could go either way)"
+    return [line]
 
 
 class RagAssertionError(AssertionError):

@@ -121,16 +121,38 @@ def passage_labels(rows: Sequence[Any], field: str) -> dict[int, str]:
     return labels
 
 
+UNCERTAIN_BAND = (0.2, 0.8)
+"""A check whose probability of reaching its bar lies in this band (both ends included) is
+*uncertain*: a rerun, or another version of the judge, could well decide it the other way."""
+
+
+def is_uncertain(pass_probability: float | None) -> bool:
+    """True when a pass probability is known and lies in :data:`UNCERTAIN_BAND`."""
+    low, high = UNCERTAIN_BAND
+    return pass_probability is not None and low <= pass_probability <= high
+
+
 class JudgeScore(BaseModel):
-    """One judge's part of a result: its score (median of its repeats) and the repeats themselves."""
+    """One judge's part of a result: its score (median of its repeats) and the repeats themselves,
+    with the expected score and pass probability of its repeats when it reported its grades' odds."""
 
     judge: str
     score: float
     repeats: list[float]
+    expected_score: float | None = None
+    pass_probability: float | None = None
 
 
 class MetricResult(BaseModel):
-    """The typed outcome of one metric on one sample."""
+    """The typed outcome of one metric on one sample.
+
+    ``expected_score`` and ``pass_probability`` are known when every judgment behind the result
+    came with the odds of its grade (a judge that reports token log-probabilities): the
+    probability-weighted score, and the probability that the score reaches the threshold. With
+    repeats or several judges they are the means over all judgments. ``passed_on`` names what
+    ``passed`` compared with the threshold: ``"score"``, or ``"expected_score"`` under
+    ``--rag-pass-on=expected``.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -148,10 +170,18 @@ class MetricResult(BaseModel):
     details: dict[str, float] = Field(default_factory=dict)
     judges: list[JudgeScore] = Field(default_factory=list)
     calls: CallTally = Field(default_factory=CallTally)
+    expected_score: float | None = None
+    pass_probability: float | None = None
+    passed_on: str = "score"
 
     @property
     def scale(self) -> str:
         return str(Scale(self.scale_low, self.scale_high))
+
+    @property
+    def uncertain(self) -> bool:
+        """True when the probability of passing lies in :data:`UNCERTAIN_BAND`."""
+        return is_uncertain(self.pass_probability)
 
     @property
     def cached(self) -> bool:
@@ -267,6 +297,9 @@ class CheckRecord(BaseModel):
     sample_id: str | None = None
     texts: SampleExcerpt | None = None
     highlights: Highlights = Field(default_factory=Highlights)
+    expected_score: float | None = None
+    pass_probability: float | None = None
+    passed_on: str = "score"
 
     @classmethod
     def from_result(
@@ -295,11 +328,19 @@ class CheckRecord(BaseModel):
             sample_id=sample_id,
             texts=texts,
             highlights=_bounded_highlights(result.evidence),
+            expected_score=result.expected_score,
+            pass_probability=result.pass_probability,
+            passed_on=result.passed_on,
         )
 
     @property
     def cached(self) -> bool:
         return self.calls.all_cached
+
+    @property
+    def uncertain(self) -> bool:
+        """True when the probability of passing lies in :data:`UNCERTAIN_BAND`."""
+        return is_uncertain(self.pass_probability)
 
     @property
     def not_judged(self) -> bool:

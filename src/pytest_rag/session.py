@@ -191,6 +191,7 @@ class RagSession:
             engine=self.engine,
             repeats=self.settings.repeats,
             results=self.results,
+            pass_on=self.settings.pass_on,
         )
 
     def threshold_for(

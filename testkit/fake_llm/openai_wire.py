@@ -2,7 +2,8 @@
 
 Shapes follow what the official `openai` SDK parses (`ChatCompletion`, `CreateEmbeddingResponse`,
 `Model`) and the error envelope `{"error": {"message", "type", "param", "code"}}` that the SDK
-unwraps into `BadRequestError.param` / `.code`.
+unwraps into `BadRequestError.param` / `.code`. A chat request with `logprobs: true` answered by a
+reply that scripts odds gets its content's tokens with `top_logprobs` alternatives (:mod:`.token_odds`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .replies import (
     TextReply,
     TruncatedReply,
 )
+from .token_odds import content_logprobs, value_offsets
 from .wire import (
     Answer,
     ScriptMisuseError,
@@ -192,13 +194,14 @@ def chat_completion_answer(body: dict[str, Any], reply: Reply) -> Answer:
     prompt_tokens = estimate_tokens(collect_text(body.get("messages")))
     n = body.get("n")
     count = n if isinstance(n, int) and 1 <= n <= 128 else 1
+    logprobs = _logprobs(body, reply, message["content"])
     payload = {
         "id": new_id("chatcmpl-"),
         "object": "chat.completion",
         "created": int(time.time()),
         "model": str(body.get("model", "")),
         "choices": [
-            {"index": i, "message": message, "logprobs": None, "finish_reason": finish_reason}
+            {"index": i, "message": message, "logprobs": logprobs, "finish_reason": finish_reason}
             for i in range(count)
         ],
         "usage": {
@@ -217,6 +220,22 @@ def chat_completion_answer(body: dict[str, Any], reply: Reply) -> Answer:
         "system_fingerprint": "fp_fakellm",
     }
     return json_answer(200, payload, _with_request_id(None))
+
+
+def _logprobs(body: dict[str, Any], reply: Reply, content: str | None) -> dict[str, Any] | None:
+    """The choice's `logprobs` when the request asked for them and the reply scripted odds; None
+    otherwise, as from a server that ignores the parameter (so a 4 MB reply stays cheap to serve)."""
+    if body.get("logprobs") is not True or content is None:
+        return None
+    if not isinstance(reply, JsonReply) or not reply.odds or not isinstance(reply.value, dict):
+        return None
+    offsets = value_offsets(reply.value)
+    odds_at = {offsets[key]: dict(choices) for key, choices in reply.odds.items()}
+    top = body.get("top_logprobs")
+    return {
+        "content": content_logprobs(content, top if isinstance(top, int) else 0, odds_at),
+        "refusal": None,
+    }
 
 
 def embedding_inputs(body: dict[str, Any]) -> list[str]:

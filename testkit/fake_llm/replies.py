@@ -21,8 +21,15 @@ class Reply:
     """Base of all scripted answers; build them with the static constructors below."""
 
     @staticmethod
-    def json(obj: object) -> JsonReply:
-        """The model answers with exactly this JSON (content, or the forced tool's input)."""
+    def json(obj: object, *, odds: Mapping[str, Mapping[int, float]] | None = None) -> JsonReply:
+        """The model answers with exactly this JSON (content, or the forced tool's input).
+
+        ``odds`` says how likely the model found each integer it could have written as the value of
+        a top-level key, e.g. ``{"score": {4: 0.6, 5: 0.3, 3: 0.1}}`` (the value in ``obj`` among
+        them): an OpenAI chat request asking for ``logprobs`` gets them as that token's
+        ``top_logprobs``; every other token is certain. A reply without ``odds`` comes back without
+        log-probabilities, as from a server that ignores the parameter.
+        """
         try:
             encoded = json.dumps(obj, allow_nan=False)
         except (TypeError, ValueError) as exc:
@@ -30,7 +37,8 @@ class Reply:
                 f"Reply.json needs a JSON-serialisable value without NaN/inf ({exc}); "
                 "pass plain dicts/lists/str/int/float/bool/None, or use Reply.text for raw output"
             ) from exc
-        return JsonReply(value=json.loads(encoded))
+        value = json.loads(encoded)
+        return JsonReply(value=value, odds=_checked_odds(value, odds or {}))
 
     @staticmethod
     def text(s: str) -> TextReply:
@@ -155,9 +163,11 @@ class Reply:
 
 @dataclass(frozen=True)
 class JsonReply(Reply):
-    """The model's output is this JSON value."""
+    """The model's output is this JSON value; ``odds`` maps a top-level key to the probabilities of
+    the tokens its value could have been (as the token texts)."""
 
     value: object
+    odds: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -234,6 +244,28 @@ class EmbeddingReply(Reply):
     """Vectors for an embeddings request."""
 
     vectors: tuple[tuple[float, ...], ...]
+
+
+def _checked_odds(value: object, odds: Mapping[str, Mapping[int, float]]) -> dict[str, dict[str, float]]:
+    """The scripted odds with each integer as the token that writes it, checked against the value."""
+    checked: dict[str, dict[str, float]] = {}
+    for key, choices in odds.items():
+        if not isinstance(value, dict) or key not in value:
+            raise ValueError(f"Reply.json odds name {key!r}, which is not a top-level key of the JSON")
+        chosen = value[key]
+        if isinstance(chosen, bool) or not isinstance(chosen, int) or chosen not in choices:
+            raise ValueError(
+                f"Reply.json odds for {key!r} must give the probability of its value {chosen!r} "
+                f"(an integer), among {sorted(choices)}"
+            )
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in choices):
+            raise ValueError(f"Reply.json odds for {key!r} are keyed by the integers it could be")
+        if any(not 0 < p <= 1 for p in choices.values()) or sum(choices.values()) > 1 + 1e-9:
+            raise ValueError(
+                f"Reply.json odds for {key!r} must be probabilities in (0, 1] summing to at most 1"
+            )
+        checked[key] = {str(v): float(p) for v, p in choices.items()}
+    return checked
 
 
 def _require_str(where: str, value: object) -> None:

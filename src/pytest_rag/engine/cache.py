@@ -31,18 +31,26 @@ DEFAULT_CACHE_DIR = ".rag_cache"
 
 @dataclass(frozen=True)
 class CachedReply:
+    """A stored reply. ``score_logprobs`` keeps the alternatives the model weighed at the token of
+    its grade (:mod:`.grade_tokens`), so a cached verdict has the same odds as the live one; entries
+    stored without them (by a provider that reports none, or before they were kept) have none."""
+
     text: str
     input_tokens: int
     output_tokens: int
     model: str
+    score_logprobs: tuple[tuple[str, float], ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        entry: dict[str, Any] = {
             "text": self.text,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "model": self.model,
         }
+        if self.score_logprobs is not None:
+            entry["score_logprobs"] = [[token, logprob] for token, logprob in self.score_logprobs]
+        return entry
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CachedReply:
@@ -51,7 +59,19 @@ class CachedReply:
             input_tokens=int(data.get("input_tokens", 0)),
             output_tokens=int(data.get("output_tokens", 0)),
             model=str(data.get("model", "")),
+            score_logprobs=_pairs(data.get("score_logprobs")),
         )
+
+
+def _pairs(value: Any) -> tuple[tuple[str, float], ...] | None:
+    """Stored ``[token, log-probability]`` pairs; None for an entry without them or a malformed one
+    (a hand-edited entry loses its odds, never its verdict)."""
+    if not isinstance(value, list):
+        return None
+    try:
+        return tuple((str(token), float(logprob)) for token, logprob in value)
+    except (TypeError, ValueError):
+        return None
 
 
 def add_cache_dir_argument(parser: Any) -> None:

@@ -4,6 +4,12 @@ Each judge answers ``repeats`` times (distinct cache entries through the repeat 
 is the median of its repeats and the ensemble's score is the median of its judges' scores (as the omk specification aggregates repeats and ensembles).
 The reasons and evidence shown come from the judgment closest to that final score, so a failure
 message explains the number it reports.
+
+When every judgment came with the odds of its grade, the result also carries the expected score and
+the probability of reaching the threshold: per judge the means over its repeats, for the check the
+means over all judgments (:func:`~pytest_rag.scoring.grade_odds.pooled`). With ``pass_on="expected"``
+the check passes when its expected score reaches the threshold; a check without odds still passes on
+its score.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from ..judges.protocol import Judge
 from ..judges.request import JudgeRequest
 from ..metrics.base import Metric, Scored
 from ..results import CallTally, JudgeScore, MetricResult
+from ..scoring.grade_odds import GradeOdds, against_bar, pooled
 from .embeddings import check_embeddable, embedder_for
 from .judgment import JudgmentEngine
 from .loop import gather_all
@@ -52,7 +59,11 @@ class BoundAsker:
         return bool(self.judge.offline)
 
     async def __call__(self, request: JudgeRequest, model: type[V]) -> V:
-        verdict, tally = await self.engine.ask(
+        verdict, _ = await self.graded(request, model)
+        return verdict
+
+    async def graded(self, request: JudgeRequest, model: type[V]) -> tuple[V, GradeOdds | None]:
+        verdict, tally, odds = await self.engine.ask_graded(
             self.judge,
             request.with_repeat(self.repeat),
             model,
@@ -60,7 +71,7 @@ class BoundAsker:
             cache_only=self.cache_only,
         )
         self.tally.add(tally)
-        return verdict
+        return verdict, odds
 
     async def gather(self, *awaitables: Awaitable[T]) -> list[T]:
         return await gather_all(self.cache_only, list(awaitables))
@@ -101,6 +112,7 @@ async def evaluate(
     threshold: float | None,
     test_id: str,
     cache_only: bool,
+    pass_on: str = "score",
 ) -> MetricResult:
     askers = [
         BoundAsker(engine, judge, repeat, test_id, cache_only, metric.name)
@@ -126,11 +138,23 @@ async def evaluate(
         tally.add(asker.tally)
     per_judge: list[JudgeScore] = []
     for judge in judges:
-        scores = [run.score for run, asker in zip(runs, askers, strict=True) if asker.judge is judge]
-        per_judge.append(JudgeScore(judge=judge.spec.label, score=statistics.median(scores), repeats=scores))
+        own = [run for run, asker in zip(runs, askers, strict=True) if asker.judge is judge]
+        scores = [run.score for run in own]
+        expected, chance = pooled([run.odds for run in own], threshold)
+        per_judge.append(
+            JudgeScore(
+                judge=judge.spec.label,
+                score=statistics.median(scores),
+                repeats=scores,
+                expected_score=expected,
+                pass_probability=chance,
+            )
+        )
     final = statistics.median([j.score for j in per_judge])
     shown = min(runs, key=lambda run: abs(run.score - final))
     scale = metric.scale
+    expected, chance = pooled([run.odds for run in runs], threshold)
+    passed, passed_on = against_bar(final, expected if pass_on == "expected" else None, threshold)
     return MetricResult(
         metric=metric.name,
         mode=metric.mode,
@@ -140,10 +164,13 @@ async def evaluate(
         scale_high=scale.high,
         normalized=scale.normalize(final),
         threshold=threshold,
-        passed=None if threshold is None else final >= threshold,
+        passed=passed,
         reasons=shown.reasons,
         evidence=shown.evidence,
         details=dict(shown.details),
         judges=per_judge,
         calls=tally,
+        expected_score=expected,
+        pass_probability=chance,
+        passed_on=passed_on,
     )

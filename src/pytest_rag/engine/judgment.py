@@ -3,7 +3,9 @@
 For every judge call it (1) computes the cache key, (2) serves a cached reply when the cache mode
 allows, (3) otherwise calls the judge under the session's concurrency limit, retrying transient faults
 with exponential backoff, jitter and ``Retry-After`` under a deadline, (4) validates the reply against
-the verdict model, giving an invalid reply one repair attempt, and (5) stores the valid reply.
+the verdict model, giving an invalid reply one repair attempt, and (5) stores the valid reply, with
+the alternatives the model weighed at its grade's token when the judge reported them
+(:mod:`.grade_tokens`), so a cached verdict has the odds the live one had.
 Whatever cannot end in a valid verdict ends in a :class:`~pytest_rag.errors.JudgeError` that carries
 the raw reply: never a score, never a pass.
 """
@@ -22,9 +24,12 @@ from pydantic import BaseModel
 from ..errors import CacheMissError, JudgeError, JudgeUnavailableError, RagError, cut_text
 from ..judges.protocol import Judge, JudgeReply, TransientFault
 from ..judges.request import REPAIR_SUFFIX, JudgeRequest, Message
+from ..judges.schema import verdict_grades
 from ..results import CallTally
+from ..scoring.grade_odds import GradeOdds
 from .cache import CachedReply, JudgmentCache
 from .failure_advice import remedy
+from .grade_tokens import grade_odds, score_alternatives
 from .limits import EngineSettings
 from .parsing import InvalidVerdict, parse_verdict, refusal_in
 from .pricing import PriceTable
@@ -78,6 +83,23 @@ class JudgmentEngine:
         test_id: str,
         cache_only: bool,
     ) -> tuple[V, CallTally]:
+        """The verdict of ``judge`` on ``request``, and the calls it took."""
+        verdict, tally, _ = await self.ask_graded(
+            judge, request, model, test_id=test_id, cache_only=cache_only
+        )
+        return verdict, tally
+
+    async def ask_graded(
+        self,
+        judge: Judge,
+        request: JudgeRequest,
+        model: type[V],
+        *,
+        test_id: str,
+        cache_only: bool,
+    ) -> tuple[V, CallTally, GradeOdds | None]:
+        """:meth:`ask`, with the odds of the verdict's grade when the judge reported them (None for a
+        verdict without a grade, a provider without log-probabilities, an entry stored without them)."""
         request = self._with_token_limit(request)
         key = request.cache_key(judge.identity()) if judge.cacheable and self.cache.mode != "off" else None
         tally = CallTally()
@@ -90,7 +112,7 @@ class JudgmentEngine:
                     verdict = None  # a stale or hand-edited entry: judge again as if missing
                 if verdict is not None:
                     tally.cached = 1
-                    return verdict, tally
+                    return verdict, tally, grade_odds(model, hit.score_logprobs)
             if self.cache.mode == "replay":
                 raise CacheMissError(
                     f"--rag-cache=replay: no stored judgment for test {test_id!r}, metric "
@@ -113,10 +135,11 @@ class JudgmentEngine:
             if isinstance(exc, JudgeUnavailableError):
                 self._unavailable.setdefault(judge.spec.label, test_id)
             raise
+        alternatives = score_alternatives(reply) if verdict_grades(model) is not None else None
         if key is not None:
             self.cache.put(
                 key,
-                CachedReply(reply.text, reply.input_tokens, reply.output_tokens, reply.model),
+                CachedReply(reply.text, reply.input_tokens, reply.output_tokens, reply.model, alternatives),
                 meta={
                     "metric": request.metric,
                     "template": request.template_id,
@@ -125,7 +148,7 @@ class JudgmentEngine:
                     "test": test_id,
                 },
             )
-        return verdict, tally
+        return verdict, tally, grade_odds(model, alternatives)
 
     def _with_token_limit(self, request: JudgeRequest) -> JudgeRequest:
         """The request with --rag-max-tokens applied (requests that write no text keep theirs)."""

@@ -58,7 +58,7 @@ def rejected_param(exc: Any) -> str | None:
     if isinstance(inner, Mapping) and isinstance(inner.get("param"), str):
         return str(inner["param"])
     message = error_detail(exc).lower()
-    for name in ("temperature", "max_tokens", "response_format", "seed", "tool_choice"):
+    for name in ("temperature", "max_tokens", "response_format", "seed", "tool_choice", "logprobs"):
         refused = ("unsupported", "not support", "invalid", "not permitted")  # the last is Anthropic's
         if name in message and any(word in message for word in refused):
             return name

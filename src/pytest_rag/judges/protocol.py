@@ -29,8 +29,24 @@ class JudgeSpec:
 
 
 @dataclass(frozen=True)
+class TokenLogprob:
+    """One token of a reply as the provider reports it: its text, its length in UTF-8 bytes (a token
+    may end inside a character), its log-probability, and the ``(token, log-probability)``
+    alternatives the model weighed at that position, most likely first."""
+
+    token: str
+    size: int
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
 class JudgeReply:
-    """What the judge said, verbatim, with what it cost."""
+    """What the judge said, verbatim, with what it cost.
+
+    ``logprobs`` holds the reply's tokens with their log-probabilities when the provider reports
+    them (the OpenAI chat judge asks for them where the verdict has a grade); the engine reads how
+    sure the judge was of its grade from them. None from providers that report none."""
 
     text: str
     input_tokens: int = 0
@@ -38,6 +54,7 @@ class JudgeReply:
     model: str = ""
     truncated: bool = False
     refusal: str | None = None
+    logprobs: tuple[TokenLogprob, ...] | None = None
 
 
 class TransientFault(Exception):

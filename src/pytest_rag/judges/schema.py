@@ -60,3 +60,26 @@ def provider_schema(model: type[BaseModel]) -> dict[str, Any]:
 def provider_schema_json(model: type[BaseModel]) -> str:
     """:func:`provider_schema` as the cache key writes it (compact, sorted keys, ASCII), memoised."""
     return json.dumps(_cached(model), sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+
+
+GRADE_FIELD = "score"
+"""The field of a verdict that carries its grade, when the verdict has one."""
+
+
+@functools.cache
+def verdict_grades(model: type[BaseModel]) -> tuple[int, ...] | None:
+    """The grades a verdict's ``score`` can take, when it is an integer on a small scale of single
+    digits (1-5, 0-3, 0/1/2, 0/2/4): ascending. None for any other verdict (no ``score``, a 0-1
+    float, a scale with a grade of two digits, whose first digit's token would not tell 1 from 10).
+
+    Read from the model's own JSON schema: the ``enum`` of a ``Literal``, or the integer bounds."""
+    node = model.model_json_schema().get("properties", {}).get(GRADE_FIELD)
+    if not isinstance(node, dict) or node.get("type") != "integer":
+        return None
+    if isinstance(node.get("enum"), list):
+        grades = sorted({int(value) for value in node["enum"]})
+    elif isinstance(node.get("minimum"), int) and isinstance(node.get("maximum"), int):
+        grades = list(range(node["minimum"], node["maximum"] + 1))
+    else:
+        return None
+    return tuple(grades) if grades and all(0 <= grade <= 9 for grade in grades) else None

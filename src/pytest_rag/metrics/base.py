@@ -2,7 +2,9 @@
 
 A metric never talks HTTP and never touches the cache: it builds :class:`~pytest_rag.judges.request.JudgeRequest`
 objects and awaits an :class:`Asker`, which returns the validated verdict. Multi-step metrics (claims
-then verification, nuggets) are compositions of such single questions.
+then verification, nuggets) are compositions of such single questions. A metric whose score is a
+grade (or a mean of grades) may also ask for the odds of each grade (:meth:`Asker.graded`) and keep
+them with its outcome, so a check reports its expected score and how likely it was to pass.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pydantic import BaseModel
 
 from ..inputs import Sample
 from ..results import Scale
+from ..scoring.grade_odds import GradeOdds
 
 __all__ = ["Asker", "Metric", "Scale", "Scored"]
 
@@ -32,6 +35,11 @@ class Asker(Protocol):
 
     async def __call__(self, request: Any, model: type[V]) -> V: ...
 
+    async def graded(self, request: Any, model: type[V]) -> tuple[V, GradeOdds | None]:
+        """The verdict, and the odds of its grade when the judge reported how sure it was (None
+        otherwise: a verdict without a grade, a provider without log-probabilities)."""
+        ...
+
     async def gather(self, *awaitables: Awaitable[T]) -> list[T]: ...
 
     async def embed(self, texts: Sequence[str], model: str | None) -> Any:
@@ -43,12 +51,16 @@ class Asker(Protocol):
 
 @dataclass(frozen=True)
 class Scored:
-    """A metric's outcome for one sample and one judge (before repeats and ensembles are combined)."""
+    """A metric's outcome for one sample and one judge (before repeats and ensembles are combined).
+
+    ``odds`` is the distribution of ``score`` when the judge said how likely each grade was: the
+    grade's own odds for a one-grade metric, those of the mean for a metric that averages grades."""
 
     score: float
     reasons: str = ""
     evidence: BaseModel | None = None
     details: Mapping[str, float] = field(default_factory=dict)
+    odds: GradeOdds | None = None
 
 
 class Metric(ABC):

@@ -5,7 +5,8 @@ A second wording evens out one template's quirks. The raw score is the mean of t
 the metric's scale. When one judgment fails (an invalid reply after the repair attempt, a refusal, a
 network failure past the deadline) the other rating is used alone and the failure is kept in the
 evidence; when both fail the metric fails with the first error. Policy errors (replay miss, budget,
-dry run) are never tolerated.
+dry run) are never tolerated. When the judge reported the odds of every valid rating, the outcome
+carries the odds of their mean (the two judgments taken as independent).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from pydantic import BaseModel, Field
 
 from ..inputs import Sample
 from ..results import Evidence
+from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scored
-from .judging import Failed, ask_or_error, judge_request
+from .judging import Failed, graded_or_error, judge_request
 from .prompts import SHORT_REASON, Template
 
 
@@ -65,15 +67,17 @@ class DualTemplateMetric(Metric):
         for which, template in enumerate(self.templates):
             user, inputs = self.render(sample, which)
             requests.append(judge_request(self.name, template, user, self.verdict, inputs))
-        outcomes = await ask.gather(*(ask_or_error(ask, r, self.verdict) for r in requests))
+        outcomes = await ask.gather(*(graded_or_error(ask, r, self.verdict) for r in requests))
         rows: list[TemplateRating] = []
         valid: list[int] = []
+        odds: list[GradeOdds | None] = []
         for template, outcome in zip(self.templates, outcomes, strict=True):
             if isinstance(outcome, Failed):
                 rows.append(TemplateRating(template=template.id, error=outcome.error.reason))
             else:
-                rating = cast(Rating, outcome)
+                rating = cast(Rating, outcome[0])
                 valid.append(int(rating.score))
+                odds.append(outcome[1])
                 rows.append(
                     TemplateRating(template=template.id, rating=int(rating.score), reason=rating.reasoning)
                 )
@@ -90,4 +94,5 @@ class DualTemplateMetric(Metric):
             reasons=" | ".join(r.reason for r in rows if r.rating is not None) + note,
             evidence=DualRatingEvidence(ratings=rows),
             details=details,
+            odds=GradeOdds.mean_of(odds),
         )

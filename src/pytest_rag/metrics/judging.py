@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel
@@ -18,6 +18,8 @@ from pydantic import BaseModel
 from ..errors import BudgetExceededError, CacheMissError, JudgeError, NotJudgedError
 from ..inputs import Sample
 from ..judges.request import JudgeRequest, JudgeTask, Sampling
+from ..judges.schema import GRADE_FIELD
+from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scored
 from .prompts import Template
 
@@ -68,15 +70,37 @@ class Failed:
     error: JudgeError
 
 
-async def ask_or_error(ask: Asker, request: JudgeRequest, model: type[V]) -> V | Failed:
-    """Ask once and hand back a failed judgment as a value, for metrics that can use the other of
-    two judgments when one fails. Policy errors (replay miss, budget, dry run) still raise."""
+async def _held(judgment: Awaitable[T]) -> T | Failed:
+    """The judgment, or its judge error as a value; policy errors still raise."""
     try:
-        return await ask(request, model)
+        return await judgment
     except FINAL_ERRORS:
         raise
     except JudgeError as exc:
         return Failed(exc)
+
+
+async def ask_or_error(ask: Asker, request: JudgeRequest, model: type[V]) -> V | Failed:
+    """Ask once and hand back a failed judgment as a value, for metrics that can use the other of
+    two judgments when one fails. Policy errors (replay miss, budget, dry run) still raise."""
+    return await _held(ask(request, model))
+
+
+async def ask_graded(ask: Asker, request: JudgeRequest, model: type[V]) -> tuple[V, GradeOdds | None]:
+    """The verdict with the odds of its grade (:meth:`~.base.Asker.graded`). An asker without
+    ``graded`` (a test's stand-in for the engine, written before there were odds) gives none."""
+    graded = getattr(ask, "graded", None)
+    if graded is None:
+        return await ask(request, model), None
+    judged: tuple[V, GradeOdds | None] = await graded(request, model)
+    return judged
+
+
+async def graded_or_error(
+    ask: Asker, request: JudgeRequest, model: type[V]
+) -> tuple[V, GradeOdds | None] | Failed:
+    """:func:`ask_or_error` for a verdict with a grade: the verdict with the odds of its grade."""
+    return await _held(ask_graded(ask, request, model))
 
 
 class SingleJudgment(Metric):
@@ -84,6 +108,9 @@ class SingleJudgment(Metric):
 
     A subclass names its ``template`` and ``verdict`` model, renders the sample into the user
     message and the task inputs the offline judge reads, and turns the verdict into its outcome.
+    When the outcome's score is the verdict's grade and the judge reported the grade's odds, the
+    outcome keeps them (a score made from the grade in another way does not: the odds are the
+    grade's).
     """
 
     template: ClassVar[Template]
@@ -100,4 +127,8 @@ class SingleJudgment(Metric):
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         user, inputs = self.render(sample)
         request = judge_request(self.name, self.template, user, self.verdict, inputs)
-        return self.scored(await ask(request, self.verdict))
+        verdict, odds = await ask_graded(ask, request, self.verdict)
+        outcome = self.scored(verdict)
+        if odds is None or outcome.score != getattr(verdict, GRADE_FIELD, None):
+            return outcome
+        return replace(outcome, odds=odds)

@@ -155,7 +155,8 @@ class Nuggets(Metric):
         headline = read_choice(options, "score", "vital", HEADLINES, metric=self.name)
         grades = _read_grades(options, len(sample.contexts))
         if grades is None:
-            grades = [g.grade for g in await grade_passages(ask, self.name, sample.question, sample.contexts)]
+            graded, _ = await grade_passages(ask, self.name, sample.question, sample.contexts)
+            grades = [g.grade for g in graded]
         usable = [
             (i, c)
             for i, (c, g) in enumerate(zip(sample.contexts, grades, strict=True), start=1)

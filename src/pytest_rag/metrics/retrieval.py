@@ -20,22 +20,23 @@ from pydantic import BaseModel, Field, create_model
 from ..errors import InputError
 from ..helper_forms import Check, given, score_form
 from ..inputs import Chunk, ContextLike, Sample
+from ..judges.request import JudgeRequest
 from ..results import Evidence, Highlights, passage_labels
 from ..scoring import ranking
+from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scale, Scored
 from .dual_rating import DualTemplateMetric, ThreeLevelRating
-from .judging import judge_request
+from .judging import ask_graded, judge_request
 from .prompts import REASONING, SHORT_REASON, ReasonedVerdict, Template, block, context_blocks, passage_block
 
 V = TypeVar("V", bound=BaseModel)
 
 
-async def judge_each_passage(
-    ask: Asker, metric: str, template: Template, verdict: type[V], question: str, chunks: Sequence[Chunk]
-) -> list[V]:
-    """One judgment of every passage against the question, concurrently, in rank order (the
-    relevance checks of the Tonic metrics and UMBRELA's grades ask it this way)."""
-    requests = [
+def passage_requests(
+    metric: str, template: Template, verdict: type[BaseModel], question: str, chunks: Sequence[Chunk]
+) -> list[JudgeRequest]:
+    """One request per passage, in rank order: the passage judged against the question."""
+    return [
         judge_request(
             metric,
             template,
@@ -45,6 +46,14 @@ async def judge_each_passage(
         )
         for i, chunk in enumerate(chunks, start=1)
     ]
+
+
+async def judge_each_passage(
+    ask: Asker, metric: str, template: Template, verdict: type[V], question: str, chunks: Sequence[Chunk]
+) -> list[V]:
+    """One judgment of every passage against the question, concurrently, in rank order (the
+    relevance checks of the Tonic metrics ask it this way; UMBRELA's grades too, with their odds)."""
+    requests = passage_requests(metric, template, verdict, question, chunks)
     return await ask.gather(*(ask(r, verdict) for r in requests))
 
 
@@ -247,13 +256,16 @@ DEFAULT_K_VALUES = (1, 3, 5)
 
 async def grade_passages(
     ask: Asker, metric: str, question: str, chunks: Sequence[Chunk]
-) -> list[PassageGrade]:
-    """One UMBRELA grade per passage, concurrently (shared with the nuggets metric)."""
-    verdicts = await judge_each_passage(ask, metric, UMBRELA_GRADE, UmbrelaVerdict, question, chunks)
-    return [
+) -> tuple[list[PassageGrade], GradeOdds | None]:
+    """One UMBRELA grade per passage, concurrently (shared with the nuggets metric), and the odds of
+    the mean grade when the judge reported those of every grade."""
+    requests = passage_requests(metric, UMBRELA_GRADE, UmbrelaVerdict, question, chunks)
+    judged = await ask.gather(*(ask_graded(ask, r, UmbrelaVerdict) for r in requests))
+    grades = [
         PassageGrade(index=i, id=c.id, grade=v.score, reason=v.reasoning)
-        for i, (c, v) in enumerate(zip(chunks, verdicts, strict=True), start=1)
+        for i, (c, (v, _)) in enumerate(zip(chunks, judged, strict=True), start=1)
     ]
+    return grades, GradeOdds.mean_of([odds for _, odds in judged])
 
 
 def read_k_values(metric: str, options: Mapping[str, Any]) -> tuple[int, ...]:
@@ -289,7 +301,8 @@ class Umbrela(Metric):
     and holds the exact answer. One judge call per passage. The score is the mean grade (0-3); from
     the grades, with a passage relevant at grade >= 2, the details also hold precision@k and AP@k
     for each requested k (default 1, 3, 5) and the reciprocal rank of the first relevant passage
-    (:mod:`pytest_rag.scoring.ranking` documents the conventions).
+    (:mod:`pytest_rag.scoring.ranking` documents the conventions). When the judge reported the odds
+    of every passage's grade, the outcome carries those of the mean grade.
     """
 
     name = "umbrela"
@@ -300,7 +313,7 @@ class Umbrela(Metric):
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         k_values = read_k_values(self.name, options)
-        graded = await grade_passages(ask, self.name, sample.question, sample.contexts)
+        graded, odds = await grade_passages(ask, self.name, sample.question, sample.contexts)
         grades = [g.grade for g in graded]
         details = ranking_details(grades, k_values)
         return Scored(
@@ -309,6 +322,7 @@ class Umbrela(Metric):
             f"{ranking.RELEVANCE_THRESHOLD}; MRR {details['mrr']:.3f}.",
             evidence=UmbrelaEvidence(passages=graded, k_values=list(k_values)),
             details=details,
+            odds=odds,
         )
 
 

@@ -5,7 +5,8 @@ levels, at least two, as a mapping of level to description) defines the scale: t
 highest level are the scale's ends, and the judge must answer with one of the levels. An optional
 ``criteria="..."`` says what is being assessed. The rubric is the test author's own text and forms
 the instruction part of the prompt; the answer, question, contexts and reference stay in data
-blocks. The offline judge cannot apply free-form rubrics and refuses.
+blocks. The offline judge cannot apply free-form rubrics and refuses. Levels of one digit each are
+grades like any other: a judge that reports the odds of its grade gives the check's expected level.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ..helper_forms import Check, given, score_form
 from ..inputs import ContextLike, Sample
 from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
-from .judging import judge_request
+from .judging import ask_graded, judge_request
 from .options import read_text
 from .prompts import REASONING, ReasonedVerdict, Template, block, context_blocks
 
@@ -111,12 +112,13 @@ class Rubric(Metric):
             model,
             {"answer": sample.answer, "levels": {str(k): v for k, v in levels.items()}},
         )
-        verdict = await ask(request, model)
+        verdict, odds = await ask_graded(ask, request, model)
         level = int(verdict.score)  # type: ignore[attr-defined]
         return Scored(
             score=level,
             reasons=str(verdict.reasoning),  # type: ignore[attr-defined]
             evidence=RubricEvidence(level=level, description=levels[level]),
+            odds=odds,
         )
 
 

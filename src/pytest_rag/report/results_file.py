@@ -8,6 +8,11 @@ carry, so two runs over the same inputs and cache write identical files. The JSO
 holds its check exactly: numbers at full precision (JSON floats round-trip), the details and the
 call tally (all but its latency, which is time), and :func:`read_results` gives back the records the
 run held.
+
+A check whose judge reported the odds of its grades also has ``expected_score`` and
+``pass_probability`` (per judge too, and ``passed_on`` when the bar was held to the expected score);
+the other checks have no such fields, and a CSV file has those two columns, last, only when some check
+has them. Files of runs without any are the files written before these fields existed.
 """
 
 from __future__ import annotations
@@ -62,6 +67,8 @@ CHECK_COLUMNS = (
     "retries",
     "failures",
 )
+ODDS_COLUMNS = ("expected_score", "pass_probability")
+"""The CSV columns of checks whose judge reported its grades' odds, after all others when present."""
 AGGREGATE_COLUMNS = (
     "n",
     "errors",
@@ -85,7 +92,7 @@ def _number(value: float | None) -> float | int | None:
 
 def check_row(key: str, record: CheckRecord) -> dict[str, Any]:
     repeats = [v for j in record.judges for v in j.repeats]
-    return {
+    row = {
         "kind": "check",
         "check": key,
         "test_id": record.test_id,
@@ -121,6 +128,23 @@ def check_row(key: str, record: CheckRecord) -> dict[str, Any]:
         "failures": dict(sorted(record.calls.failures.items())),
         "calls": _tally(record),
     }
+    row.update(_odds_fields(record))
+    return row
+
+
+def _odds_fields(record: CheckRecord) -> dict[str, Any]:
+    """The expected score and pass probability of the check and of each judge, when known."""
+    if record.expected_score is None:
+        return {}
+    fields: dict[str, Any] = {
+        "expected_score": _number(record.expected_score),
+        "pass_probability": _number(record.pass_probability),
+        "judge_expected_scores": {j.judge: _number(j.expected_score) for j in record.judges},
+        "judge_pass_probabilities": {j.judge: _number(j.pass_probability) for j in record.judges},
+    }
+    if record.passed_on != "score":
+        fields["passed_on"] = record.passed_on
+    return fields
 
 
 def _tally(record: CheckRecord) -> dict[str, Any]:
@@ -166,6 +190,8 @@ def build_report(records: Sequence[CheckRecord]) -> dict[str, Any]:
 
 def _csv_text(report: dict[str, Any]) -> str:
     columns = [*CHECK_COLUMNS, "scale", *AGGREGATE_COLUMNS]
+    if any("expected_score" in row for row in report["checks"]):
+        columns += ODDS_COLUMNS
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
@@ -278,8 +304,16 @@ def _record_from_row(row: dict[str, Any]) -> CheckRecord:
     suffix = f"[{mode}]"
     if mode != "default" and metric.endswith(suffix):
         metric = metric[: -len(suffix)]
+    expected = row.get("judge_expected_scores") or {}
+    chance = row.get("judge_pass_probabilities") or {}
     judges = [
-        JudgeScore(judge=name, score=statistics.median(values), repeats=list(values))
+        JudgeScore(
+            judge=name,
+            score=statistics.median(values),
+            repeats=list(values),
+            expected_score=expected.get(name),
+            pass_probability=chance.get(name),
+        )
         for name, values in (row.get("judge_scores") or {}).items()
         if isinstance(values, list) and values and all(isinstance(v, (int, float)) for v in values)
     ]
@@ -305,6 +339,9 @@ def _record_from_row(row: dict[str, Any]) -> CheckRecord:
         sample_id=row.get("sample_id"),
         texts=SampleExcerpt.model_validate(texts) if isinstance(texts, dict) else None,
         highlights=Highlights.model_validate(row.get("highlights") or {}),
+        expected_score=row.get("expected_score"),
+        pass_probability=row.get("pass_probability"),
+        passed_on=str(row.get("passed_on") or "score"),
     )
 
 

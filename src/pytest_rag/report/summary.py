@@ -8,6 +8,10 @@ lines the caller hands over (the gates, the baseline comparison, the files writt
 n counts scored checks; judge errors are counted apart and excluded from the mean, and the row says
 how many, so an average never silently hides failures. The 95% interval is a seeded percentile
 bootstrap of the mean: the same results always print the same interval.
+
+When some checks carry a pass probability (their judge reported the odds of its grades), the table
+gains an "uncertain" column: per row, the checks whose probability of reaching their bar lies
+between 0.2 and 0.8, of those with a pass probability. A run without any shows the table as before.
 """
 
 from __future__ import annotations
@@ -20,15 +24,18 @@ from ..engine.pricing import usd
 from ..engine.spending import Estimate
 from ..results import CallTally, CheckRecord, JudgeScore
 from ..results_table import Aggregate, aggregate
+from ..scoring.grade_odds import against_bar
 from .repeats import repeats_lines
 
 
 @dataclass(frozen=True)
 class SummaryRow:
-    """One row of the summary table: a metric and judge's aggregate, and the scale it scores on."""
+    """One row of the summary table: a metric and judge's aggregate, the scale it scores on, and
+    its uncertain checks out of those with a pass probability (None when none has one)."""
 
     aggregate: Aggregate
     scale: str
+    uncertain: tuple[int, int] | None = None
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
@@ -45,8 +52,23 @@ def _scale(records: list[CheckRecord]) -> str:
 
 def _member_record(record: CheckRecord, member: JudgeScore) -> CheckRecord:
     """One ensemble member's part of a check, so each judge of an ensemble gets its own summary row."""
-    passed = None if record.threshold is None else member.score >= record.threshold
-    return record.model_copy(update={"judge": member.judge, "score": member.score, "passed": passed})
+    expected = member.expected_score if record.passed_on == "expected_score" else None
+    passed, _ = against_bar(member.score, expected, record.threshold)
+    return record.model_copy(
+        update={
+            "judge": member.judge,
+            "score": member.score,
+            "passed": passed,
+            "expected_score": member.expected_score,
+            "pass_probability": member.pass_probability,
+        }
+    )
+
+
+def _uncertain(scored: list[CheckRecord]) -> tuple[int, int] | None:
+    """Uncertain checks, of those with a pass probability; None when none has one."""
+    known = [r for r in scored if r.pass_probability is not None]
+    return (sum(1 for r in known if r.uncertain), len(known)) if known else None
 
 
 def summary_rows(records: Iterable[CheckRecord]) -> list[SummaryRow]:
@@ -71,6 +93,7 @@ def summary_rows(records: Iterable[CheckRecord]) -> list[SummaryRow]:
                     not_judged=sum(1 for r in members if r.not_judged),
                 ),
                 _scale(members),
+                _uncertain(scored),
             )
         )
     return rows
@@ -174,18 +197,25 @@ def render(
             passed = f", pass {a.passed}/{a.with_threshold}" if a.with_threshold else ""
             errors = f", {a.errors} judge error(s)" if a.errors else ""
             errors += f", {a.not_judged} not judged" if a.not_judged else ""
+            uncertain = f", {row.uncertain[0]} uncertain" if row.uncertain and row.uncertain[0] else ""
             lines.append(
                 f"{a.metric} [{a.judge}]: mean {_fmt(a.mean)} [{_fmt(a.ci_low)}, {_fmt(a.ci_high)}] "
-                f"n={a.n}{passed}{errors}"
+                f"n={a.n}{passed}{uncertain}{errors}"
             )
         return lines + extra
-    header = ("metric", "judge", "scale", "n", "mean", "95% CI", "pass rate", "errors")
-    table: list[tuple[str, ...]] = [header]
+    odds_known = any(row.uncertain is not None for row in rows)
+    header = ["metric", "judge", "scale", "n", "mean", "95% CI", "pass rate", "errors"]
+    if odds_known:
+        header.insert(7, "uncertain")
+    table: list[list[str]] = [header]
     for row in rows:
         a = row.aggregate
         ci = "-" if a.ci_low is None else f"[{_fmt(a.ci_low)}, {_fmt(a.ci_high)}]"
         rate = "-" if a.pass_rate is None else f"{a.pass_rate:.0%} ({a.passed}/{a.with_threshold})"
-        table.append((a.metric, a.judge, row.scale, str(a.n), _fmt(a.mean), ci, rate, _errors_cell(a)))
+        cells = [a.metric, a.judge, row.scale, str(a.n), _fmt(a.mean), ci, rate, _errors_cell(a)]
+        if odds_known:
+            cells.insert(7, "-" if row.uncertain is None else f"{row.uncertain[0]}/{row.uncertain[1]}")
+        table.append(cells)
     widths = [max(len(r[i]) for r in table) for i in range(len(header))]
     for cells in table:
         lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells)).rstrip())

@@ -14,6 +14,7 @@ from pytest_rag.scoring.citations import (
 )
 from pytest_rag.scoring.dispersion import Dispersion, dispersion
 from pytest_rag.scoring.fscore import PrecisionRecallF1, f1_score, precision_recall_f1
+from pytest_rag.scoring.grade_odds import GradeOdds
 from pytest_rag.scoring.nuggets import (
     ASSIGNMENT_SCORES,
     OKAY_WEIGHT,
@@ -41,6 +42,7 @@ __all__ = [
     "CitationScores",
     "CitationSupport",
     "Dispersion",
+    "GradeOdds",
     "Importance",
     "NuggetJudgement",
     "NuggetScores",

@@ -4,7 +4,14 @@
 Structured output uses the native ``json_schema`` response format. Servers and models differ in what
 they accept, so a 400 that names a parameter is answered by adapting once and remembering it for that
 model: ``temperature`` is dropped (reasoning models), ``max_tokens`` becomes ``max_completion_tokens``,
-``response_format`` falls back to ``json_object`` and then to prompt-only JSON.
+``response_format`` falls back to ``json_object`` and then to prompt-only JSON, and ``logprobs`` is
+dropped (reasoning models, servers that have none).
+
+Where the verdict has a grade (an integer ``score`` on a small scale), the request asks for the
+tokens' log-probabilities with the :data:`TOP_LOGPROBS` most likely alternatives at each token, so
+the engine can tell how sure the judge was of its grade. They cost no tokens; they make the
+response larger. They are not part of the cache key: they change what is kept with the reply, not
+the reply.
 """
 
 from __future__ import annotations
@@ -17,10 +24,15 @@ from ...errors import JudgeError
 from ..adapting import send_adapting
 from ..clients import LoopClients
 from ..faults import missing_key, unreadable
-from ..protocol import JudgeOptions, JudgeReply, JudgeSpec
+from ..protocol import JudgeOptions, JudgeReply, JudgeSpec, TokenLogprob
 from ..request import JudgeRequest
+from ..schema import verdict_grades
 from .embeddings import DEFAULT_OPENAI_EMBEDDING_MODEL, OpenAIEmbedder
 from .server import OLLAMA_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL, api_key_for
+
+TOP_LOGPROBS = 10
+"""Alternatives asked for at each token of a graded reply: room for every grade of a 0-5 scale and
+for the spellings of one grade that tokenisers tell apart (``4`` and `` 4``); the API allows 20."""
 
 
 class OpenAIChatJudge:
@@ -91,12 +103,18 @@ class OpenAIChatJudge:
             }
         elif format_mode == "json_object":
             payload["response_format"] = {"type": "json_object"}
+        if self._adapted.get("logprobs") != "drop" and verdict_grades(request.response_model) is not None:
+            payload["logprobs"] = True
+            payload["top_logprobs"] = TOP_LOGPROBS
         return payload
 
     def adapt(self, param: str | None) -> bool:
         """Change how a rejected parameter is sent; False when there is nothing left to try."""
         if param in ("temperature", "seed") and self._adapted.get(param) != "drop":
             self._adapted[param] = "drop"
+            return True
+        if param in ("logprobs", "top_logprobs") and self._adapted.get("logprobs") != "drop":
+            self._adapted["logprobs"] = "drop"  # the two go together: one without the other is refused
             return True
         if param == "max_tokens" and self._adapted.get("max_tokens") != "renamed":
             self._adapted["max_tokens"] = "renamed"
@@ -142,6 +160,7 @@ class OpenAIChatJudge:
             model=str(response.model or self.spec.model),
             truncated=choice.finish_reason == "length",
             refusal=getattr(message, "refusal", None) or None,
+            logprobs=_token_logprobs(getattr(choice, "logprobs", None)),
         )
 
     def embedder(self, model: str | None = None) -> OpenAIEmbedder | None:
@@ -160,3 +179,21 @@ class OpenAIChatJudge:
 
     async def aclose(self) -> None:
         await self.clients.aclose()
+
+
+def _token_logprobs(logprobs: Any) -> tuple[TokenLogprob, ...] | None:
+    """The content tokens of a choice's ``logprobs``, when the server sent them."""
+    content = getattr(logprobs, "content", None)
+    if not content:
+        return None
+    return tuple(
+        TokenLogprob(
+            token=item.token,
+            size=len(item.bytes) if item.bytes is not None else len(item.token.encode("utf-8")),
+            logprob=float(item.logprob),
+            top=tuple(
+                (alternative.token, float(alternative.logprob)) for alternative in item.top_logprobs or ()
+            ),
+        )
+        for item in content
+    )

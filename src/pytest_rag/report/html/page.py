@@ -5,8 +5,10 @@ loads nothing over the network. It shows the score distribution of every metric 
 box, mean with its 95% interval, threshold, pass rate), a sortable and filterable table of every
 check, a detail view per check (the judge's reasons, the answer with its unsupported sentences
 marked, the context span closest to each sentence, per-passage grades, nuggets and other evidence),
-the share of questions answered where a no-answer check ran, the judge calls, tokens and cost, and,
-given several runs, the runs side by side with the paired change of each against the first.
+the share of questions answered where a no-answer check ran, the judge calls, tokens and cost, the
+uncertain checks (where judges reported their grades' odds: a pass probability between 0.2 and 0.8,
+marked in the table and selectable as an outcome), and, given several runs, the runs side by side
+with the paired change of each against the first.
 
 The data it shows is built in :mod:`.payload` (interned columns, details by priority within a size
 budget) and :mod:`.sentences` (which answer sentence to mark and where it comes from); the plots
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import RagError
-from ...results import CallTally, CheckRecord
+from ...results import UNCERTAIN_BAND, CallTally, CheckRecord
 from ..comparison import Run, compare_runs, distributions
 from ..files import write_text_atomically
 from .payload import (
@@ -82,6 +84,16 @@ def _summary_cards(records: Sequence[CheckRecord]) -> str:
     ]
     if status.count(STATUS_NONE):
         cards.insert(3, _card(f"{status.count(STATUS_NONE):,}", "scored without threshold"))
+    with_odds = [r for r in records if r.pass_probability is not None]
+    if with_odds:
+        low, high = UNCERTAIN_BAND
+        uncertain = sum(1 for r in with_odds if r.uncertain)
+        cards.append(
+            _card(
+                f"{uncertain:,} of {len(with_odds):,}",
+                f"uncertain checks (pass probability {low:g}-{high:g})",
+            )
+        )
     if total.failures:
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(total.failures.items()))
         cards.append(

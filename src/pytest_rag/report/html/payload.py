@@ -5,6 +5,10 @@ evidence ("details") go in by priority (errors, then failures, then the lowest s
 page reaches its size budget, so ten thousand checks stay under 2 MB. A check whose details were
 left out says so in its detail view. The payload travels as JSON inside the page with ``<``, ``>``
 and ``&`` escaped (:func:`script_json`), so no text in it can end its element.
+
+When some check carries a pass probability (its judge reported the odds of its grades), the table
+gains three columns: the expected score, the pass probability and whether the check is uncertain
+(:attr:`~pytest_rag.results.CheckRecord.uncertain`); a run without any has none of them.
 """
 
 from __future__ import annotations
@@ -246,6 +250,10 @@ def build_payload(records: Sequence[CheckRecord], detail_budget: int) -> dict[st
         columns["source"].append(_source(record.calls))
         columns["tokens"].append(record.calls.tokens_in + record.calls.tokens_out)
         columns["detail"].append(-1)
+    if any(record.pass_probability is not None for record in records):
+        columns["expected"] = [_number(record.expected_score) for record in records]
+        columns["pass_p"] = [_number(record.pass_probability) for record in records]
+        columns["uncertain"] = [int(record.uncertain) for record in records]
     details: list[dict[str, Any]] = []
     matches: dict[tuple[str, tuple[str, ...]], Any] = {}
     remaining, misses = detail_budget, 0

@@ -7,6 +7,7 @@
   var STATUS = ["fail", "pass", "no threshold", "error"];
   var STATUS_CLASS = ["st-fail", "st-pass", "st-none", "st-error"];
   var SOURCE = ["live", "cached", "offline", "-", "batch"];
+  var UNCERTAIN = 4;  // the outcome filter's value for checks a rerun could decide either way
   var PAGE = 100;
 
   function el(tag, cls, text) {
@@ -47,7 +48,8 @@
     }
     for (var i = 0; i < N; i++) {
       if (state.metric >= 0 && C.metric[i] !== state.metric) continue;
-      if (state.status >= 0 && C.status[i] !== state.status) continue;
+      if (state.status === UNCERTAIN) { if (!C.uncertain || !C.uncertain[i]) continue; }
+      else if (state.status >= 0 && C.status[i] !== state.status) continue;
       if (text && lowerIds[i].indexOf(text) < 0) continue;
       rows.push(i);
     }
@@ -78,7 +80,8 @@
       cell(tr, S[C.metric[i]]);
       cell(tr, num(C.score[i]) + (C.scale[i] >= 0 ? " / " + S[C.scale[i]] : ""), "num");
       cell(tr, num(C.threshold[i]), "num");
-      cell(tr, STATUS[C.status[i]], STATUS_CLASS[C.status[i]]);
+      var outcome = cell(tr, STATUS[C.status[i]], STATUS_CLASS[C.status[i]]);
+      if (C.uncertain && C.uncertain[i]) outcome.appendChild(el("span", "badge uncertain", "uncertain"));
       cell(tr, S[C.judge[i]]);
       cell(tr, SOURCE[C.source[i]]);
       cell(tr, C.tokens[i].toLocaleString("en-US"), "num");
@@ -112,6 +115,7 @@
   data.metrics.forEach(function (m) { var o = el("option", "", S[m]); o.value = String(m); metricSelect.appendChild(o); });
   metricSelect.addEventListener("change", function () { state.metric = Number(metricSelect.value); filterRows(); state.page = 0; renderTable(); });
   var statusSelect = document.getElementById("status-filter");
+  if (C.uncertain) { var o = el("option", "", "uncertain"); o.value = String(UNCERTAIN); statusSelect.appendChild(o); }
   statusSelect.addEventListener("change", function () { state.status = Number(statusSelect.value); filterRows(); state.page = 0; renderTable(); });
   var search = document.getElementById("search"), pending = null;
   search.addEventListener("input", function () {
@@ -250,6 +254,9 @@
       ["judge", S[C.judge[i]]],
       ["score", num(C.score[i]) + (C.scale[i] >= 0 ? " on " + S[C.scale[i]] : "") + (d && d.norm !== null ? " (normalized " + num(d.norm) + ")" : "")],
       ["threshold", C.threshold[i] === null ? "none" : num(C.threshold[i])],
+      ["expected score", C.expected && C.expected[i] !== null ? num(C.expected[i]) : ""],
+      ["pass probability", C.pass_p && C.pass_p[i] !== null ? num(C.pass_p[i]) +
+        (C.uncertain[i] ? " \u2014 uncertain: a rerun could decide this check either way" : "") : ""],
       ["judge calls", SOURCE[C.source[i]] + (d ? " \u2014 " + d.calls[0] + " live, " + d.calls[1] + " cached, " + d.calls[2] + " offline" + (d.calls[7] ? ", " + d.calls[7] + " from batches" : "") : "")],
       ["tokens", C.tokens[i].toLocaleString("en-US") + (d && d.calls[5] ? " \u00b7 $" + d.calls[5].toFixed(4) : "")]
     ]));
