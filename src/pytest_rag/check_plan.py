@@ -53,6 +53,8 @@ class CheckPlan:
         self.engine = engine
         self.repeats = repeats
         self.results = results
+        self.sample_index: int | None = None
+        """The sample's position in its ``evaluate`` call, kept on the record (None: one sample)."""
 
     def _evaluation(self, cache_only: bool) -> Coroutine[Any, Any, MetricResult]:
         return evaluate(
@@ -88,7 +90,7 @@ class CheckPlan:
 
     def record(self, result: MetricResult) -> MetricResult:
         """Keep the scored check in the session results; returns the result."""
-        return self.results.record_result(self.test_id, result, self.sample)
+        return self.results.record_result(self.test_id, result, self.sample, self.sample_index)
 
     def record_error(self, exc: RagError) -> None:
         """Keep a check that ended in an error: counted in the summary under its metric's row (with
@@ -108,6 +110,7 @@ class CheckPlan:
                 scale_low=scale.low,
                 scale_high=scale.high,
                 texts=SampleExcerpt.of(self.sample),
+                sample_index=self.sample_index,
             )
         )
 

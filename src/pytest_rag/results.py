@@ -267,6 +267,9 @@ class CheckRecord(BaseModel):
     sample_id: str | None = None
     texts: SampleExcerpt | None = None
     highlights: Highlights = Field(default_factory=Highlights)
+    sample_index: int | None = None
+    """The sample's position in its ``rag_judge.evaluate`` call (from 0); it tells apart the checks
+    of samples that have no id (:func:`~pytest_rag.check_keys.sample_tag`)."""
 
     @classmethod
     def from_result(
@@ -275,6 +278,7 @@ class CheckRecord(BaseModel):
         result: MetricResult,
         sample_id: str | None = None,
         texts: SampleExcerpt | None = None,
+        sample_index: int | None = None,
     ) -> CheckRecord:
         return cls(
             test_id=test_id,
@@ -295,6 +299,7 @@ class CheckRecord(BaseModel):
             sample_id=sample_id,
             texts=texts,
             highlights=_bounded_highlights(result.evidence),
+            sample_index=sample_index,
         )
 
     @property
