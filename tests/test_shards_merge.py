@@ -338,6 +338,13 @@ def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_
     assert status == whole.ret == 1
     assert f"results written to {merged_report}" in out and f"HTML report written to {merged_html}" in out
     assert _repeats_unordered(merged_report) == _repeats_unordered(base / "whole.json")
+    # the merged file's run record is the whole suite's: every test of the three groups, no deselection
+    merged_run = json.loads(merged_report.read_text())["run"]
+    assert (merged_run["tests_collected"], merged_run["tests_run"]) == (13, 13)
+    assert merged_run["outcomes"] == {"passed": 13} and merged_run["exit_status"] == 1  # the gate
+    assert [entry["file"] for entry in merged_run["shards"]] == shards
+    assert [entry["run"]["group"] for entry in merged_run["shards"]] == [1, 2, 3]
+    assert "13 passed" in merged_html.read_text(encoding="utf-8")
     assert "answer_relevancy" in merged_html.read_text(encoding="utf-8")
 
     # with the passing gate alone, the merge passes as the unsharded run's gate line says

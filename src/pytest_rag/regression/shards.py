@@ -148,11 +148,13 @@ def shard_lines(shards: Sequence[Shard]) -> list[str]:
 
 def merged_run(shards: Sequence[Shard], partial: bool) -> RunRecord:
     """The run record of the merge: the shards' tests and outcomes added up, the first exit status
-    that is neither 0 nor 1 (else 1 when a shard's tests failed), and the shards themselves."""
+    that is neither 0 nor 1 (else 1 when a shard's tests failed), and the shards themselves.
+    Deselected tests are left out of the sum: a pytest-split shard deselects the other groups'
+    tests, which the other shards ran."""
     runs = [shard.run for shard in shards if shard.run is not None]
     outcomes: Counter[str] = Counter()
     for run in runs:
-        outcomes.update(run.outcomes)
+        outcomes.update({name: n for name, n in run.outcomes.items() if name != "deselected"})
     statuses = [run.exit_status for run in runs]
     status = next((s for s in statuses if s not in (0, 1)), max(statuses, default=0))
     return RunRecord(
