@@ -16,11 +16,12 @@ split exactly once. Otherwise the merge fails with one line per shard that is no
 (:func:`shard_problems`), unless ``--allow-partial`` says to merge what there is; a results file of
 format version 1 keeps no run record, so it needs ``--allow-partial`` too.
 
-The output is identical to the unsharded run's because both read the same records (results files
-keep every number at full precision) in the same order (:func:`~pytest_rag.check_keys.report_order`),
-through the same functions (:func:`~pytest_rag.report.summary.summary_text`,
-:func:`~.gates.conclude`). What a results file cannot say is left out: each shard's own test failures
-(its job's exit status says them) and a per-run ``--rag-budget`` line.
+Below the list of shards (:func:`shard_lines`), the output is identical to the unsharded run's
+because both read the same records (results files keep every number at full precision) in the same
+order (:func:`~pytest_rag.check_keys.report_order`), through the same functions
+(:func:`~pytest_rag.report.summary.summary_text`, :func:`~.gates.conclude`). Left to the shard jobs:
+which of their tests failed (the list gives each shard's counts and exit status) and a per-run
+``--rag-budget`` line.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from .. import __version__
 from ..check_keys import keyed_records, metric_label, report_order
 from ..errors import InputError
 from ..report.html.page import write_html_report
-from ..report.results_file import REPORT_SUFFIXES, read_results_file, write_reports
+from ..report.results_file import REPORT_SUFFIXES, VERSION, read_results_file, write_reports
 from ..report.summary import summary_text
 from ..results import CheckRecord
 from ..run_record import RunRecord, ShardEntry, new_run_id
@@ -52,7 +53,7 @@ class Shard:
     path: Path
     records: list[CheckRecord]
     run: RunRecord | None = None
-    version: int = 2
+    version: int = VERSION
 
 
 def load_shard(path: Path) -> Shard:
