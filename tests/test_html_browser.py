@@ -92,6 +92,23 @@ def test_report_renders_plots_table_and_detail_without_errors(browser: Chromium,
     assert blank < 0.97 * height * (width // 4 + 1)
 
 
+def test_rows_of_samples_without_an_id_read_differently(browser: Chromium, tmp_path: Path) -> None:
+    batch = [
+        r.model_copy(update={"test_id": "tests/t.py::test_batch", "sample_id": None, "sample_index": i})
+        for i, r in enumerate(records(3))
+    ]
+    open_report(browser, write_html(tmp_path / "batch.html", batch))
+    labels = browser.js(
+        "[...document.querySelectorAll('#checks tbody tr')].map(r => r.children[0].textContent)"
+    )
+    assert sorted(labels) == [f"tests/t.py::test_batch[#{i}]" for i in range(3)]
+    shown = browser.js(
+        "ragReport.showDetail(2); [...document.querySelectorAll('#detail dd')].slice(0, 2).map(d => d.textContent)"
+    )
+    assert shown == ["tests/t.py::test_batch[#2]", "tests/t.py::test_batch"]
+    assert browser.errors == []
+
+
 def test_reports_with_no_and_one_judgment_open_cleanly(browser: Chromium, tmp_path: Path) -> None:
     empty = open_report(browser, write_html(tmp_path / "empty.html", []))
     assert empty["ready"] is True and empty["checks"] == 0 and empty["plots"] == 0

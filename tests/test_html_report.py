@@ -15,6 +15,7 @@ from pytest_rag.report.html.page import render_html
 from pytest_rag.report.html.payload import SIZE_LIMIT, build_payload, context_grades, script_json
 from pytest_rag.report.html.sentences import match_sentences
 from pytest_rag.results import CheckRecord, Evidence, Highlights, MetricResult, SampleExcerpt
+from pytest_rag.run_record import RunRecord
 from report_records import ANSWER, CONTEXTS, check
 
 
@@ -61,6 +62,50 @@ def test_empty_and_single_check_reports_are_complete_pages(count: int) -> None:
     assert page.rstrip().endswith("</html>")
     assert ('id="no-plots"' in page) == (count == 0)
     assert page.count('class="rag-plot"') == (0 if count == 0 else 1)
+
+
+def _cards(page: str) -> dict[str, str]:
+    """The run card's figures by label."""
+    found = re.findall(r'<div class="card"><b>([^<]*)</b><span>([^<]*)</span></div>', page)
+    return {html.unescape(label): html.unescape(value) for value, label in found}
+
+
+def test_the_run_card_counts_checks_as_checks_and_tests_as_pytest_counted_them() -> None:
+    """A test holds several checks and an xfailed test's failed checks are failed checks: the card
+    once said "3 passed / 2 failed" of checks where pytest said 2 passed, 2 xfailed."""
+    records = [check(0), check(1), check(2, score=2.0), check(3, score=1.0), check(4, error="timed out")]
+    run = RunRecord(
+        run_id="r1",
+        plugin_version="0.1.0",
+        tests_collected=5,
+        tests_run=4,
+        exit_status=1,
+        outcomes={"xfailed": 2, "passed": 2, "deselected": 3},
+        stopped_early="stopping after 1 failures",
+    )
+    cards = _cards(render_html(records, run=run))
+    assert (
+        cards["tests, as pytest counted them (4 of 5 collected ran)"] == "2 passed, 3 deselected, 2 xfailed"
+    )
+    assert cards["stopping after 1 failures: not every check of the suite was judged"] == "stopped early"
+    assert (cards["checks"], cards["checks passed"], cards["checks failed"]) == ("5", "2", "2")
+    assert cards["checks with judge errors (not scored)"] == "1"
+    # where no run record is known (a report of records alone), only the checks are counted
+    plain = _cards(render_html(records))
+    assert not [label for label in plain if label.startswith("tests")]
+    assert plain["checks passed"] == "2" and "passed" not in plain
+
+
+def test_rows_of_samples_without_an_id_are_told_apart_by_their_check_key() -> None:
+    records = [
+        check(i).model_copy(update={"test_id": "t.py::test_batch", "sample_id": None, "sample_index": i % 3})
+        for i in range(4)
+    ]
+    data = payload_of(render_html(records))
+    strings, columns = data["strings"], data["checks"]
+    assert isinstance(strings, list) and isinstance(columns, dict)
+    tags = [strings[t] if t >= 0 else "" for t in columns["tag"]]
+    assert tags == ["[#0]", "[#1]", "[#2]", "[#0]#1"]  # the fourth: the same index in a second call
 
 
 def test_the_style_sheet_and_script_are_package_files_inlined_whole() -> None:

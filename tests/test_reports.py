@@ -9,6 +9,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from conftest import rag_args
+from fake_llm import FakeLLMServer
+from pytest_rag.check_keys import check_keys
 from pytest_rag.report.results_file import build_report, keyed_records
 from pytest_rag.results import CheckRecord
 from regression_support import faithful_tests, judge_env, marker_server, run_args
@@ -35,6 +38,64 @@ def test_report_order_does_not_depend_on_recording_order() -> None:
     assert build_report(shuffled) == build_report(records)
 
 
+def test_samples_without_an_id_are_told_apart_by_their_index_in_evaluate() -> None:
+    def sample(index: int | None, sample_id: str | None = None) -> CheckRecord:
+        return CheckRecord(
+            test_id="t.py::batch",
+            metric="faithfulness",
+            judge="openai:m",
+            score=3,
+            sample_id=sample_id,
+            sample_index=index,
+        )
+
+    # recorded as the judgments finished, not in the order of the samples
+    records = [sample(10), sample(2), sample(None), sample(0), sample(1, "q1"), sample(2)]
+    assert [key for key, _ in keyed_records(records)] == [
+        "t.py::batch",  # a check of the test itself (no sample of an evaluate call)
+        "t.py::batch[#0]",
+        "t.py::batch[#2]",
+        "t.py::batch[#2]#1",  # the same sample index again: a second evaluate call in the test
+        "t.py::batch[#10]",  # by index as a number
+        "t.py::batch[q1]",  # an id names the sample whatever its index
+    ]
+    assert check_keys(records) == [
+        "t.py::batch[#10]",
+        "t.py::batch[#2]",
+        "t.py::batch",
+        "t.py::batch[#0]",
+        "t.py::batch[q1]",
+        "t.py::batch[#2]#1",
+    ]
+
+
+EVALUATE_WITHOUT_IDS = """
+def test_batch(rag_judge):
+    samples = [
+        {"question": f"When does store {i} open?", "answer": f"Store {i} opens at {i + 7}am.",
+         "contexts": [f"Store {i} opens at {i + 7}am."]}
+        for i in range(4)
+    ]
+    table = rag_judge.evaluate(samples, metrics=["faithfulness"])
+    assert [row.sample_index for row in table.rows] == [0, 1, 2, 3]
+"""
+
+
+def test_a_results_file_names_each_evaluate_sample_by_its_index(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer
+) -> None:
+    """The checks of samples without ids used to share one key numbered in the order the judgments
+    finished, so a baseline paired one sample's score with another's."""
+    pytester.makepyfile(test_bot=EVALUATE_WITHOUT_IDS)
+    result = pytester.runpytest(*rag_args(fake_llm, pytester.path / "cache", "--rag-report=run.json"))
+    result.assert_outcomes(passed=1)
+    rows = json.loads((pytester.path / "run.json").read_text())["checks"]
+    assert [(row["check"], row["sample_index"]) for row in rows] == [
+        (f"test_bot.py::test_batch[#{i}]", i) for i in range(4)
+    ]
+    assert [row["texts"]["answer"] for row in rows] == [f"Store {i} opens at {i + 7}am." for i in range(4)]
+
+
 def test_reports_are_stable_and_junit_carries_scores(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -45,17 +106,24 @@ def test_reports_are_stable_and_junit_carries_scores(
         base_url = server.openai_base_url
         pytester.runpytest(*run_args(base_url, cache)).assert_outcomes(passed=2)
     replay = run_args(base_url, cache, "--rag-cache=replay")
-    outputs = []
+    outputs, runs = [], []
     for run in ("one", "two"):
         pytester.runpytest(
             *replay, f"--rag-report={run}.json", f"--rag-report={run}.csv", f"--junitxml={run}.xml"
         ).assert_outcomes(passed=2)
-        outputs.append(
-            ((pytester.path / f"{run}.json").read_bytes(), (pytester.path / f"{run}.csv").read_bytes())
-        )
+        report = json.loads((pytester.path / f"{run}.json").read_text())
+        header, run_row, *rows = (pytester.path / f"{run}.csv").read_text().splitlines()
+        assert run_row.startswith("run,")
+        runs.append(report.pop("run"))
+        outputs.append((report, [header, *rows]))
+    # the rows and aggregates of two runs over the same cache are the same; only the run record
+    # tells the runs apart, by its id
     assert outputs[0] == outputs[1]
+    assert runs[0]["run_id"] != runs[1]["run_id"]
+    assert {**runs[0], "run_id": ""} == {**runs[1], "run_id": ""}
+    assert (runs[0]["tests_collected"], runs[0]["tests_run"], runs[0]["outcomes"]) == (2, 2, {"passed": 2})
 
-    report = json.loads(outputs[0][0])
+    report = outputs[0][0]
     assert [(c["check"], c["score"], c["passed"]) for c in report["checks"]] == [
         ("test_bot.py::test_case_0", 5, True),
         ("test_bot.py::test_case_1", 2, False),
@@ -67,7 +135,7 @@ def test_reports_are_stable_and_junit_carries_scores(
         3.5,
         0.5,
     )
-    rows = list(csv.DictReader(outputs[0][1].decode().splitlines()))
+    rows = list(csv.DictReader(outputs[0][1]))
     assert [r["kind"] for r in rows] == ["check", "check", "aggregate"]
     assert json.loads(rows[1]["evidence"]) == {"unsupported_statements": ["statement judged 2"]}
 

@@ -155,11 +155,11 @@ def test_a_malformed_gate_is_refused_before_anything_is_read(
     assert "--min-alpha must be between -1 and 1" in capsys.readouterr().err
 
 
-def test_shards_without_checks_say_so_and_leave_gates_not_evaluated(
+def test_shards_without_checks_merged_anyway_say_so_and_leave_gates_not_evaluated(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     empty = _shard(tmp_path / "empty.json", [])
-    assert cli.main(["merge", str(empty), "--fail-under", "faithfulness=4"]) == 0
+    assert cli.main(["merge", str(empty), "--fail-under", "faithfulness=4", "--allow-partial"]) == 0
     out = capsys.readouterr().out
     assert "no judged check in 1 shard file(s)" in out
     assert "faithfulness >= 4: not evaluated" in out
@@ -227,10 +227,18 @@ def _without_file_lines(lines: list[str]) -> list[str]:
     return [line for line in lines if not line.startswith(("results written to", "HTML report written to"))]
 
 
+def _merged_summary(out: list[str], shards: int) -> list[str]:
+    """The lines of a merge's output after its header and the one line per shard it lists."""
+    assert out[0] == f"pytest-rag summary of {shards} shard(s):"
+    return out[1 + shards :]
+
+
 def _repeats_unordered(path: Path) -> object:
-    """A results file with each judge's repeats sorted: the fake judge answers the concurrent
-    repeats of a check (identical requests) in whichever order they arrive."""
+    """A results file's checks and aggregates with each judge's repeats sorted: the fake judge
+    answers the concurrent repeats of a check (identical requests) in whichever order they arrive.
+    The run record is left out: it says which run wrote the file."""
     data = json.loads(path.read_text())
+    del data["run"]
     for row in data["checks"]:
         row["judge_scores"] = {judge: sorted(values) for judge, values in row["judge_scores"].items()}
     return data
@@ -313,11 +321,30 @@ def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_
         ]
     )
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("pytest-rag summary of 3 shard(s): ")
-    assert _without_file_lines(out[1:]) == _without_file_lines(expected)
+    # each shard is listed with its group, its tests, its checks and its exit status
+    for group, shard in enumerate(shards, start=1):
+        run = json.loads(Path(shard).read_text())["run"]
+        checks = len(json.loads(Path(shard).read_text())["checks"])
+        tests = run["tests_run"]
+        assert run["tests_collected"] == tests and run["outcomes"] == {
+            "passed": tests,
+            "deselected": 13 - tests,
+        }
+        assert out[group] == (
+            f"  {shard}: group {group} of 3, {tests} of {tests} tests ran ({tests} passed, "
+            f"{13 - tests} deselected), {checks} checks, exit status 0 (ok)"
+        )
+    assert _without_file_lines(_merged_summary(out, 3)) == _without_file_lines(expected)
     assert status == whole.ret == 1
     assert f"results written to {merged_report}" in out and f"HTML report written to {merged_html}" in out
     assert _repeats_unordered(merged_report) == _repeats_unordered(base / "whole.json")
+    # the merged file's run record is the whole suite's: every test of the three groups, no deselection
+    merged_run = json.loads(merged_report.read_text())["run"]
+    assert (merged_run["tests_collected"], merged_run["tests_run"]) == (13, 13)
+    assert merged_run["outcomes"] == {"passed": 13} and merged_run["exit_status"] == 1  # the gate
+    assert [entry["file"] for entry in merged_run["shards"]] == shards
+    assert [entry["run"]["group"] for entry in merged_run["shards"]] == [1, 2, 3]
+    assert "13 passed" in merged_html.read_text(encoding="utf-8")
     assert "answer_relevancy" in merged_html.read_text(encoding="utf-8")
 
     # with the passing gate alone, the merge passes as the unsharded run's gate line says
@@ -328,7 +355,7 @@ def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_
     assert gate_line in out
     # and -q prints the one-line-per-metric summary of pytest -q
     assert cli.main(["merge", *shards, "-q"]) == 0
-    quiet = capsys.readouterr().out.splitlines()[1:]
+    quiet = _merged_summary(capsys.readouterr().out.splitlines(), 3)
     assert quiet[0].startswith("answer_relevancy [ensemble(openai:fake-a,openai:fake-b)]: mean ")
 
 

@@ -20,24 +20,46 @@ def metric_label(record: CheckRecord) -> str:
     return record.metric if record.mode == "default" else f"{record.metric}[{record.mode}]"
 
 
+def sample_tag(record: CheckRecord) -> str:
+    """Which sample of its test a check judged: ``[q17]`` for a sample with an id, ``[#3]`` for the
+    fourth sample of a ``rag_judge.evaluate`` call without one (the index counts from 0, as the
+    table ``evaluate`` returns does), and nothing for a check of a single sample."""
+    if record.sample_id:
+        return f"[{record.sample_id}]"
+    return f"[#{record.sample_index}]" if record.sample_index is not None else ""
+
+
+def _keyed(records: Iterable[CheckRecord]) -> list[tuple[tuple[object, ...], str, CheckRecord]]:
+    """Every record, in the order given, with its sort key and its check key."""
+    seen: dict[tuple[str, str, str, str], int] = {}
+    keyed: list[tuple[tuple[object, ...], str, CheckRecord]] = []
+    for record in records:
+        tag = sample_tag(record)
+        ident = (record.test_id, tag, metric_label(record), record.judge)
+        occurrence = seen.get(ident, 0)
+        seen[ident] = occurrence + 1
+        key = record.test_id + tag + (f"#{occurrence}" if occurrence else "")
+        # samples without an id sort by their index as a number, after the checks of the test itself
+        index = record.sample_index if not record.sample_id and record.sample_index is not None else -1
+        order = (record.test_id, record.sample_id or "", index, *ident[2:], occurrence)
+        keyed.append((order, key, record))
+    return keyed
+
+
 def keyed_records(records: Iterable[CheckRecord]) -> list[tuple[str, CheckRecord]]:
     """Every record with a key that names the same check in another run, sorted by that key.
 
-    The key is ``test_id`` plus ``[sample_id]`` when the check scored a named sample, plus ``#N`` for
+    The key is ``test_id`` plus the :func:`sample_tag` of the sample the check scored, plus ``#N`` for
     the N-th check of the same metric and judge within that test and sample (N > 0 only).
     """
-    seen: dict[tuple[str, str, str, str], int] = {}
-    keyed: list[tuple[tuple[str, ...], str, CheckRecord]] = []
-    for record in records:
-        ident = (record.test_id, record.sample_id or "", metric_label(record), record.judge)
-        occurrence = seen.get(ident, 0)
-        seen[ident] = occurrence + 1
-        key = record.test_id + (f"[{record.sample_id}]" if record.sample_id else "")
-        if occurrence:
-            key += f"#{occurrence}"
-        keyed.append(((*ident, f"{occurrence:06d}"), key, record))
+    keyed = _keyed(records)
     keyed.sort(key=lambda item: item[0])
     return [(key, record) for _, key, record in keyed]
+
+
+def check_keys(records: Iterable[CheckRecord]) -> list[str]:
+    """The key of every record, in the order given (a report that lists records by position)."""
+    return [key for _, key, _ in _keyed(records)]
 
 
 def report_order(records: Iterable[CheckRecord]) -> list[CheckRecord]:

@@ -56,6 +56,8 @@ class CheckPlan:
         self.results = results
         self.pass_on = pass_on
         """What the bar is compared with: ``score``, or ``expected`` (--rag-pass-on)."""
+        self.sample_index: int | None = None
+        """The sample's position in its ``evaluate`` call, kept on the record (None: one sample)."""
 
     def _evaluation(self, cache_only: bool) -> Coroutine[Any, Any, MetricResult]:
         return evaluate(
@@ -92,7 +94,7 @@ class CheckPlan:
 
     def record(self, result: MetricResult) -> MetricResult:
         """Keep the scored check in the session results; returns the result."""
-        return self.results.record_result(self.test_id, result, self.sample)
+        return self.results.record_result(self.test_id, result, self.sample, self.sample_index)
 
     def record_error(self, exc: RagError) -> None:
         """Keep a check that ended in an error: counted in the summary under its metric's row (with
@@ -112,6 +114,7 @@ class CheckPlan:
                 scale_low=scale.low,
                 scale_high=scale.high,
                 texts=SampleExcerpt.of(self.sample),
+                sample_index=self.sample_index,
             )
         )
 

@@ -55,6 +55,10 @@ def pytest_configure(config: pytest.Config) -> None:
         names = rag_config.threshold_names(config.pluginmanager, builtin)
         settings = rag_config.read_settings(config, names)
         config.stash[SETTINGS_KEY] = (settings, names)
+        if (settings.regression.reports or settings.html_path) and not hasattr(config, "workerinput"):
+            from .run_record import count_the_run  # what the files record of the run: tests, outcomes
+
+            count_the_run(config)
         if settings.regression.cache_import is not None:
             from .run_end import import_judgments
 
@@ -130,9 +134,11 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
         rag_session(node.config).results.load_json_rows(rows)
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """A pytest-xdist worker hands its records to the controller; the controller (or a serial run)
-    sees to the end of the run (:func:`pytest_rag.run_end.finish`)."""
+    sees to the end of the run (:func:`pytest_rag.run_end.finish`). Last, so that the exit status
+    the results files record is final (plugins such as syrupy change it in their own hook)."""
     settings = _settings(session.config)
     if settings is None:
         return

@@ -161,11 +161,10 @@ class RagJudge(
             for sample in prepared
             for name in metrics
         ]
-        outcomes = self._session.score_many(self.test_id, jobs, batch=batch)
+        indices = [i for i in range(len(prepared)) for _ in metrics]
+        outcomes = self._session.score_many(self.test_id, jobs, batch=batch, sample_indices=indices)
         rows = []
-        for (check, sample), outcome, index in zip(
-            jobs, outcomes, [i for i in range(len(prepared)) for _ in metrics], strict=True
-        ):
+        for (check, sample), outcome, index in zip(jobs, outcomes, indices, strict=True):
             name = check.metric or ""
             if isinstance(outcome, RagError):
                 rows.append(Row(index, sample.id, name, None, outcome))

@@ -300,6 +300,9 @@ class CheckRecord(BaseModel):
     expected_score: float | None = None
     pass_probability: float | None = None
     passed_on: str = "score"
+    sample_index: int | None = None
+    """The sample's position in its ``rag_judge.evaluate`` call (from 0); it tells apart the checks
+    of samples that have no id (:func:`~pytest_rag.check_keys.sample_tag`)."""
 
     @classmethod
     def from_result(
@@ -308,6 +311,7 @@ class CheckRecord(BaseModel):
         result: MetricResult,
         sample_id: str | None = None,
         texts: SampleExcerpt | None = None,
+        sample_index: int | None = None,
     ) -> CheckRecord:
         return cls(
             test_id=test_id,
@@ -331,6 +335,7 @@ class CheckRecord(BaseModel):
             expected_score=result.expected_score,
             pass_probability=result.pass_probability,
             passed_on=result.passed_on,
+            sample_index=sample_index,
         )
 
     @property

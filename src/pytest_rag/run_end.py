@@ -1,9 +1,9 @@
 """The end of a run, in the order it happens, so ``plugin.py`` stays one call per hook.
 
 On the controller only (after pytest-xdist workers reported their records): the HTML report, the
-provider batches queued by ``--rag-batch``, the gates (:mod:`.regression.gates`), the results files,
-the judgment export and the exit status; then the terminal summary (:mod:`.report.summary`) and,
-per test, the JUnit XML properties. One piece of the run's start is here too: the judgment import of
+provider batches queued by ``--rag-batch``, the gates (:mod:`.regression.gates`), the judgment
+export, the exit status and the results files, which record it (:mod:`.run_record`); then the
+terminal summary (:mod:`.report.summary`) and, per test, the JUnit XML properties. One piece of the run's start is here too: the judgment import of
 ``--rag-cache-import``, whose only output is a line of that summary.
 
 This module is imported at the first hook that has something to do, never at start-up: a suite
@@ -12,6 +12,7 @@ that uses none of pytest-rag's options pays for none of it.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ from .report.html.page import write_html_report
 from .report.results_file import junit_properties as properties_of
 from .report.results_file import write_reports
 from .report.summary import summary_text
+from .run_record import COUNTER_KEY, RunRecord, record_run
 
 if TYPE_CHECKING:
     from .results import CheckRecord
@@ -55,18 +57,31 @@ def final_records(rag: RagSession) -> list[CheckRecord]:
     return report_order(rag.results)
 
 
+def run_of(session: pytest.Session) -> RunRecord | None:
+    """What this run was, as its results files and HTML report record it; None when nothing counted
+    the run (the counter starts only when one of those files is asked for)."""
+    counter = session.config.stash.get(COUNTER_KEY, None)
+    return record_run(session, counter) if counter is not None else None
+
+
 def finish(session: pytest.Session, rag: RagSession) -> None:
     """Everything the run's end writes or decides, on the controller; a failed gate, a batch that
-    could not be submitted or a file that could not be written sets a failing exit status."""
+    could not be submitted or a file that could not be written sets a failing exit status.
+
+    Called from the last ``pytest_sessionfinish`` hook, after pytest has set the exit status (and
+    plugins such as syrupy have changed it), so the run record holds the status the run ends with."""
     config = session.config
     if _is_worker(config):
         return
     settings = rag.settings
     records = final_records(rag)
+    run = run_of(session)
     notes = config.stash.setdefault(NOTES_KEY, [])
     if settings.html_path is not None:
         title = f"pytest-rag report · {Path(str(config.rootpath)).name}"
-        notes.append(write_html_report(settings.html_path, records, settings.regression.baseline, title))
+        notes.append(
+            write_html_report(settings.html_path, records, settings.regression.baseline, title, run=run)
+        )
     # --rag-batch: submit what this run queued and say what happened to earlier batches; a batch
     # that could not be submitted fails the session (its checks would wait forever)
     batches = end_of_run(
@@ -88,19 +103,35 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         notes=notes,
     )
     conclusion.failures.extend(batches.failures)
-    written, error = write_reports(regression.reports, records)
-    conclusion.lines.extend(written)
-    if error is not None:
-        conclusion.fail(error)
-    if regression.cache_export is not None:
-        try:
-            count = export_store(settings.cache_dir, regression.cache_export)
-            conclusion.lines.append(f"exported {count} judgment(s) to {regression.cache_export}")
-        except (RagError, OSError) as exc:
-            conclusion.fail(exc)
-    if conclusion.failed and session.exitstatus == pytest.ExitCode.OK:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    exported, export_error = _export(rag)  # before the results files, which record the exit status
+    _fail_session(session, conclusion.failed or export_error is not None)
+    if run is not None:
+        run = dataclasses.replace(run, exit_status=int(session.exitstatus))
+    written, error = write_reports(regression.reports, records, run)
+    conclusion.lines.extend([*written, *exported])
+    for failure in (error, export_error):
+        if failure is not None:
+            conclusion.fail(failure)
+    _fail_session(session, conclusion.failed)
     config.stash[CONCLUSION_KEY] = conclusion
+
+
+def _export(rag: RagSession) -> tuple[list[str], Exception | None]:
+    """``--rag-cache-export``: the line the summary shows, or the error that fails the run."""
+    path = rag.settings.regression.cache_export
+    if path is None:
+        return [], None
+    try:
+        count = export_store(rag.settings.cache_dir, path)
+    except (RagError, OSError) as exc:
+        return [], exc
+    return [f"exported {count} judgment(s) to {path}"], None
+
+
+def _fail_session(session: pytest.Session, failed: bool) -> None:
+    """A failure of pytest-rag's own (a gate, a batch, a file) turns a passing run's status into 1."""
+    if failed and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def write_summary(reporter: Any, config: pytest.Config, rag: RagSession | None) -> None:

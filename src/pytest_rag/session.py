@@ -218,15 +218,25 @@ class RagSession:
         return plan.record(result)
 
     def score_many(
-        self, test_id: str, jobs: Sequence[tuple[Check, Sample]], *, batch: bool = False
+        self,
+        test_id: str,
+        jobs: Sequence[tuple[Check, Sample]],
+        *,
+        batch: bool = False,
+        sample_indices: Sequence[int] | None = None,
     ) -> list[MetricResult | RagError]:
         """Score several checks concurrently; each ends as a result or an error. With ``batch``, the
-        judgments go through the providers' batch APIs, round after round, until none waits."""
+        judgments go through the providers' batch APIs, round after round, until none waits.
+        ``sample_indices`` (one per job) are the samples' positions in an ``evaluate`` call, kept on
+        the records."""
         plans: list[CheckPlan | None] = []
         outcomes: list[MetricResult | RagError | None] = []
-        for check, sample in jobs:
+        for job, (check, sample) in enumerate(jobs):
             try:
-                plans.append(self.plan(test_id, check, sample))
+                plan = self.plan(test_id, check, sample)
+                if sample_indices is not None:
+                    plan.sample_index = sample_indices[job]
+                plans.append(plan)
                 outcomes.append(None)
             except RagError as exc:  # bad input or unknown metric: the caller's error, not a judgment
                 plans.append(None)

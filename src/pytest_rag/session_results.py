@@ -32,12 +32,18 @@ class SessionResults:
             self._records.append(record)
         self._announce(record)
 
-    def record_result(self, test_id: str, result: MetricResult, sample: Sample | None = None) -> MetricResult:
-        """Keep a scored check, with an excerpt of the texts it judged when there were any; returns
-        the result."""
+    def record_result(
+        self,
+        test_id: str,
+        result: MetricResult,
+        sample: Sample | None = None,
+        sample_index: int | None = None,
+    ) -> MetricResult:
+        """Keep a scored check, with an excerpt of the texts it judged when there were any (and the
+        sample's position in its ``evaluate`` call); returns the result."""
         texts = SampleExcerpt.of(sample) if sample is not None else None
         sample_id = sample.id if sample is not None else None
-        self.record(CheckRecord.from_result(test_id, result, sample_id, texts))
+        self.record(CheckRecord.from_result(test_id, result, sample_id, texts, sample_index))
         return result
 
     def __iter__(self) -> Iterator[CheckRecord]:

@@ -8,42 +8,167 @@ run would have printed: the summary table with its intervals, the repeat and ens
 gates (``--fail-under``, ``--gold``/``--min-alpha``), the baseline comparison, the results files and
 the HTML report. Its exit status is that of the run's gates: 0, or 1 when a gate failed.
 
-The output is identical to the unsharded run's because both read the same records (results files
-keep every number at full precision) in the same order (:func:`~pytest_rag.check_keys.report_order`),
-through the same functions (:func:`~pytest_rag.report.summary.summary_text`,
-:func:`~.gates.conclude`). What a results file cannot say is left out: each shard's own test failures
-(its job's exit status says them) and a per-run ``--rag-budget`` line.
+A merge of shards that did not all run to the end would be the verdict of a smaller suite that
+reads like the whole one, so before anything is computed every shard's run record
+(:mod:`pytest_rag.run_record`) must show a complete run: collected without error, not stopped
+early, exit status 0 or 1, at least one check, and, for pytest-split groups, each group of the
+split exactly once. Otherwise the merge fails with one line per shard that is not
+(:func:`shard_problems`), unless ``--allow-partial`` says to merge what there is; a results file of
+format version 1 keeps no run record, so it needs ``--allow-partial`` too.
+
+Below the list of shards (:func:`shard_lines`), the output is identical to the unsharded run's
+because both read the same records (results files keep every number at full precision) in the same
+order (:func:`~pytest_rag.check_keys.report_order`), through the same functions
+(:func:`~pytest_rag.report.summary.summary_text`, :func:`~.gates.conclude`). Left to the shard jobs:
+which of their tests failed (the list gives each shard's counts and exit status) and a per-run
+``--rag-budget`` line.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import __version__
 from ..check_keys import keyed_records, metric_label, report_order
 from ..errors import InputError
 from ..report.html.page import write_html_report
-from ..report.results_file import REPORT_SUFFIXES, read_results, write_reports
+from ..report.results_file import REPORT_SUFFIXES, VERSION, read_results_file, write_reports
 from ..report.summary import summary_text
 from ..results import CheckRecord
+from ..run_record import RunRecord, ShardEntry, new_run_id
 from .gate_bars import check_min_alpha, parse_fail_under
 from .gates import conclude
 
 
 @dataclass(frozen=True)
 class Shard:
-    """One shard's results file and the checks it holds."""
+    """One shard's results file: the checks it holds and what its run was (None: not recorded)."""
 
     path: Path
     records: list[CheckRecord]
+    run: RunRecord | None = None
+    version: int = VERSION
 
 
 def load_shard(path: Path) -> Shard:
     """Read one shard's JSON results file; the error names the file and how to write a valid one."""
-    return Shard(path, read_results(path, "shard file", " in each shard's pytest command"))
+    found = read_results_file(path, "shard file", " in each shard's pytest command")
+    return Shard(path, found.records, found.run, found.version)
+
+
+class IncompleteShardsError(InputError):
+    """Shards that do not make one complete run; the message has one line per shard that fails."""
+
+
+def _run_problems(shard: Shard) -> list[str]:
+    """What keeps one shard from being its whole part of the suite, as short phrases."""
+    run = shard.run
+    if run is None:
+        if shard.version < 2:
+            return [
+                "format version 1 keeps no run record, so whether this shard ran to the end cannot be "
+                "told (write it again with this pytest-rag)"
+            ]
+        return ["it holds no run record, so whether this shard ran to the end cannot be told"]
+    problems = []
+    if run.collection_errors:
+        problems.append(f"collection failed ({run.collection_errors} error(s))")
+    if run.stopped_early:
+        problems.append(
+            f"stopped early ({run.stopped_early}): {run.tests_run} of {run.tests_collected} tests ran"
+        )
+    if run.exit_status not in (0, 1):
+        problems.append(run.exit_label)
+    if not shard.records:
+        problems.append("ran no check")
+    return problems
+
+
+def shard_problems(shards: Sequence[Shard]) -> list[str]:
+    """One line per shard that does not hold its whole part of one run (``FILE: what is wrong``),
+    and one for the groups of a pytest-split split that no shard holds; empty when the shards
+    make a complete run."""
+    problems = {shard.path: _run_problems(shard) for shard in shards}
+    seen_runs: dict[str, Path] = {}
+    groups: dict[int, Path] = {}
+    split: tuple[int, Path] | None = None
+    for shard in shards:
+        run = shard.run
+        if run is None:
+            continue
+        if run.run_id in seen_runs:
+            problems[shard.path].append(f"the same run as {seen_runs[run.run_id]} (run id {run.run_id})")
+        seen_runs.setdefault(run.run_id, shard.path)
+        if run.group is None or run.splits is None:
+            continue
+        if split is None:
+            split = (run.splits, shard.path)
+        if run.splits != split[0]:
+            problems[shard.path].append(f"{run.split_label}, but {split[1]} is of a split of {split[0]}")
+        elif run.group in groups:
+            problems[shard.path].append(f"{run.split_label} is also {groups[run.group]}'s")
+        else:
+            groups[run.group] = shard.path
+    lines = [f"{path}: {'; '.join(found)}" for path, found in problems.items() if found]
+    if split is not None:
+        missing = [str(g) for g in range(1, split[0] + 1) if g not in groups]
+        if missing:
+            lines.append(
+                f"group(s) {', '.join(missing)} of the split of {split[0]}: no shard file holds them "
+                "(pass the results file of every group)"
+            )
+    return lines
+
+
+def shard_lines(shards: Sequence[Shard]) -> list[str]:
+    """The shards as the merged summary lists them: file, group, tests, checks and exit status."""
+    lines = []
+    for shard in shards:
+        run = shard.run
+        if run is None:
+            about = f"format version {shard.version}, no run record"
+        else:
+            about = ", ".join(
+                part
+                for part in (
+                    run.split_label,
+                    f"{run.tests_run} of {run.tests_collected} tests ran ({run.outcome_text()})",
+                )
+                if part
+            )
+        status = f", {run.exit_label}" if run is not None else ""
+        lines.append(f"  {shard.path}: {about}, {len(shard.records)} checks{status}")
+    return lines
+
+
+def merged_run(shards: Sequence[Shard], partial: bool) -> RunRecord:
+    """The run record of the merge: the shards' tests and outcomes added up, the first exit status
+    that is neither 0 nor 1 (else 1 when a shard's tests failed), and the shards themselves.
+    Deselected tests are left out of the sum: a pytest-split shard deselects the other groups'
+    tests, which the other shards ran."""
+    runs = [shard.run for shard in shards if shard.run is not None]
+    outcomes: Counter[str] = Counter()
+    for run in runs:
+        outcomes.update({name: n for name, n in run.outcomes.items() if name != "deselected"})
+    statuses = [run.exit_status for run in runs]
+    status = next((s for s in statuses if s not in (0, 1)), max(statuses, default=0))
+    return RunRecord(
+        run_id=new_run_id(),
+        plugin_version=__version__,
+        tests_collected=sum(run.tests_collected for run in runs),
+        tests_run=sum(run.tests_run for run in runs),
+        exit_status=status,
+        outcomes=dict(outcomes),
+        collection_errors=sum(run.collection_errors for run in runs),
+        stopped_early="merged with --allow-partial from incomplete shards" if partial else None,
+        shards=tuple(ShardEntry(str(shard.path), len(shard.records), shard.run) for shard in shards),
+    )
 
 
 def combine(shards: Sequence[Shard]) -> list[CheckRecord]:
@@ -74,8 +199,9 @@ def combine(shards: Sequence[Shard]) -> list[CheckRecord]:
 
 @dataclass(frozen=True)
 class MergeOutcome:
-    """What ``pytest-rag merge`` prints and the exit status it ends with."""
+    """What ``pytest-rag merge`` prints (the shards, then the summary) and the exit status it ends with."""
 
+    shards: list[str]
     lines: list[str]
     failed: bool
 
@@ -94,22 +220,42 @@ def merge(
     reports: Sequence[Path] = (),
     html: Path | None = None,
     quiet: bool = False,
+    allow_partial: bool = False,
 ) -> MergeOutcome:
-    """Merge the shards, judge the whole, write the requested files; the lines are the summary an
-    unsharded run prints under its "pytest-rag summary" rule."""
-    shards = [load_shard(path) for path in shard_paths]
-    records = combine(shards)
+    """Merge the shards, judge the whole, write the requested files; the lines are the shards, then
+    the summary an unsharded run prints under its "pytest-rag summary" rule. Shards that do not make
+    a complete run are refused (:class:`IncompleteShardsError`) unless ``allow_partial``."""
     for path in reports:
         if path.suffix.lower() not in REPORT_SUFFIXES:
             raise InputError(f"--report {path} must end in .json or .csv (repeat the option for both)")
+    shards = [load_shard(path) for path in shard_paths]
+    records = combine(shards)
+    problems = shard_problems(shards)
+    if problems and not allow_partial:
+        raise IncompleteShardsError(
+            "\n  ".join(
+                [
+                    "the shard files do not make one complete run, so their merge would judge part of "
+                    "the suite as if it were all of it (pass --allow-partial to merge them anyway):",
+                    *problems,
+                ]
+            )
+        )
+    header = [f"pytest-rag summary of {len(shards)} shard(s):", *shard_lines(shards)]
+    if problems:
+        header.append("merged anyway (--allow-partial); the summary covers only what these shards judged:")
+        header.extend(f"  {line}" for line in problems)
+    run = merged_run(shards, partial=bool(problems))
     notes = []
     if html is not None:
         title = f"pytest-rag report · {len(shards)} shard(s) merged"
-        notes.append(write_html_report(html, records, baseline, title))
+        notes.append(write_html_report(html, records, baseline, title, run=run))
     conclusion = conclude(
         records, fail_under=fail_under or {}, gold=gold, min_alpha=min_alpha, baseline=baseline, notes=notes
     )
-    written, error = write_reports(reports, records)
+    if conclusion.failed and run.exit_status == 0:
+        run = dataclasses.replace(run, exit_status=1)
+    written, error = write_reports(reports, records, run)
     conclusion.lines.extend(written)
     if error is not None:
         conclusion.fail(error)
@@ -117,11 +263,12 @@ def merge(
     lines = summary_text(records, conclusion.summary_lines, quiet=quiet, dry_run=dry_run)
     if not lines:  # no check in any shard: still say so, and why a gate failed
         lines = [f"no judged check in {len(shards)} shard file(s)", *conclusion.summary_lines]
-    return MergeOutcome(lines, conclusion.failed)
+    return MergeOutcome(header, lines, conclusion.failed)
 
 
 def merge_command(args: argparse.Namespace) -> int:
-    """``pytest-rag merge``: print the merged summary; exit 1 when a gate failed."""
+    """``pytest-rag merge``: print the shards and the merged summary; exit 1 when a gate failed (or,
+    through :class:`IncompleteShardsError`, when the shards do not make a complete run)."""
     paths = [Path(p) for p in args.shards]
     outcome = merge(
         paths,
@@ -132,9 +279,9 @@ def merge_command(args: argparse.Namespace) -> int:
         reports=[Path(p) for p in args.report or []],
         html=Path(args.html) if args.html else None,
         quiet=args.quiet,
+        allow_partial=args.allow_partial,
     )
-    print(f"pytest-rag summary of {len(paths)} shard(s): {', '.join(str(p) for p in paths)}")
-    for line in outcome.lines:
+    for line in [*outcome.shards, *outcome.lines]:
         print(line)
     sys.stdout.flush()
     return outcome.exit_status
@@ -145,7 +292,9 @@ def add_merge_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "merge",
         help="merge the results files of CI shards into one summary, gates and report",
         description="Merge the --rag-report JSON files of CI shards: the summary, gates (exit status 1 "
-        "when one fails), baseline comparison and reports that one unsharded run would give.",
+        "when one fails), baseline comparison and reports that one unsharded run would give. Shards "
+        "that did not run to the end (failed collection, stopped early, no check, a missing or "
+        "repeated pytest-split group) are refused unless --allow-partial.",
     )
     merge_parser.add_argument(
         "shards", nargs="+", metavar="SHARD.json", help="results files written by --rag-report in each shard"
@@ -172,6 +321,11 @@ def add_merge_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
         type=float,
         metavar="ALPHA",
         help="fail when the lower bound of alpha (judge vs --gold) is below ALPHA",
+    )
+    merge_parser.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="merge shards that did not all run to the end (or keep no run record), saying which",
     )
     merge_parser.add_argument(
         "-q", "--quiet", action="store_true", help="one line per metric, as pytest -q prints it"

@@ -1,18 +1,22 @@
 """Results files (``--rag-report=results.json`` / ``.csv``) and JUnit XML properties.
 
-A results file holds one row per judged check and the summary's aggregates. Rows are sorted by what
-identifies a check (test id, sample id, metric, mode, judge, and the order within the test for a
-metric asked twice), and nothing time-dependent is written beyond what the checks themselves
-carry, so two runs over the same inputs and cache write identical files. The JSON file is also what
-``--rag-baseline`` reads back and what ``pytest-rag merge`` combines across CI shards, so a JSON row
-holds its check exactly: numbers at full precision (JSON floats round-trip), the details and the
-call tally (all but its latency, which is time), and :func:`read_results` gives back the records the
-run held.
+A results file holds what its run was (:class:`~pytest_rag.run_record.RunRecord`: the tests pytest
+collected and ran, its exit status, whether it stopped early, its pytest-split group, a run id),
+one row per judged check, and the summary's aggregates. Rows are sorted by what identifies a check
+(:mod:`pytest_rag.check_keys`), and nothing time-dependent is written beyond what the checks
+themselves carry, so two runs over the same inputs and cache write the same rows and aggregates;
+only the run record tells the runs apart. The JSON file is also what ``--rag-baseline`` reads back
+and what ``pytest-rag merge`` combines across CI shards, so a JSON row holds its check exactly:
+numbers at full precision (JSON floats round-trip), the details and the call tally (all but its
+latency, which is time), and :func:`read_results` gives back the records the run held.
+
+Format version 2 added the run record (and ``sample_index``); files of version 1 are still read,
+with no run record.
 
 A check whose judge reported the odds of its grades also has ``expected_score`` and
 ``pass_probability`` (per judge too, and ``passed_on`` when the bar was held to the expected score);
 the other checks have no such fields, and a CSV file has those two columns, last, only when some check
-has them. Files of runs without any are the files written before these fields existed.
+has them.
 """
 
 from __future__ import annotations
@@ -22,24 +26,34 @@ import io
 import json
 import statistics
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pydantic import ValidationError
 
 from ..check_keys import keyed_records, metric_label
 from ..errors import ConfigError, RagError
 from ..results import CallTally, CheckRecord, Highlights, JudgeScore, SampleExcerpt
+from ..run_record import RunRecord
 from .files import write_text_atomically
 from .summary import summary_rows
 
 FORMAT = "pytest-rag-results"
-VERSION = 1
+VERSION = 2
+#: Format versions :func:`read_results_file` reads: version 1 files carry no run record.
+READABLE_VERSIONS = (1, 2)
 REPORT_SUFFIXES = (".json", ".csv")
+#: The error kind of a check row that holds neither a score nor an error (read as a judge error, so
+#: it counts the same in n, errors, pass rate and calls).
+NO_SCORE_KIND = "MissingScoreError"
 
 CHECK_COLUMNS = (
     "kind",
     "check",
     "test_id",
     "sample_id",
+    "sample_index",
     "metric",
     "mode",
     "judge",
@@ -97,6 +111,7 @@ def check_row(key: str, record: CheckRecord) -> dict[str, Any]:
         "check": key,
         "test_id": record.test_id,
         "sample_id": record.sample_id,
+        "sample_index": record.sample_index,
         "metric": metric_label(record),
         "mode": record.mode,
         "judge": record.judge,
@@ -179,23 +194,27 @@ def aggregate_rows(records: Sequence[CheckRecord]) -> list[dict[str, Any]]:
     return rows
 
 
-def build_report(records: Sequence[CheckRecord]) -> dict[str, Any]:
+def build_report(records: Sequence[CheckRecord], run: RunRecord | None = None) -> dict[str, Any]:
+    """The JSON results file; ``run`` is None only where no run record is known."""
     return {
         "format": FORMAT,
         "version": VERSION,
+        "run": run.to_json() if run is not None else None,
         "checks": [check_row(key, record) for key, record in keyed_records(records)],
         "aggregates": aggregate_rows(records),
     }
 
 
 def _csv_text(report: dict[str, Any]) -> str:
-    columns = [*CHECK_COLUMNS, "scale", *AGGREGATE_COLUMNS]
+    """The CSV results file: a ``run`` row first (its record as JSON text), then checks, aggregates."""
+    columns = [*CHECK_COLUMNS, "scale", *AGGREGATE_COLUMNS, "run"]
     if any("expected_score" in row for row in report["checks"]):
         columns += ODDS_COLUMNS
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
-    for row in [*report["checks"], *report["aggregates"]]:
+    run_rows = [{"kind": "run", "run": report["run"]}] if report["run"] is not None else []
+    for row in [*run_rows, *report["checks"], *report["aggregates"]]:
         flat = {}
         for name, value in row.items():
             if isinstance(value, (dict, list)):
@@ -216,10 +235,10 @@ def check_report_path(path: Path) -> None:
         )
 
 
-def write_report(path: Path, records: Sequence[CheckRecord]) -> None:
+def write_report(path: Path, records: Sequence[CheckRecord], run: RunRecord | None = None) -> None:
     """Write the results file; the format follows the extension (.json or .csv), atomically."""
     check_report_path(path)
-    report = build_report(records)
+    report = build_report(records, run)
     if path.suffix.lower() == ".json":
         text = json.dumps(report, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
     else:
@@ -228,7 +247,7 @@ def write_report(path: Path, records: Sequence[CheckRecord]) -> None:
 
 
 def write_reports(
-    paths: Sequence[Path], records: Sequence[CheckRecord]
+    paths: Sequence[Path], records: Sequence[CheckRecord], run: RunRecord | None = None
 ) -> tuple[list[str], Exception | None]:
     """Write every results file asked for (``--rag-report``, ``pytest-rag merge --report``): the lines
     the summary shows, and the error that stopped the writing (a file that cannot be written fails
@@ -236,7 +255,7 @@ def write_reports(
     lines: list[str] = []
     for path in paths:
         try:
-            write_report(path, records)
+            write_report(path, records, run)
         except (RagError, OSError) as exc:
             return lines, exc
         lines.append(f"results written to {path}")
@@ -247,13 +266,31 @@ class ResultsFileError(RagError):
     """A results file that cannot be read back; the message names the file and how to write a good one."""
 
 
+@dataclass(frozen=True)
+class ResultsFile:
+    """A JSON results file read back: its format version, its run record (None in version 1) and
+    its checks, as the records the run held."""
+
+    version: int
+    run: RunRecord | None
+    records: list[CheckRecord]
+
+
 def read_results(path: Path, role: str = "results file", remedy: str = "") -> list[CheckRecord]:
-    """The checks of a JSON results file written by ``--rag-report``, as the records the run held.
+    """The checks of a JSON results file written by ``--rag-report``, as the records the run held
+    (see :func:`read_results_file`)."""
+    return read_results_file(path, role, remedy).records
+
+
+def read_results_file(path: Path, role: str = "results file", remedy: str = "") -> ResultsFile:
+    """A JSON results file written by ``--rag-report``: its run record and its checks.
 
     The one reader of results files: ``--rag-baseline``, ``--rag-html``'s comparison, ``pytest-rag
     plot`` and ``pytest-rag merge`` all read through it, so a file one of them accepts, the others
     accept too. ``role`` names the file in errors ("baseline file", "shard file") and ``remedy`` ends
-    the hint on how to write a valid one (" on the reference run")."""
+    the hint on how to write a valid one (" on the reference run"). A row that cannot be read is an
+    error naming the file, the row and what is wrong, never left out: a reader that skipped it would
+    report a smaller run than the one that ran."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -281,45 +318,89 @@ def read_results(path: Path, role: str = "results file", remedy: str = "") -> li
             f"{role} {path} is not a pytest-rag results file; write one with --rag-report=FILE.json{remedy}"
         )
     version = data.get("version")
-    if version != VERSION:
-        raise ResultsFileError(f"{role} {path} has format version {version!r}; expected {VERSION}")
+    if version not in READABLE_VERSIONS:
+        raise ResultsFileError(
+            f"{role} {path} has format version {version!r}; this pytest-rag reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))} (a newer pytest-rag wrote it?)"
+        )
     rows = data.get("checks")
     if not isinstance(rows, list):
         raise ResultsFileError(f"{role} {path} holds no list of checks; write it again with --rag-report")
+    run = None
+    if version >= 2 and data.get("run") is not None:
+        try:
+            run = RunRecord.from_json(data["run"])
+        except ValueError as exc:
+            raise ResultsFileError(
+                f"{role} {path} has a malformed run record: {exc}; write it again with --rag-report"
+            ) from None
     records = []
     for number, row in enumerate(rows, start=1):
         try:
-            records.append(_record_from_row(row))
+            record = _record_from_row(row)
         except (KeyError, ValueError, TypeError, AttributeError) as exc:
             raise ResultsFileError(
-                f"check {number} of {role} {path} is malformed ({exc}); write it again with --rag-report"
+                f"check {number} of {role} {path} is malformed: {_what_is_wrong(exc)}; write it again "
+                "with --rag-report"
             ) from None
-    return records
+        if record.score is None and record.error is None:
+            record = record.model_copy(
+                update={
+                    "error": f"check {number} of {path.name} holds neither a score nor an error",
+                    "error_kind": NO_SCORE_KIND,
+                }
+            )
+        records.append(record)
+    return ResultsFile(version, run, records)
 
 
-def _record_from_row(row: dict[str, Any]) -> CheckRecord:
+def _what_is_wrong(exc: Exception) -> str:
+    """One line for a row that could not be read: pydantic's first complaint with the field it names."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return f"{where!r} is {first.get('input')!r}: {first['msg']}"
+    if isinstance(exc, KeyError):
+        return f"it has no {exc.args[0]!r}"
+    return str(exc)
+
+
+def _record_from_row(row: Any) -> CheckRecord:
     """A check row as the record it was written from (:func:`check_row` the other way round); a
     judge's score is the median of its repeats, as the evaluation computed it."""
-    metric, mode = str(row.get("metric", "")), str(row.get("mode") or "default")
+    if not isinstance(row, dict):
+        raise ValueError(f"it is {type(row).__name__}, not an object")
+    if row.get("kind", "check") != "check":
+        raise ValueError(f"its kind is {row['kind']!r}; the list of checks holds rows of kind 'check'")
+    if not isinstance(row.get("test_id"), str) or not row["test_id"]:
+        raise ValueError(f"'test_id' is {row.get('test_id')!r}, not a test id")
+    if not isinstance(row.get("metric"), str) or not row["metric"]:
+        raise ValueError(f"'metric' is {row.get('metric')!r}, not a metric name")
+    metric, mode = row["metric"], str(row.get("mode") or "default")
     suffix = f"[{mode}]"
     if mode != "default" and metric.endswith(suffix):
         metric = metric[: -len(suffix)]
+    judge_scores = row.get("judge_scores") or {}
+    if not isinstance(judge_scores, dict):
+        raise ValueError(f"'judge_scores' is {judge_scores!r}, not an object of lists of scores")
     expected = row.get("judge_expected_scores") or {}
     chance = row.get("judge_pass_probabilities") or {}
-    judges = [
-        JudgeScore(
-            judge=name,
-            score=statistics.median(values),
-            repeats=list(values),
-            expected_score=expected.get(name),
-            pass_probability=chance.get(name),
+    judges = []
+    for name, values in judge_scores.items():
+        if not isinstance(values, list) or not values or not all(_is_number(v) for v in values):
+            raise ValueError(f"'judge_scores' of {name!r} is {values!r}, not a list of scores")
+        judges.append(
+            JudgeScore(
+                judge=name,
+                score=statistics.median(values),
+                repeats=list(values),
+                expected_score=expected.get(name),
+                pass_probability=chance.get(name),
+            )
         )
-        for name, values in (row.get("judge_scores") or {}).items()
-        if isinstance(values, list) and values and all(isinstance(v, (int, float)) for v in values)
-    ]
     texts = row.get("texts")
     return CheckRecord(
-        test_id=str(row["test_id"]),
+        test_id=row["test_id"],
         metric=metric,
         mode=mode,
         judge=str(row.get("judge") or ""),
@@ -337,12 +418,17 @@ def _record_from_row(row: dict[str, Any]) -> CheckRecord:
         judges=judges,
         calls=_tally_from_row(row),
         sample_id=row.get("sample_id"),
+        sample_index=row.get("sample_index"),
         texts=SampleExcerpt.model_validate(texts) if isinstance(texts, dict) else None,
         highlights=Highlights.model_validate(row.get("highlights") or {}),
         expected_score=row.get("expected_score"),
         pass_probability=row.get("pass_probability"),
         passed_on=str(row.get("passed_on") or "score"),
     )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _tally_from_row(row: dict[str, Any]) -> CallTally:

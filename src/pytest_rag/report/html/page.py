@@ -32,6 +32,7 @@ from typing import Any
 
 from ...errors import RagError
 from ...results import UNCERTAIN_BAND, CallTally, CheckRecord
+from ...run_record import RunRecord
 from ..comparison import Run, compare_runs, distributions
 from ..files import write_text_atomically
 from .payload import (
@@ -63,16 +64,34 @@ def _card(value: str, label: str) -> str:
     return f'<div class="card"><b>{escape(value)}</b><span>{escape(label)}</span></div>'
 
 
-def _summary_cards(records: Sequence[CheckRecord]) -> str:
+def _test_cards(run: RunRecord | None) -> list[str]:
+    """The tests as pytest counted them, when the run record is known: a check is not a test (a test
+    holds several checks, and an xfailed test's failed checks are failed checks), so the card never
+    lets one stand for the other."""
+    if run is None:
+        return []
+    shards = f" in {len(run.shards)} shards" if run.shards else ""
+    cards = [
+        _card(
+            run.outcome_text(),
+            f"tests{shards}, as pytest counted them ({run.tests_run:,} of {run.tests_collected:,} collected ran)",
+        )
+    ]
+    if run.stopped_early:
+        cards.append(_card("stopped early", f"{run.stopped_early}: not every check of the suite was judged"))
+    return cards
+
+
+def _summary_cards(records: Sequence[CheckRecord], run: RunRecord | None = None) -> str:
     status = [check_status(r) for r in records]
     total = CallTally()
     for record in records:
         total.add(record.calls)
     cards = [
-        _card(f"{len(records):,}", "judged checks"),
-        _card(f"{status.count(STATUS_PASS):,}", "passed"),
-        _card(f"{status.count(STATUS_FAIL):,}", "failed"),
-        _card(f"{status.count(STATUS_ERROR):,}", "judge errors (not scored)"),
+        _card(f"{len(records):,}", "checks"),
+        _card(f"{status.count(STATUS_PASS):,}", "checks passed"),
+        _card(f"{status.count(STATUS_FAIL):,}", "checks failed"),
+        _card(f"{status.count(STATUS_ERROR):,}", "checks with judge errors (not scored)"),
         _card(f"{total.live:,} / {total.cached:,} / {total.offline:,}", "judge calls live / cached / offline")
         if not total.batched
         else _card(
@@ -83,7 +102,7 @@ def _summary_cards(records: Sequence[CheckRecord]) -> str:
         _card(f"${total.cost_usd:.4f}", "estimated judge cost"),
     ]
     if status.count(STATUS_NONE):
-        cards.insert(3, _card(f"{status.count(STATUS_NONE):,}", "scored without threshold"))
+        cards.insert(3, _card(f"{status.count(STATUS_NONE):,}", "checks scored without threshold"))
     with_odds = [r for r in records if r.pass_probability is not None]
     if with_odds:
         low, high = UNCERTAIN_BAND
@@ -107,7 +126,7 @@ def _summary_cards(records: Sequence[CheckRecord]) -> str:
                 f"{share} ({answered[0]}/{answered[1]})", "questions answered (where no-answer detection ran)"
             )
         )
-    return f'<div class="cards" id="run-summary">{"".join(cards)}</div>'
+    return f'<div class="cards" id="run-summary">{"".join([*_test_cards(run), *cards])}</div>'
 
 
 def _plots_html(records: Sequence[CheckRecord]) -> str:
@@ -156,7 +175,7 @@ def _comparison_html(runs: Sequence[Run]) -> str:
 _TABLE = """
 <section id="table-section"><h2>Checks</h2>
 <div class="controls">
-<input id="search" type="search" placeholder="filter by test id" aria-label="filter by test id">
+<input id="search" type="search" placeholder="filter by check (test id, sample)" aria-label="filter by check">
 <select id="metric-filter" aria-label="metric"><option value="-1">all metrics</option></select>
 <select id="status-filter" aria-label="outcome"><option value="-1">all outcomes</option>
 <option value="0">fail</option><option value="1">pass</option><option value="2">no threshold</option>
@@ -164,7 +183,7 @@ _TABLE = """
 <button id="prev" type="button">previous</button><button id="next" type="button">next</button>
 <span id="pager" class="muted"></span></div>
 <table id="checks"><thead><tr>
-<th data-key="test"><button type="button">test</button></th>
+<th data-key="test"><button type="button">check</button></th>
 <th data-key="metric"><button type="button">metric</button></th>
 <th data-key="score" class="num"><button type="button">score</button></th>
 <th data-key="threshold" class="num"><button type="button">threshold</button></th>
@@ -205,15 +224,17 @@ def render_html(
     title: str = "pytest-rag report",
     generated_at: _dt.datetime | None = None,
     size_limit: int = SIZE_LIMIT,
+    run: RunRecord | None = None,
 ) -> str:
-    """The whole report as one HTML string (``runs``: earlier runs to compare, the current last)."""
+    """The whole report as one HTML string (``runs``: earlier runs to compare, the current last;
+    ``run``: what the run was, for the tests pytest counted)."""
     records = list(records)
     when = (generated_at or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     judges = sorted({r.judge for r in records if r.judge})
     subtitle = f"generated {when} · {len(records):,} checks · judges: {', '.join(judges) or 'none'}"
     body = "".join(
         [
-            f"<section><h2>Run</h2>{_summary_cards(records)}</section>",
+            f"<section><h2>Run</h2>{_summary_cards(records, run)}</section>",
             f"<section><h2>Scores by metric and judge</h2>{_plots_html(records)}</section>",
             _comparison_html(runs),
             _TABLE,
@@ -235,14 +256,22 @@ def write_html(
     *,
     runs: Sequence[Run] = (),
     title: str = "pytest-rag report",
+    run: RunRecord | None = None,
 ) -> Path:
     """Write the report to ``path`` atomically (a half-written report never replaces a good one)."""
-    page = render_html(records, runs=runs, title=title)
+    page = render_html(records, runs=runs, title=title, run=run)
     write_text_atomically(path, page)
     return path
 
 
-def write_html_report(path: Path, records: Sequence[CheckRecord], baseline: Path | None, title: str) -> str:
+def write_html_report(
+    path: Path,
+    records: Sequence[CheckRecord],
+    baseline: Path | None,
+    title: str,
+    *,
+    run: RunRecord | None = None,
+) -> str:
     """Write the HTML report of ``records`` (compared with ``baseline`` when that file exists), for
     the end of a run and for ``pytest-rag merge``; returns the line the summary shows: where it went,
     or why it could not be written."""
@@ -256,7 +285,7 @@ def write_html_report(path: Path, records: Sequence[CheckRecord], baseline: Path
         except RagError:
             runs = []  # the regression summary reports what is wrong with the baseline file
     try:
-        write_html(path, records, runs=runs, title=title)
+        write_html(path, records, runs=runs, title=title, run=run)
     except OSError as exc:
         return f"pytest-rag: could not write the HTML report {path}: {exc.strerror or exc}"
     return f"HTML report written to {path}"

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...check_keys import metric_label
+from ...check_keys import check_keys, metric_label
 from ...results import CallTally, CheckRecord
 from .sentences import flag_sentences, match_sentences
 
@@ -218,6 +218,7 @@ def build_payload(records: Sequence[CheckRecord], detail_budget: int) -> dict[st
         for key in (
             "file",
             "name",
+            "tag",
             "metric",
             "judge",
             "score",
@@ -230,10 +231,12 @@ def build_payload(records: Sequence[CheckRecord], detail_budget: int) -> dict[st
         )
     }
     metrics: dict[int, None] = {}
-    for record in records:
+    for record, key in zip(records, check_keys(records), strict=True):
         file, sep, name = record.test_id.partition("::")
         columns["file"].append(strings(file) if sep else -1)
         columns["name"].append(strings(name) if sep else strings(record.test_id))
+        tag = key[len(record.test_id) :]  # the sample and the order within the test that tell rows apart
+        columns["tag"].append(strings(tag) if tag else -1)
         metric = strings(metric_label(record))
         metrics[metric] = None
         columns["metric"].append(metric)

@@ -18,6 +18,9 @@
   }
   function str(i) { return i === null || i === undefined || i < 0 ? "" : S[i]; }
   function testId(i) { return C.file[i] < 0 ? S[C.name[i]] : S[C.file[i]] + "::" + S[C.name[i]]; }
+  // the check's key: the test id, then the sample ([q17], or [#3] for an evaluate sample without an id)
+  // and #N for the N-th check of one metric in one test and sample, so no two rows read the same
+  function checkLabel(i) { return testId(i) + (C.tag[i] >= 0 ? S[C.tag[i]] : ""); }
   function num(v) {
     if (v === null || v === undefined) return "-";
     return String(Math.round(v * 1000) / 1000);
@@ -26,7 +29,7 @@
   // -- the checks table ------------------------------------------------------------------------
   var lowerIds = null;
   var keyOf = {
-    test: function (i) { return testId(i); },
+    test: function (i) { return checkLabel(i); },
     metric: function (i) { return S[C.metric[i]]; },
     score: function (i) { return C.score[i] === null ? -Infinity : C.score[i]; },
     threshold: function (i) { return C.threshold[i] === null ? -Infinity : C.threshold[i]; },
@@ -44,7 +47,7 @@
     var rows = [], text = state.text;
     if (text && lowerIds === null) {
       lowerIds = new Array(N);
-      for (var k = 0; k < N; k++) lowerIds[k] = testId(k).toLowerCase();
+      for (var k = 0; k < N; k++) lowerIds[k] = checkLabel(k).toLowerCase();
     }
     for (var i = 0; i < N; i++) {
       if (state.metric >= 0 && C.metric[i] !== state.metric) continue;
@@ -76,7 +79,7 @@
       tr.dataset.check = String(i);
       tr.tabIndex = 0;
       if (i === state.selected) tr.className = "selected";
-      cell(tr, testId(i), "test");
+      cell(tr, checkLabel(i), "test");
       cell(tr, S[C.metric[i]]);
       cell(tr, num(C.score[i]) + (C.scale[i] >= 0 ? " / " + S[C.scale[i]] : ""), "num");
       cell(tr, num(C.threshold[i]), "num");
@@ -249,6 +252,7 @@
     detail.appendChild(el("h2", "", S[C.metric[i]] + " \u00b7 " + STATUS[C.status[i]]));
     var d = C.detail[i] >= 0 ? D[C.detail[i]] : null;
     detail.appendChild(kv([
+      ["check", checkLabel(i)],
       ["test", testId(i)],
       ["sample", d ? str(d.sid) : ""],
       ["judge", S[C.judge[i]]],
