@@ -235,6 +235,10 @@ class FakeHub:
                     "sha": commit,
                     "private": repo.token is not None,
                     "gated": "manual" if repo.gated else False,
+                    "disabled": False,
+                    "downloads": 0,
+                    "likes": 0,
+                    "tags": [],
                     "siblings": [{"rfilename": path} for path in sorted(files)],
                 }
             )
