@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fake_hub import FakeHub
-from nli_models import CONTEXT, build_onnx_model
+from nli_models import CONTEXT, build_onnx_model, build_transformers_model
 from pytest_rag.judges.nli import hub as hub_module
 from pytest_rag.judges.nli.errors import NliModelError
 from pytest_rag.judges.nli.formats import ONNX, TRANSFORMERS, choose_files
@@ -186,6 +186,22 @@ def test_first_fetch_downloads_only_what_the_runtime_reads(
     assert set(_read_files(model.model_dir.path)) == {"config.json", "tokenizer.json", "onnx/model.onnx"}
     downloaded = " ".join(r.path for r in hub.requests if r.method == "GET")
     assert "pytorch_model.bin" not in downloaded and "qint8" not in downloaded and "README" not in downloaded
+    entailment = load_nli_model(model.model_dir).entailment(
+        [CONTEXT, CONTEXT], [SUPPORTED, "It is not tall."]
+    )
+    assert entailment[0] > 0.5 > entailment[1]
+
+
+def test_a_transformers_model_is_fetched_when_that_is_the_runtime(
+    hub: FakeHub, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = _read_files(build_transformers_model(tmp_path / "saved"))
+    files["pytorch_model.bin"] = b"older weights of the same model, not needed beside safetensors"
+    hub.add_commit(REPO, files)
+    monkeypatch.setattr(hub_module, "installed_runtimes", lambda: (TRANSFORMERS,))
+    model = fetch_hub_model(HubName(REPO), _place(hub, cache_dir))
+    assert model.model_dir.format == "transformers"
+    assert set(_read_files(model.model_dir.path)) == set(files) - {"pytorch_model.bin"}
     entailment = load_nli_model(model.model_dir).entailment(
         [CONTEXT, CONTEXT], [SUPPORTED, "It is not tall."]
     )

@@ -7,8 +7,9 @@ by the others. pytest-rag never reads the token itself: the library does.
 
 The cache is asked first, and a model found there is used without any request, so a suite judged
 offline or in CI after the first run makes no network call at all. That also pins the model: a
-branch such as ``main`` stays at the commit first fetched until the user fetches it again (``hf
-download ORG/NAME``), which is what a test suite wants from its judge. Only the files the installed
+branch such as ``main`` stays at the commit first fetched until the cache is told otherwise (``hf
+download ORG/NAME``, or the model's folder removed from the cache), which is what a test suite
+wants from its judge. Only the files the installed
 runtime reads are downloaded (:mod:`.formats`). The commit actually used names the judge, so two
 revisions never pass for one another.
 
@@ -73,7 +74,7 @@ class HubName:
 
     @property
     def download_command(self) -> str:
-        """The ``hf`` command that fetches the same revision into the cache."""
+        """The ``hf`` command that fetches the same revision (every file of it) into the cache."""
         revision = "" if self.revision is None else f" --revision {self.revision}"
         return f"hf download {self.repo_id}{revision}"
 
@@ -242,7 +243,8 @@ def _failure_message(name: HubName, place: HubPlace, exc: Exception) -> str:
     return (
         f"cannot fetch the NLI model {name}: {where} {answered}: {reason[:300]}. It is not in the "
         f"cache ({place.cache_dir}) either. Check the network, HF_ENDPOINT and proxy settings, or "
-        f"fetch it where the hub is reachable (`{name.download_command}`) and copy the cache here"
+        f"fetch it where the hub is reachable (run the suite there, or `{name.download_command}`) "
+        "and copy the cache folder here"
     )
 
 
@@ -253,8 +255,9 @@ def _offline_message(name: HubName, place: HubPlace, held: list[str]) -> str:
         state = f"it is not in the Hugging Face cache ({place.cache_dir})"
     return (
         f"the NLI model {name} cannot be fetched: HF_HUB_OFFLINE is set and {state}. Fetch it once "
-        f"with network access (`{name.download_command}`, or run the suite without HF_HUB_OFFLINE), "
-        "or point HF_HOME / HF_HUB_CACHE at the cache that holds it"
+        "with network access: run the suite without HF_HUB_OFFLINE (it downloads only the files it "
+        f"reads), or `{name.download_command}` (the whole repository); or point HF_HOME / "
+        "HF_HUB_CACHE at the cache that holds it"
     )
 
 
