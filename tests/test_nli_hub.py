@@ -17,7 +17,7 @@ from fake_hub import FakeHub
 from nli_models import CONTEXT, build_onnx_model, build_transformers_model
 from pytest_rag.judges.nli import hub as hub_module
 from pytest_rag.judges.nli.errors import NliModelError
-from pytest_rag.judges.nli.formats import ONNX, TRANSFORMERS, choose_files
+from pytest_rag.judges.nli.formats import ONNX, TRANSFORMERS, choose_files, installed_runtimes
 from pytest_rag.judges.nli.hub import HubName, HubPlace, fetch_hub_model, hub_name_of
 from pytest_rag.judges.nli.model import load_nli_model
 from pytest_rag.judges.protocol import JudgeSpec
@@ -86,6 +86,12 @@ def judge_place(hub: FakeHub, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) 
     place = HubPlace(hub.url, cache_dir, offline=False)
     monkeypatch.setattr(HubPlace, "from_library", classmethod(lambda cls, library: place))
     return place
+
+
+@pytest.fixture
+def a_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For tests that fail before any model loads: a runtime counts as installed even where none is."""
+    monkeypatch.setattr(hub_module, "installed_runtimes", lambda: (ONNX,))
 
 
 def _place(hub: FakeHub, cache_dir: Path, *, offline: bool = False) -> HubPlace:
@@ -223,6 +229,7 @@ def test_a_cached_model_is_used_without_any_request(
     assert offline.commit == commit and len(hub.requests) == asked
 
 
+@pytest.mark.usefixtures("a_runtime")
 def test_offline_with_an_empty_cache_names_model_cache_and_command(hub: FakeHub, cache_dir: Path) -> None:
     with pytest.raises(NliModelError) as caught:
         fetch_hub_model(HubName(REPO, "v1"), _place(hub, cache_dir, offline=True))
@@ -254,6 +261,7 @@ def test_unknown_model_and_unknown_revision_are_named(
     assert not cache_dir.exists() or not list(cache_dir.rglob("*.onnx"))
 
 
+@pytest.mark.usefixtures("a_runtime")
 def test_unreachable_hub_is_one_error_with_the_way_out(cache_dir: Path) -> None:
     with FakeHub() as gone:
         endpoint = gone.url
@@ -275,6 +283,17 @@ def test_repository_without_a_usable_format(
     assert "installed runtime (onnx)" in message and "pip install pytest-rag[transformers]" in message
     assert "The repository has config.json, pytorch_model.bin, tokenizer.json" in message
     assert not [r for r in hub.requests if "/resolve/" in r.path]  # nothing downloaded
+
+
+def test_without_a_runtime_the_error_names_both_extras(
+    hub: FakeHub, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hub_module, "installed_runtimes", tuple)
+    with pytest.raises(
+        NliModelError, match=r'neither is installed; pip install "pytest-rag\[hub,onnx\]" \(or'
+    ):
+        fetch_hub_model(HubName(REPO), _place(hub, cache_dir))
+    assert hub.requests == []
 
 
 def test_a_private_model_needs_the_token_which_stays_out_of_the_cache(
@@ -402,6 +421,8 @@ def test_first_run_downloads_and_judges_then_the_cache_judges_with_the_hub_gone(
 def test_offline_with_an_empty_cache_fails_set_up_with_the_command(
     pytester: pytest.Pytester, hub: FakeHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if not installed_runtimes():
+        pytest.skip("the run stops at the missing runtime first; needs onnxruntime or transformers")
     home = pytester.path / "hf-home"
     _hub_env(monkeypatch, home, hub.url)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
