@@ -1,9 +1,10 @@
 """The ``nli`` judge: the offline judge with grounding decided by the user's own NLI model.
 
-``--rag-judge=nli:/path/to/model_dir`` keeps everything the offline judge does (same task
-handlers, same verdict shapes, no network) but replaces the calibrated support probability of
-each answer sentence with the entailment probability of a natural-language-inference
-cross-encoder the user has on disk. Premises are the sentence's best-matching context span
+``--rag-judge=nli:/path/to/model_dir`` (or ``nli:ORG/NAME[@REVISION]`` for a model on the Hugging
+Face hub, fetched once into the hub cache by :mod:`.hub`) keeps everything the offline judge does
+(same task handlers, same verdict shapes, no network while judging) but replaces the calibrated
+support probability of each answer sentence with the entailment probability of a
+natural-language-inference cross-encoder. Premises are the sentence's best-matching context span
 (found by the offline judge's alignment) and each whole context; the sentence counts as
 entailed by the best of them. Relevance, correctness and the other tasks fall back to the
 offline scorer, since an NLI model says nothing about them.
@@ -19,6 +20,7 @@ from ..local.judge import LocalJudge
 from ..local.question import QuestionClaim
 from ..local.scorer import GroundingReport, LocalScorer, SentenceSupport
 from ..protocol import JudgeSpec
+from .hub import HubModel, fetch_hub_model, hub_name_of
 from .model import ModelDir, NliModel, describe_model_dir, load_nli_model
 
 __all__ = ["NliJudge", "NliScorer"]
@@ -70,27 +72,42 @@ class NliScorer(LocalScorer):
 
 
 class NliJudge(LocalJudge):
-    """``nli:PATH``: the offline judge's handlers, with an NLI model behind grounding.
+    """``nli:PATH`` or ``nli:ORG/NAME[@REVISION]``: the offline judge's handlers, with an NLI model
+    behind grounding.
 
-    The directory, its format, the installed extra and the label map are checked when the judge
-    is built, so a wrong path is a set-up error; the weights load on first use.
+    The directory (or the hub model, fetched into the cache if needed), its format, the installed
+    extra and the label map are checked when the judge is built, so a wrong name is a set-up error;
+    the weights load on first use. A hub model's label carries the commit it was read at.
     """
 
     def __init__(self, spec: JudgeSpec) -> None:
-        self._model_dir: ModelDir = describe_model_dir(spec.model)
+        hub_name = hub_name_of(spec.model)
+        self._hub: HubModel | None = None if hub_name is None else fetch_hub_model(hub_name)
+        self._model_dir: ModelDir = (
+            describe_model_dir(spec.model) if self._hub is None else self._hub.model_dir
+        )
         super().__init__(spec)
-        self.spec = JudgeSpec("nli", spec.model, None)
+        self.spec = JudgeSpec("nli", spec.model if self._hub is None else self._hub.label, None)
 
     def _get_scorer(self) -> Any:
         if self._scorer is None:
-            self._scorer = NliScorer(LocalScorer.load(), load_nli_model(self._model_dir.path))
+            self._scorer = NliScorer(LocalScorer.load(), load_nli_model(self._model_dir))
         return self._scorer
 
     def identity(self) -> Mapping[str, Any]:
-        return {
-            "provider": "nli",
-            "model": str(self._model_dir.path),
-            "format": self._model_dir.format,
-            "fingerprint": self._model_dir.fingerprint(),
-            "labels": self._model_dir.labels.__dict__,
-        }
+        model_dir = self._model_dir
+        if self._hub is None:
+            source = {
+                "model": str(model_dir.path),
+                "format": model_dir.format,
+                "fingerprint": model_dir.fingerprint(),
+            }
+        else:
+            source = {
+                "model": self._hub.name.repo_id,
+                "revision": self._hub.commit,
+                "format": model_dir.format,
+            }
+            if model_dir.format == "onnx":
+                source["graph"] = model_dir.onnx_file
+        return {"provider": "nli", **source, "labels": model_dir.labels.__dict__}

@@ -1,8 +1,9 @@
 """A user's own NLI cross-encoder, loaded from a directory on disk and run on CPU.
 
-pytest-rag ships no NLI weights and never downloads any. A user who has a natural-language
-inference model (premise, hypothesis -> entailment / neutral / contradiction) can point the
-``nli`` judge at its directory, in one of two formats:
+pytest-rag ships no NLI weights. A user who has a natural-language inference model (premise,
+hypothesis -> entailment / neutral / contradiction) can point the ``nli`` judge at its directory
+(or name it on the Hugging Face hub, see :mod:`.hub`, which fetches it into such a directory), in
+one of two formats:
 
 * **ONNX**: ``model.onnx`` plus a ``tokenizer.json`` (the `tokenizers` format), run with
   onnxruntime (``pip install pytest-rag[onnx]``);
@@ -17,7 +18,6 @@ guessed, because a swapped column would turn every verdict upside down.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import threading
 from collections.abc import Mapping, Sequence
@@ -28,7 +28,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from pytest_rag.errors import ConfigError
+from .errors import NliModelError
+from .formats import CONFIG_FILE, ONNX, ONNX_FILE, TOKENIZER_FILE, TRANSFORMERS, ModelFiles, Runtime
 
 __all__ = [
     "LabelMap",
@@ -36,15 +37,13 @@ __all__ = [
     "NliModel",
     "NliModelError",
     "describe_model_dir",
+    "describe_model_files",
     "load_nli_model",
     "read_label_map",
 ]
 
 FloatArray = npt.NDArray[np.float64]
 
-ONNX_FILE = "model.onnx"
-TOKENIZER_FILE = "tokenizer.json"
-CONFIG_FILE = "config.json"
 BATCH_SIZE = 16
 DEFAULT_MAX_LENGTH = 512
 
@@ -53,10 +52,6 @@ _LABEL_WORDS = {
     "neutral": ("neutral",),
     "contradiction": ("contradict",),
 }
-
-
-class NliModelError(ConfigError):
-    """The NLI model directory is missing, incomplete, unreadable, or needs an extra not installed."""
 
 
 @dataclass(frozen=True)
@@ -131,14 +126,6 @@ def _read_config(directory: Path) -> dict[str, Any]:
     return data
 
 
-def _require(module: str, extra: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        raise NliModelError(
-            f"this NLI model needs the '{module}' package, which is not installed; "
-            f"install it with `pip install pytest-rag[{extra}]`"
-        )
-
-
 @dataclass(frozen=True)
 class ModelDir:
     """A checked model directory: its format, config and label map, before any weights load."""
@@ -147,6 +134,7 @@ class ModelDir:
     format: str  # "onnx" or "transformers"
     labels: LabelMap
     config: Mapping[str, Any]
+    onnx_file: str = ONNX_FILE  # the ONNX graph, relative to path (ONNX format only)
 
     def fingerprint(self) -> str:
         """Short hash of the files' names, sizes and modification times (for the judge identity)."""
@@ -179,21 +167,27 @@ def describe_model_dir(path: str | Path) -> ModelDir:
                 f"{directory} has {ONNX_FILE} but no {TOKENIZER_FILE}; save the model's fast tokenizer "
                 "there (tokenizer.save_pretrained(dir) writes it)"
             )
-        _require("onnxruntime", "onnx")
-        _require("tokenizers", "onnx")
-        fmt = "onnx"
+        runtime = ONNX
     elif (directory / CONFIG_FILE).is_file():
-        _require("transformers", "transformers")
-        _require("torch", "transformers")
-        fmt = "transformers"
+        runtime = TRANSFORMERS
     else:
         raise NliModelError(
             f"{directory} holds neither {ONNX_FILE} (ONNX format) nor {CONFIG_FILE} (transformers "
             "format); point --rag-judge=nli: at the model's own folder"
         )
+    return _checked(directory, runtime, ONNX_FILE)
+
+
+def describe_model_files(directory: Path, files: ModelFiles) -> ModelDir:
+    """Check a folder whose files were chosen already (a hub snapshot), in the format chosen."""
+    return _checked(directory.resolve(), files.runtime, files.onnx_file)
+
+
+def _checked(directory: Path, runtime: Runtime, onnx_file: str) -> ModelDir:
+    runtime.require()
     config = _read_config(directory)
     labels = read_label_map(config, directory / CONFIG_FILE)
-    return ModelDir(directory, fmt, labels, config)
+    return ModelDir(directory, runtime.format, labels, config, onnx_file)
 
 
 def _softmax(logits: FloatArray) -> FloatArray:
@@ -219,7 +213,7 @@ class _OnnxBackend:
         options.inter_op_num_threads = 1
         try:
             self._session = onnxruntime.InferenceSession(
-                str(model_dir.path / ONNX_FILE), options, providers=["CPUExecutionProvider"]
+                str(model_dir.path / model_dir.onnx_file), options, providers=["CPUExecutionProvider"]
             )
             self._tokenizer = Tokenizer.from_file(str(model_dir.path / TOKENIZER_FILE))
         except Exception as exc:  # onnxruntime and tokenizers raise their own untyped errors
@@ -231,7 +225,7 @@ class _OnnxBackend:
         missing = {"input_ids", "attention_mask"} - self._inputs
         if missing:
             raise NliModelError(
-                f"{model_dir.path / ONNX_FILE} does not take {sorted(missing)}; pytest-rag feeds "
+                f"{model_dir.path / model_dir.onnx_file} does not take {sorted(missing)}; pytest-rag feeds "
                 "input_ids, attention_mask (and token_type_ids when the graph asks for it)"
             )
 
@@ -313,9 +307,9 @@ class NliModel:
         return self.probabilities(premises, hypotheses)[:, self.labels.entailment]
 
 
-def load_nli_model(path: str | Path) -> NliModel:
-    """Check the directory, then load the weights in the format found there."""
-    model_dir = describe_model_dir(path)
+def load_nli_model(source: str | Path | ModelDir) -> NliModel:
+    """Check the directory (unless ``source`` is checked already), then load its weights."""
+    model_dir = source if isinstance(source, ModelDir) else describe_model_dir(source)
     backend: _Backend = (
         _OnnxBackend(model_dir) if model_dir.format == "onnx" else _TransformersBackend(model_dir)
     )
