@@ -39,44 +39,17 @@ __all__ = [
     "role_swap",
 ]
 
-_MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
-_WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-_NUMBER_WORDS = ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+_MONTHS = _words("January February March April May June July August September October November December")
+_WEEKDAYS = _words("Monday Tuesday Wednesday Thursday Friday Saturday Sunday")
+_NUMBER_WORDS = _words("two three four five six seven eight nine ten eleven twelve")
 _NUMBER_RE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
 _YEAR_RE = re.compile(r"^(1[5-9]\d\d|20\d\d)$")
-_AUXILIARIES = [
-    "is",
-    "are",
-    "was",
-    "were",
-    "has",
-    "have",
-    "had",
-    "can",
-    "could",
-    "will",
-    "would",
-    "should",
-    "may",
-    "might",
-    "must",
-    "does",
-    "did",
-    "do",
-]
+_AUXILIARIES = _words("is are was were has have had can could will would should may might must does did do")
 _AUX_RE = re.compile(r"\b(" + "|".join(_AUXILIARIES) + r")\b(?! not\b)", re.IGNORECASE)
 _NEGATED_RE = re.compile(
     r"\b(?:(is|are|was|were|has|have|had|does|did|do|could|would|should|must)n't|"
@@ -118,46 +91,10 @@ _OPPOSITE_RE = re.compile(
 )
 _NAME_RE = re.compile(r"\b[A-Z][\w'’-]*[a-z][\w'’-]*(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?[A-Z][\w'’-]*)*")
 _NOT_NAMES = frozenset(_MONTHS + _WEEKDAYS) | frozenset(
-    [
-        "The",
-        "A",
-        "An",
-        "This",
-        "That",
-        "These",
-        "Those",
-        "It",
-        "He",
-        "She",
-        "They",
-        "We",
-        "I",
-        "You",
-        "His",
-        "Her",
-        "Their",
-        "Its",
-        "In",
-        "On",
-        "At",
-        "For",
-        "But",
-        "And",
-        "Or",
-        "If",
-        "When",
-        "While",
-        "After",
-        "Before",
-        "However",
-        "Although",
-        "Because",
-        "Since",
-        "As",
-        "Some",
-        "Many",
-        "Most",
-    ]
+    _words(
+        "The A An This That These Those It He She They We I You His Her Their Its In On At For But "
+        "And Or If When While After Before However Although Because Since As Some Many Most"
+    )
 )
 _SUBJECT_SPLIT_RE = re.compile(r"\s(" + "|".join(_AUXILIARIES) + r")\s", re.IGNORECASE)
 
@@ -283,68 +220,12 @@ def name_swap(sentence: str, rng: random.Random, pool: Sequence[str], premise: s
     return _replace_span(sentence, start, end, rng.choice(candidates))
 
 
-_FUNCTION_WORDS = [
-    "same",
-    "other",
-    "one",
-    "lot",
-    "most",
-    "few",
-    "first",
-    "last",
-    "and",
-    "or",
-    "but",
-    "with",
-    "from",
-    "that",
-    "which",
-    "who",
-    "whom",
-    "whose",
-    "this",
-    "across",
-    "over",
-    "under",
-    "into",
-    "onto",
-    "about",
-    "after",
-    "before",
-    "behind",
-    "near",
-    "along",
-    "around",
-    "through",
-    "between",
-    "while",
-    "during",
-    "without",
-    "within",
-    "against",
-    "toward",
-    "towards",
-    "upon",
-    "beside",
-    "for",
-    "are",
-    "was",
-    "were",
-    "has",
-    "have",
-    "had",
-    "is",
-    "been",
-    "being",
-    "its",
-    "his",
-    "her",
-    "their",
-    "there",
-    "here",
-    "then",
-    "than",
-]
+_FUNCTION_WORDS = _words(
+    "same other one lot most few first last and or but with from that which who whom whose this "
+    "across over under into onto about after before behind near along around through between "
+    "while during without within against toward towards upon beside for are was were has have "
+    "had is been being its his her their there here then than"
+)
 _WORD = r"(?!(?:" + "|".join(_FUNCTION_WORDS) + r")\b)[a-z]{3,}"
 _PHRASE_RE = re.compile(
     r"\b(?:[Tt]he|[Aa]n?|[Tt]wo|[Tt]hree|[Hh]is|[Hh]er|[Tt]heir)\s+(?:" + _WORD + r"\s+)?" + _WORD + r"\b"
@@ -387,6 +268,16 @@ def role_swap(sentence: str, rng: random.Random) -> str | None:
     return None
 
 
+def _third_person(verb: str) -> str:
+    if verb == "have":
+        return "has"
+    if re.search(r"(s|sh|ch|x|z|o)$", verb):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
 def negation_flip(sentence: str, rng: random.Random) -> str | None:
     """``sentence`` with a negation removed, or one added after its first auxiliary verb."""
     negated = list(_NEGATED_RE.finditer(sentence))
@@ -398,6 +289,14 @@ def negation_flip(sentence: str, rng: random.Random) -> str | None:
             new = _match_case("always", text)
         elif lowered == "cannot":
             new = _match_case("can", text)
+        elif lowered in {"does not", "do not", "doesn't", "don't"}:
+            # "does not sell bread" reads "sells bread", as a writer would put it
+            verb = re.match(r"\s+([a-z]+)", sentence[match.end() :])
+            if verb is None:
+                return None
+            plain = verb.group(1)
+            said = _third_person(plain) if lowered.startswith("does") else plain
+            return sentence[: match.start()] + _match_case(said, text) + sentence[match.end() + verb.end() :]
         elif lowered.endswith("n't"):
             new = text[:-3]
         else:
@@ -499,6 +398,8 @@ _TARGETED_EDITS = (
     "recombined",
 )
 """Edits that keep nearly every word of the sentence: the ones a bag of words cannot see."""
+_HARD_EDITS = frozenset({"name_swap", "role_swap", "recombined"})
+"""Edits that keep every word the premise uses, or move one it has: tried first half the time."""
 _LOOSE_EDITS = ("other_passage", "added_claim")
 
 
@@ -529,6 +430,9 @@ def edit_pairs(
         dropped = clause_dropped(target, rng) if rng.random() < 0.5 else None
         pairs.append(EditPair(premise, dropped or target, True, "clause_dropped" if dropped else "copy"))
         kinds = rng.sample(_TARGETED_EDITS, len(_TARGETED_EDITS))
+        if rng.random() < 0.5:  # the edits hardest to see come first half the time
+            hard = [k for k in kinds if k in _HARD_EDITS]
+            kinds = hard + [k for k in kinds if k not in _HARD_EDITS]
         if rng.random() < 0.5:
             kinds.append(rng.choice(_LOOSE_EDITS))
         made = 0
@@ -556,9 +460,9 @@ def _negative(
     if kind == "date_swap":
         return date_swap(target, rng, premise)
     if kind == "name_swap":
-        # half the time a name the premise gives elsewhere (harder), else one from another passage
+        # mostly a name the premise gives elsewhere (harder), else one from another passage
         local = [premise[a:b] for a, b in name_spans(premise)]
-        if local and rng.random() < 0.5:
+        if local and rng.random() < 0.7:
             return name_swap(target, rng, local, target)
         return name_swap(target, rng, names, premise)
     if kind == "role_swap":

@@ -43,7 +43,15 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_rag.offline.embedder import StaticEmbedder, load_embedder
-from pytest_rag.scoring.text import NEGATION_WORDS, STOPWORDS, has_digit, normalize_number, stem, tokenize
+from pytest_rag.scoring.text import (
+    NEGATION_WORDS,
+    NUMBER_WORDS,
+    STOPWORDS,
+    has_digit,
+    normalize_number,
+    stem,
+    tokenize,
+)
 
 __all__ = [
     "MAX_HYPOTHESIS_TOKENS",
@@ -213,7 +221,7 @@ class Tokenizer:
         keys: list[str] = []
         flags = np.zeros((len(words), 4), dtype=np.float32)
         for index, (word, start, _) in enumerate(words):
-            number = has_digit(word) or normalize_number(word) != word
+            number = has_digit(word) or word in NUMBER_WORDS
             keys.append(normalize_number(word) if number else word)
             initial = _starts_sentence(text, start)
             flags[index] = (
@@ -307,30 +315,46 @@ def _relu(x: FloatArray) -> FloatArray:
     return out
 
 
-def _dense(x: FloatArray, weight: FloatArray) -> FloatArray:
-    """``x @ weight`` over the last axis, as one 2-d product (a stacked product of strided
-    views would leave BLAS out)."""
-    flat = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
-    out: FloatArray = (flat @ weight).reshape(*x.shape[:-1], weight.shape[-1])
-    return out
+@dataclass(frozen=True)
+class _Rows:
+    """The real tokens of a padded batch (texts fill their rows from the left), as flat rows:
+    the model computes on these alone, so a short text costs no more for sharing a batch with a
+    long one."""
+
+    at: tuple[IntArray, IntArray]  # (text, position) of each real token, in order
+    opens: npt.NDArray[np.bool_]  # the token is its text's first
+    closes: npt.NDArray[np.bool_]  # the token is its text's last
+    shape: tuple[int, int]
+
+    @classmethod
+    def of(cls, mask: FloatArray) -> _Rows:
+        texts, positions = np.nonzero(mask > 0)
+        lengths = (mask > 0).sum(axis=1)
+        return cls((texts, positions), positions == 0, positions == lengths[texts] - 1, mask.shape)
+
+    def padded(self, flat: FloatArray) -> FloatArray:
+        """Flat rows back in their (text, position) places, zeros elsewhere."""
+        out = np.zeros((*self.shape, *flat.shape[1:]), dtype=np.float32)
+        out[self.at] = flat
+        return out
 
 
-def _conv3(x: FloatArray, weight: FloatArray, bias: FloatArray, mask: FloatArray) -> FloatArray:
-    """Width-3 convolution over the token axis of ``x`` (B, L, d), zero beyond both ends:
+def _conv3(x: FloatArray, weight: FloatArray, bias: FloatArray, rows: _Rows) -> FloatArray:
+    """Width-3 convolution along each text of the flat rows ``x`` (zero beyond a text's ends):
     ``out[t] = x[t-1] @ weight[0] + x[t] @ weight[1] + x[t+1] @ weight[2] + bias``."""
-    x = x * mask[..., None]
-    out = _dense(x, weight[1]) + bias
-    out[:, 1:] += _dense(x[:, :-1], weight[0])
-    out[:, :-1] += _dense(x[:, 1:], weight[2])
+    out: FloatArray = x @ weight[1] + bias
+    from_before = x[:-1] @ weight[0]
+    from_after = x[1:] @ weight[2]
+    out[1:] += np.where(rows.opens[1:, None], np.float32(0.0), from_before)
+    out[:-1] += np.where(rows.closes[:-1, None], np.float32(0.0), from_after)
     return out
 
 
-def _encode(
-    projected: FloatArray, flags: FloatArray, mask: FloatArray, w: Mapping[str, FloatArray]
-) -> FloatArray:
-    """Token encodings: projected word vector and flags, plus a width-3 convolution of them."""
-    base = _relu(projected + _dense(flags, w["w_flags"]) + w["b_in"]) * mask[..., None]
-    return (base + _relu(_conv3(base, w["w_conv"], w["b_conv"], mask))) * mask[..., None]
+def _encode(projected: FloatArray, flags: FloatArray, rows: _Rows, w: Mapping[str, FloatArray]) -> FloatArray:
+    """Token encodings of flat rows: projected word vector and flags, plus a width-3
+    convolution of them."""
+    base = _relu(projected + flags @ w["w_flags"] + w["b_in"])
+    return base + _relu(_conv3(base, w["w_conv"], w["b_conv"], rows))
 
 
 def forward(
@@ -339,24 +363,28 @@ def forward(
     """P(entailed) for every pair of ``batch``.
 
     ``projected_vocabulary`` is WordLlama's token matrix times ``w_in`` (computed once at load,
-    since every token vector passes through that projection first).
+    since every token vector passes through that projection first). Token-wise steps run on the
+    real tokens only (:class:`_Rows`); the alignment, which compares every hypothesis token with
+    every premise token, runs on padded arrays with the padding masked out.
     """
     w = weights
-    n_pairs = len(batch.premise_of)
-    if n_pairs == 0:
+    if len(batch.premise_of) == 0:
         return np.zeros(0, dtype=np.float32)
-    premises = _encode(projected_vocabulary[batch.premise_ids], batch.premise_flags, batch.premise_mask, w)
-    hyp_mask = batch.hypothesis_mask
-    hyp = _encode(projected_vocabulary[batch.hypothesis_ids], batch.hypothesis_flags, hyp_mask, w)
-    prem = premises[batch.premise_of]  # (B, Lp, d)
+    p_rows, h_rows = _Rows.of(batch.premise_mask), _Rows.of(batch.hypothesis_mask)
+    prem_flat = _encode(
+        projected_vocabulary[batch.premise_ids[p_rows.at]], batch.premise_flags[p_rows.at], p_rows, w
+    )
+    h_flags = batch.hypothesis_flags[h_rows.at]
+    hyp_flat = _encode(projected_vocabulary[batch.hypothesis_ids[h_rows.at]], h_flags, h_rows, w)
+    prem = p_rows.padded(prem_flat)[batch.premise_of]  # (B, Lp, d)
     prem_mask = batch.premise_mask[batch.premise_of]  # (B, Lp)
 
-    scores = _dense(hyp, w["w_att"]) @ prem.transpose(0, 2, 1)  # (B, Lh, Lp)
+    scores = h_rows.padded(hyp_flat @ w["w_att"]) @ prem.transpose(0, 2, 1)  # (B, Lh, Lp)
     scores = np.where(prem_mask[:, None, :] > 0, scores, np.float32(-1e9))
     scores = scores - scores.max(axis=-1, keepdims=True)
     attention = np.exp(scores)
     attention = attention / attention.sum(axis=-1, keepdims=True)
-    aligned = attention @ prem  # (B, Lh, d)
+    aligned = (attention @ prem)[h_rows.at]  # flat rows of the hypotheses
     position = attention @ np.arange(prem.shape[1], dtype=np.float32)  # (B, Lh)
     step = np.zeros_like(position)
     step[:, 1:] = np.tanh((position[:, 1:] - position[:, :-1]) / _POSITION_SCALE)
@@ -364,21 +392,21 @@ def forward(
 
     compared = np.concatenate(
         [
-            hyp,
+            hyp_flat,
             aligned,
-            hyp - aligned,
-            hyp * aligned,
-            batch.hypothesis_flags,
-            step[..., None],
-            peak[..., None],
+            hyp_flat - aligned,
+            hyp_flat * aligned,
+            h_flags,
+            step[h_rows.at][:, None],
+            peak[h_rows.at][:, None],
         ],
         axis=-1,
     )
-    local = _relu(_dense(compared, w["w_cmp1"]) + w["b_cmp1"])
-    local = _relu(_dense(local, w["w_cmp2"]) + w["b_cmp2"]) * hyp_mask[..., None]
-    local = (local + _relu(_conv3(local, w["w_mix"], w["b_mix"], hyp_mask))) * hyp_mask[..., None]
+    local = _relu(compared @ w["w_cmp1"] + w["b_cmp1"])
+    local = _relu(local @ w["w_cmp2"] + w["b_cmp2"])
+    local = h_rows.padded(local + _relu(_conv3(local, w["w_mix"], w["b_mix"], h_rows)))
 
-    counts = np.maximum(hyp_mask.sum(axis=1, keepdims=True), 1.0)
+    counts = np.maximum(batch.hypothesis_mask.sum(axis=1, keepdims=True), 1.0)
     pooled = np.concatenate([local.sum(axis=1) / counts, local.max(axis=1)], axis=-1)
     hidden = _relu(pooled @ w["w_out1"] + w["b_out1"])
     logits = hidden @ w["w_out2"] + w["b_out2"]
