@@ -12,6 +12,9 @@ probability on the same records (``benchmarks/judge_accuracy.py``: models fitted
 dataset); and both joined in a logistic model by grouped 5-fold cross-validation, a first look
 at what the model adds as a feature (the integration step fits this for real).
 
+The hand-written probes of ``benchmarks/rag_probes*.jsonl`` are scored too, beside the shipped
+judge, which was never fitted on them.
+
 nq301 has no contexts: there the premise is "question? reference" (best over the references)
 and the hypothesis "question? answer", which asks whether the answer restates a reference.
 
@@ -127,6 +130,27 @@ def grounding_scores(
     return scores, model_seconds
 
 
+def probe_rows(
+    embedder: StaticEmbedder, model: EntailmentModel
+) -> tuple[Array, dict[str, tuple[Array, Array]]]:
+    """The hand-written probes of ``benchmarks/rag_probes*.jsonl`` (never fitted on): the model
+    as on the grounding sets, and the shipped judge's probability with its calibrated cut."""
+    from pytest_rag.offline import LocalScorer
+
+    rows = [r for path in sorted((ROOT / "benchmarks").glob("rag_probes*.jsonl")) for r in read_jsonl(path)]
+    records = [Record(r["answer"], tuple(r["contexts"]), float(r["faithful"]), r["id"]) for r in rows]
+    scores, _ = grounding_scores(model, embedder, records)
+    scorer = LocalScorer.load()
+    reports = [scorer.support(r["answer"], r["contexts"], question=r.get("question")) for r in rows]
+    judged = np.array([report.probability for report in reports])
+    cuts = np.array([report.cut for report in reports])
+    y = np.array([r.label for r in records])
+    return y, {
+        "entailment, 3 spans": (scores[3], np.full(len(y), 0.5)),
+        "offline judge (shipped; never fitted on these)": (judged, cuts),
+    }
+
+
 def correctness_scores(model: EntailmentModel, root: Path) -> tuple[Array, Array, list[str]]:
     rows = read_jsonl(root / "nq301_answer_correctness" / "data.jsonl")
     pairs, owner = [], []
@@ -212,6 +236,8 @@ def main() -> int:
             "judge + entailment (5-fold)": joined_cv(fit, y, [judge_p, best], questions),
         },
     )
+
+    results["probes (rag_probes*.jsonl)"] = probe_rows(embedder, model)
 
     print("Learned entailment model on the dev sets (95% seeded percentile bootstrap intervals)\n")
     for name, (y, rows) in results.items():
