@@ -64,20 +64,27 @@ def median_ms(scorer: LocalScorer, cases: Sequence[tuple[str, list[str]]], repea
     return float(np.median(times) * 1000)
 
 
+def corpus(datasets: Path) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """The LFQA answer records, their distinct passages, and the 1 MB context (every distinct
+    LFQA and BEGIN passage, repeated until it holds 1,000,000 characters)."""
+    lfqa = read_jsonl(datasets / "lfqa_verification" / "answer_level.jsonl")
+    begin = read_jsonl(datasets / "begin_grounded_dialogue" / "data.jsonl")
+    passages = list(dict.fromkeys(c for r in lfqa for c in r["contexts"]))
+    everything = list(dict.fromkeys(passages + [c for r in begin for c in r["contexts"]]))
+    megabyte: list[str] = []
+    while sum(len(c) + 1 for c in megabyte) < 1_000_000:
+        megabyte.extend(everything)
+    return lfqa, passages, megabyte
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
-    lfqa = read_jsonl(args.datasets / "lfqa_verification" / "answer_level.jsonl")
-    begin = read_jsonl(args.datasets / "begin_grounded_dialogue" / "data.jsonl")
-    passages = list(dict.fromkeys(c for r in lfqa for c in r["contexts"]))
-    everything = list(dict.fromkeys(passages + [c for r in begin for c in r["contexts"]]))
+    lfqa, passages, megabyte = corpus(args.datasets)
     scorer = LocalScorer.load()
     print(f"calibration: {scorer.version}")
-    megabyte: list[str] = []
-    while sum(len(c) + 1 for c in megabyte) < 1_000_000:
-        megabyte.extend(everything)
     start = time.perf_counter()
     scorer.support(lfqa[0]["answer"], megabyte)
     cold = (time.perf_counter() - start) * 1000

@@ -1,0 +1,529 @@
+"""A learned entailment signal: does a premise span entail a hypothesis sentence? In numpy, on CPU.
+
+Everything else the offline judge measures compares bags of words and averaged word vectors, so
+"the dog bit the man" and "the man bit the dog" look the same to it. This model reads order and
+alignment. It is a small attention aligner (in the spirit of decomposable attention and ESIM)
+over WordLlama's frozen 256-d token vectors, the ones :mod:`.embedder` already loads:
+
+1. **Encode.** Each token of the premise and of the hypothesis becomes a ``d``-wide vector: a
+   learned projection of its WordLlama vector plus a projection of a few word flags
+   (``TOKEN_FLAGS``: does the word occur in the premise, as is or by stem; is it a number, a
+   negation, a capitalised name, a stopword, a mark), then a width-3 convolution over
+   neighbours, so a token knows the words beside it ("Anna hired" is not "hired Anna").
+2. **Align.** Every hypothesis token attends over the premise tokens and takes their weighted
+   mean. Where in the premise it looked (the expected position) is compared with where the
+   previous hypothesis token looked: a hypothesis that reads the premise backwards (roles
+   swapped) shows it there.
+3. **Compare and pool.** A small network compares each hypothesis token with what it aligned to
+   (``[h, a, h - a, h * a]`` plus the flags), a second convolution lets neighbours share what
+   they found, and the mean and maximum over the hypothesis feed a classifier whose output is
+   P(entailed). Contradiction and neutral are both "not entailed": the judge only needs support.
+
+The weights (``entailment.npz``, well under a megabyte in float16) are trained by
+``scripts/train_entailment.py`` on public NLI data and synthetic edits; see
+``docs/learned-entailment.md`` for the data, the held-out figures and what it is good at. The
+training script imports the featurisation below, so training and inference read text the same way.
+
+Inference is deterministic and thread-safe: the model holds only read-only arrays, and one
+instance is shared per process (:func:`load_entailment_model`).
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pytest_rag.judges.local.embedder import StaticEmbedder, load_embedder
+from pytest_rag.scoring.text import (
+    NEGATION_WORDS,
+    NUMBER_WORDS,
+    STOPWORDS,
+    has_digit,
+    normalize_number,
+    stem,
+    tokenize,
+)
+
+__all__ = [
+    "MAX_HYPOTHESIS_TOKENS",
+    "MAX_PREMISE_TOKENS",
+    "PARAMETER_SHAPES",
+    "TOKEN_FLAGS",
+    "WEIGHTS_FILE",
+    "EntailmentModel",
+    "EntailmentWeightsError",
+    "PairBatch",
+    "TextTokens",
+    "Tokenizer",
+    "assemble_batch",
+    "batch_pairs",
+    "forward",
+    "load_entailment_model",
+]
+
+FloatArray = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.int64]
+
+WEIGHTS_FILE = "entailment.npz"
+FORMAT_VERSION = 1
+MAX_PREMISE_TOKENS = 160
+"""Premises are context spans of one to three sentences; tokens past this are not read."""
+MAX_HYPOTHESIS_TOKENS = 64
+"""Hypotheses are answer sentences or claims; tokens past this are not read."""
+
+TOKEN_FLAGS = (
+    "in_premise",  # the word occurs in the premise as written (numbers normalised)
+    "stem_in_premise",  # not as written, but its stem does
+    "number",  # the word carries digits or is a number word
+    "number_unbacked",  # a number the premise lacks
+    "negation",  # not, no, never, without, don't, ...
+    "name_unbacked",  # a capitalised word (not sentence-initial) the premise lacks in any form
+    "stopword",
+    "mark",  # a token outside any word: punctuation or a bare word boundary
+)
+"""The flags each token carries beside its word vector. Premise tokens carry only the flags that
+do not depend on the hypothesis (number, negation, stopword, mark), so a premise is encoded once
+however many hypotheses it is compared with."""
+
+_PAIR_FLAGS = np.array([1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0], dtype=np.float32)
+"""Which of ``TOKEN_FLAGS`` compare the hypothesis with the premise (zero on the premise side)."""
+
+PARAMETER_SHAPES: Mapping[str, tuple[str, ...]] = {
+    "w_in": ("embed", "d"),
+    "w_flags": ("flags", "d"),
+    "b_in": ("d",),
+    "w_conv": ("3", "d", "d"),
+    "b_conv": ("d",),
+    "w_att": ("d", "d"),
+    "w_cmp1": ("compare", "d"),
+    "b_cmp1": ("d",),
+    "w_cmp2": ("d", "d"),
+    "b_cmp2": ("d",),
+    "w_mix": ("3", "d", "d"),
+    "b_mix": ("d",),
+    "w_out1": ("pooled", "d"),
+    "b_out1": ("d",),
+    "w_out2": ("d",),
+    "b_out2": (),
+}
+"""Every learned array and its shape by name: ``embed`` = 256, ``flags`` = len(TOKEN_FLAGS),
+``compare`` = 4 d + flags + 2 (the alignment step and the attention peak), ``pooled`` = 2 d."""
+
+_POSITION_SCALE = 4.0
+"""Steps between the expected premise positions of neighbouring hypothesis tokens are read
+through tanh(step / 4): small forward steps are the normal case, large backward ones are not."""
+
+
+class EntailmentWeightsError(RuntimeError):
+    """The entailment model's weights file is missing or does not match this code."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading text: tokens, their words, and the flags of each word
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return stem(word)
+
+
+@dataclass(frozen=True)
+class TextTokens:
+    """One text as the model reads it: WordLlama token ids and, per token, the word it belongs to.
+
+    ``words`` are the text's words as :func:`~pytest_rag.scoring.text.tokenize` finds them
+    (lower case, numbers normalised); ``word_of[i]`` is the index of token ``i``'s word, or -1
+    for a token outside any word (punctuation, a bare word boundary). ``word_flags`` holds the
+    hypothesis-independent flags of each word (number, negation, capitalised, stopword).
+    """
+
+    ids: IntArray
+    word_of: IntArray
+    words: tuple[str, ...]
+    stems: tuple[str, ...]
+    word_flags: FloatArray  # (n_words, 4): number, negation, capitalised (not initial), stopword
+
+    @property
+    def word_set(self) -> frozenset[str]:
+        return frozenset(self.words)
+
+    @property
+    def stem_set(self) -> frozenset[str]:
+        return frozenset(self.stems)
+
+
+def _words_with_offsets(text: str) -> list[tuple[str, int, int]]:
+    """Each word of ``tokenize(text)`` with its character span in ``text``."""
+    lowered = text.lower().replace("’", "'")
+    found: list[tuple[str, int, int]] = []
+    position = 0
+    for word in tokenize(text):
+        start = lowered.find(word, position)
+        if start < 0:  # pragma: no cover - tokenize reads the same lowered text
+            continue
+        found.append((word, start, start + len(word)))
+        position = start + len(word)
+    return found
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    """Whether the word at ``start`` opens the text or follows a sentence end (or a line break)."""
+    position = start - 1
+    while position >= 0 and text[position] in " \t\"'“‘(":
+        position -= 1
+    return position < 0 or text[position] in ".!?:\n"
+
+
+class Tokenizer:
+    """Turns texts into :class:`TextTokens` with WordLlama's tokenizer (the embedder's own)."""
+
+    def __init__(self, tokenizer: Any, vocabulary_size: int) -> None:
+        self._tokenizer = tokenizer
+        self._vocabulary_size = vocabulary_size
+
+    @classmethod
+    def of(cls, embedder: StaticEmbedder) -> Tokenizer:
+        """The tokenizer of the process's embedder (no second copy of WordLlama is loaded)."""
+        return cls(_embedder_tokenizer(embedder), _embedder_matrix(embedder).shape[0])
+
+    def read(self, texts: Sequence[str], limit: int) -> list[TextTokens]:
+        """Tokens of each text, cut after ``limit`` tokens."""
+        if not texts:
+            return []
+        encoded = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [
+            self._read_one(text, enc.ids, enc.offsets, limit)
+            for text, enc in zip(texts, encoded, strict=True)
+        ]
+
+    def _read_one(
+        self, text: str, ids: Sequence[int], offsets: Sequence[tuple[int, int]], limit: int
+    ) -> TextTokens:
+        words = _words_with_offsets(text)
+        owner = np.full(len(text) + 1, -1, dtype=np.int64)
+        for index, (_, start, end) in enumerate(words):
+            owner[start:end] = index
+        kept = [(i, o) for i, o in zip(ids, offsets, strict=True) if 0 <= i < self._vocabulary_size][:limit]
+        token_ids = np.array([i for i, _ in kept], dtype=np.int64)
+        # a token's last character names its word (its first may be the space before the word)
+        word_of = np.array(
+            [owner[max(end - 1, 0)] if end > start else -1 for _, (start, end) in kept], dtype=np.int64
+        )
+        keys: list[str] = []
+        flags = np.zeros((len(words), 4), dtype=np.float32)
+        for index, (word, start, _) in enumerate(words):
+            number = has_digit(word) or word in NUMBER_WORDS
+            keys.append(normalize_number(word) if number else word)
+            initial = _starts_sentence(text, start)
+            flags[index] = (
+                float(number),
+                float(word in NEGATION_WORDS),
+                float(text[start].isupper() and not initial),
+                float(word in STOPWORDS),
+            )
+        return TextTokens(token_ids, word_of, tuple(keys), tuple(_stem(k) for k in keys), flags)
+
+
+def token_flags(text: TextTokens, premise: TextTokens | None) -> FloatArray:
+    """``TOKEN_FLAGS`` of every token of ``text``: compared with ``premise`` for a hypothesis,
+    or ``None`` for a premise (the pair flags are then zero)."""
+    n_words = len(text.words)
+    per_word = np.zeros((n_words + 1, len(TOKEN_FLAGS)), dtype=np.float32)  # last row: no word
+    if n_words:
+        number, negation, capital, stop = text.word_flags.T
+        per_word[:n_words, 2] = number
+        per_word[:n_words, 4] = negation
+        per_word[:n_words, 6] = stop
+        if premise is not None:
+            words, stems = premise.word_set, premise.stem_set
+            exact = np.array([w in words for w in text.words], dtype=np.float32)
+            by_stem = np.array([s in stems for s in text.stems], dtype=np.float32) * (1.0 - exact)
+            per_word[:n_words, 0] = exact
+            per_word[:n_words, 1] = by_stem
+            per_word[:n_words, 3] = number * (1.0 - exact)
+            per_word[:n_words, 5] = capital * (1.0 - exact) * (1.0 - by_stem)
+    per_word[n_words, 7] = 1.0
+    flags: FloatArray = per_word[text.word_of]  # word_of == -1 picks the last row
+    return flags
+
+
+# ---------------------------------------------------------------------------------------------
+# Batching pairs into padded arrays
+
+
+@dataclass(frozen=True)
+class PairBatch:
+    """Padded arrays for a batch of pairs; premises are stored once each and shared by index."""
+
+    premise_ids: IntArray  # (U, Lp)
+    premise_flags: FloatArray  # (U, Lp, F)
+    premise_mask: FloatArray  # (U, Lp)
+    hypothesis_ids: IntArray  # (B, Lh)
+    hypothesis_flags: FloatArray  # (B, Lh, F)
+    hypothesis_mask: FloatArray  # (B, Lh)
+    premise_of: IntArray  # (B,) row of each pair's premise
+
+
+def _pad(rows: Sequence[IntArray], flags: Sequence[FloatArray]) -> tuple[IntArray, FloatArray, FloatArray]:
+    width = max([len(r) for r in rows] + [1])
+    ids = np.zeros((len(rows), width), dtype=np.int64)
+    padded = np.zeros((len(rows), width, len(TOKEN_FLAGS)), dtype=np.float32)
+    mask = np.zeros((len(rows), width), dtype=np.float32)
+    for row, (r, f) in enumerate(zip(rows, flags, strict=True)):
+        ids[row, : len(r)] = r
+        padded[row, : len(r)] = f
+        mask[row, : len(r)] = 1.0
+    return ids, padded, mask
+
+
+def batch_pairs(tokenizer: Tokenizer, pairs: Sequence[tuple[str, str]]) -> PairBatch:
+    """Read ``(premise, hypothesis)`` pairs into a :class:`PairBatch` (each distinct premise once)."""
+    distinct = list(dict.fromkeys(p for p, _ in pairs))
+    row_of = {p: i for i, p in enumerate(distinct)}
+    premises = tokenizer.read(distinct, MAX_PREMISE_TOKENS)
+    hypotheses = tokenizer.read([h for _, h in pairs], MAX_HYPOTHESIS_TOKENS)
+    return assemble_batch(premises, hypotheses, np.array([row_of[p] for p, _ in pairs], dtype=np.int64))
+
+
+def assemble_batch(
+    premises: Sequence[TextTokens], hypotheses: Sequence[TextTokens], premise_of: IntArray
+) -> PairBatch:
+    """A :class:`PairBatch` of read texts: hypothesis ``i`` is compared with ``premises[premise_of[i]]``."""
+    p_ids, p_flags, p_mask = _pad([t.ids for t in premises], [token_flags(t, None) for t in premises])
+    h_ids, h_flags, h_mask = _pad(
+        [t.ids for t in hypotheses],
+        [token_flags(h, premises[row]) for h, row in zip(hypotheses, premise_of, strict=True)],
+    )
+    return PairBatch(p_ids, p_flags, p_mask, h_ids, h_flags, h_mask, premise_of)
+
+
+# ---------------------------------------------------------------------------------------------
+# The forward pass
+
+
+def _relu(x: FloatArray) -> FloatArray:
+    out: FloatArray = np.maximum(x, 0.0)
+    return out
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The real tokens of a padded batch (texts fill their rows from the left), as flat rows:
+    the model computes on these alone, so a short text costs no more for sharing a batch with a
+    long one."""
+
+    at: tuple[IntArray, IntArray]  # (text, position) of each real token, in order
+    opens: npt.NDArray[np.bool_]  # the token is its text's first
+    closes: npt.NDArray[np.bool_]  # the token is its text's last
+    shape: tuple[int, int]
+
+    @classmethod
+    def of(cls, mask: FloatArray) -> _Rows:
+        texts, positions = np.nonzero(mask > 0)
+        lengths = (mask > 0).sum(axis=1)
+        return cls((texts, positions), positions == 0, positions == lengths[texts] - 1, mask.shape)
+
+    def padded(self, flat: FloatArray) -> FloatArray:
+        """Flat rows back in their (text, position) places, zeros elsewhere."""
+        out = np.zeros((*self.shape, *flat.shape[1:]), dtype=np.float32)
+        out[self.at] = flat
+        return out
+
+
+def _conv3(x: FloatArray, weight: FloatArray, bias: FloatArray, rows: _Rows) -> FloatArray:
+    """Width-3 convolution along each text of the flat rows ``x`` (zero beyond a text's ends):
+    ``out[t] = x[t-1] @ weight[0] + x[t] @ weight[1] + x[t+1] @ weight[2] + bias``."""
+    out: FloatArray = x @ weight[1] + bias
+    from_before = x[:-1] @ weight[0]
+    from_after = x[1:] @ weight[2]
+    out[1:] += np.where(rows.opens[1:, None], np.float32(0.0), from_before)
+    out[:-1] += np.where(rows.closes[:-1, None], np.float32(0.0), from_after)
+    return out
+
+
+def _encode(projected: FloatArray, flags: FloatArray, rows: _Rows, w: Mapping[str, FloatArray]) -> FloatArray:
+    """Token encodings of flat rows: projected word vector and flags, plus a width-3
+    convolution of them."""
+    base = _relu(projected + flags @ w["w_flags"] + w["b_in"])
+    return base + _relu(_conv3(base, w["w_conv"], w["b_conv"], rows))
+
+
+def forward(
+    projected_vocabulary: FloatArray, weights: Mapping[str, FloatArray], batch: PairBatch
+) -> FloatArray:
+    """P(entailed) for every pair of ``batch``.
+
+    ``projected_vocabulary`` is WordLlama's token matrix times ``w_in`` (computed once at load,
+    since every token vector passes through that projection first). Token-wise steps run on the
+    real tokens only (:class:`_Rows`); the alignment, which compares every hypothesis token with
+    every premise token, runs on padded arrays with the padding masked out.
+    """
+    w = weights
+    if len(batch.premise_of) == 0:
+        return np.zeros(0, dtype=np.float32)
+    p_rows, h_rows = _Rows.of(batch.premise_mask), _Rows.of(batch.hypothesis_mask)
+    prem_flat = _encode(
+        projected_vocabulary[batch.premise_ids[p_rows.at]], batch.premise_flags[p_rows.at], p_rows, w
+    )
+    h_flags = batch.hypothesis_flags[h_rows.at]
+    hyp_flat = _encode(projected_vocabulary[batch.hypothesis_ids[h_rows.at]], h_flags, h_rows, w)
+    prem = p_rows.padded(prem_flat)[batch.premise_of]  # (B, Lp, d)
+    prem_mask = batch.premise_mask[batch.premise_of]  # (B, Lp)
+
+    scores = h_rows.padded(hyp_flat @ w["w_att"]) @ prem.transpose(0, 2, 1)  # (B, Lh, Lp)
+    scores = np.where(prem_mask[:, None, :] > 0, scores, np.float32(-1e9))
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    attention = np.exp(scores)
+    attention = attention / attention.sum(axis=-1, keepdims=True)
+    aligned = (attention @ prem)[h_rows.at]  # flat rows of the hypotheses
+    position = attention @ np.arange(prem.shape[1], dtype=np.float32)  # (B, Lh)
+    step = np.zeros_like(position)
+    step[:, 1:] = np.tanh((position[:, 1:] - position[:, :-1]) / _POSITION_SCALE)
+    peak = attention.max(axis=-1)
+
+    compared = np.concatenate(
+        [
+            hyp_flat,
+            aligned,
+            hyp_flat - aligned,
+            hyp_flat * aligned,
+            h_flags,
+            step[h_rows.at][:, None],
+            peak[h_rows.at][:, None],
+        ],
+        axis=-1,
+    )
+    local = _relu(compared @ w["w_cmp1"] + w["b_cmp1"])
+    local = _relu(local @ w["w_cmp2"] + w["b_cmp2"])
+    local = h_rows.padded(local + _relu(_conv3(local, w["w_mix"], w["b_mix"], h_rows)))
+
+    counts = np.maximum(batch.hypothesis_mask.sum(axis=1, keepdims=True), 1.0)
+    pooled = np.concatenate([local.sum(axis=1) / counts, local.max(axis=1)], axis=-1)
+    hidden = _relu(pooled @ w["w_out1"] + w["b_out1"])
+    logits = hidden @ w["w_out2"] + w["b_out2"]
+    probabilities: FloatArray = (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)
+    return probabilities
+
+
+# ---------------------------------------------------------------------------------------------
+# The model as the judge uses it
+
+
+def _embedder_tokenizer(embedder: StaticEmbedder) -> Any:
+    # The embedder owns WordLlama's tokenizer and matrix; reading them here keeps one copy per process.
+    return embedder._tokenizer
+
+
+def _embedder_matrix(embedder: StaticEmbedder) -> FloatArray:
+    matrix: FloatArray = embedder._matrix
+    return matrix
+
+
+def read_weights(data: bytes) -> tuple[dict[str, FloatArray], dict[str, Any]]:
+    """Arrays (as float32) and metadata of a weights file's bytes; refuses a file that does not
+    match this code (other flags, other format version, missing or misshapen arrays)."""
+    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+        stored = {name: archive[name] for name in archive.files}
+    if "meta" not in stored:
+        raise EntailmentWeightsError("the entailment weights file has no metadata")
+    meta: dict[str, Any] = json.loads(bytes(stored.pop("meta")).decode("utf-8"))
+    if meta.get("format") != FORMAT_VERSION or tuple(meta.get("token_flags", ())) != TOKEN_FLAGS:
+        raise EntailmentWeightsError(
+            f"the entailment weights file was written for another version of this model (format "
+            f"{meta.get('format')}, flags {meta.get('token_flags')}); retrain it with scripts/train_entailment.py"
+        )
+    missing = sorted(set(PARAMETER_SHAPES) - set(stored))
+    if missing:
+        raise EntailmentWeightsError(f"the entailment weights file lacks {', '.join(missing)}")
+    weights = {name: stored[name].astype(np.float32) for name in PARAMETER_SHAPES}
+    d = weights["b_in"].shape[0]
+    sizes = {"d": d, "3": 3, "embed": weights["w_in"].shape[0], "flags": len(TOKEN_FLAGS)}
+    sizes["compare"] = 4 * d + len(TOKEN_FLAGS) + 2
+    sizes["pooled"] = 2 * d
+    for name, axes in PARAMETER_SHAPES.items():
+        expected = tuple(sizes[a] for a in axes)
+        if weights[name].shape != expected:
+            raise EntailmentWeightsError(
+                f"entailment weight {name} has shape {weights[name].shape}, not {expected}"
+            )
+    return weights, meta
+
+
+class EntailmentModel:
+    """P(premise entails hypothesis) for batches of pairs; see the module docstring."""
+
+    def __init__(
+        self, embedder: StaticEmbedder, weights: Mapping[str, FloatArray], meta: Mapping[str, Any]
+    ) -> None:
+        matrix = _embedder_matrix(embedder)
+        if matrix.shape[1] != weights["w_in"].shape[0]:
+            raise EntailmentWeightsError(
+                f"the entailment weights expect {weights['w_in'].shape[0]}-d token vectors; the embedder has {matrix.shape[1]}"
+            )
+        self._weights = {name: np.asarray(a, dtype=np.float32, order="C") for name, a in weights.items()}
+        self._projected: FloatArray = np.ascontiguousarray(matrix @ self._weights["w_in"], dtype=np.float32)
+        self._tokenizer = Tokenizer.of(embedder)
+        self.meta: Mapping[str, Any] = dict(meta)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, embedder: StaticEmbedder | None = None) -> EntailmentModel:
+        """A model from a weights file's bytes (the process's embedder unless one is given)."""
+        weights, meta = read_weights(data)
+        return cls(embedder if embedder is not None else load_embedder(), weights, meta)
+
+    def probabilities(self, pairs: Sequence[tuple[str, str]], batch_size: int = 64) -> FloatArray:
+        """P(entailed) of each ``(premise, hypothesis)`` pair, in order.
+
+        An empty hypothesis claims nothing and gets 1.0; an empty premise supports nothing and
+        gets 0.0 (when the hypothesis has words). Long texts are read up to
+        ``MAX_PREMISE_TOKENS`` / ``MAX_HYPOTHESIS_TOKENS`` tokens.
+        """
+        out = np.zeros(len(pairs), dtype=np.float32)
+        for start in range(0, len(pairs), batch_size):
+            chunk = pairs[start : start + batch_size]
+            batch = batch_pairs(self._tokenizer, chunk)
+            out[start : start + len(chunk)] = forward(self._projected, self._weights, batch)
+            no_hypothesis = batch.hypothesis_mask.sum(axis=1) == 0
+            no_premise = batch.premise_mask[batch.premise_of].sum(axis=1) == 0
+            out[start : start + len(chunk)][no_premise] = 0.0
+            out[start : start + len(chunk)][no_hypothesis] = 1.0
+        return out
+
+    def probability(self, premise: str, hypothesis: str) -> float:
+        """P(entailed) of one pair."""
+        return float(self.probabilities([(premise, hypothesis)])[0])
+
+
+_INSTANCE: EntailmentModel | None = None
+_INSTANCE_LOCK = threading.Lock()
+
+
+def _packaged_weights() -> bytes:
+    resource = resources.files("pytest_rag.judges.local").joinpath(WEIGHTS_FILE)
+    if not resource.is_file():
+        raise EntailmentWeightsError(
+            f"The offline judge's entailment weights ({WEIGHTS_FILE}) are missing from the installed "
+            "pytest_rag package. pytest-rag never downloads weights: reinstall the wheel "
+            "(`pip install --force-reinstall pytest-rag`), or rebuild the file with "
+            "`python scripts/train_entailment.py --data DIR --write`."
+        )
+    return resource.read_bytes()
+
+
+def load_entailment_model() -> EntailmentModel:
+    """The process-wide entailment model, loaded on first use from the package's weights file."""
+    global _INSTANCE
+    if _INSTANCE is None:
+        with _INSTANCE_LOCK:
+            if _INSTANCE is None:
+                _INSTANCE = EntailmentModel.from_bytes(_packaged_weights())
+    return _INSTANCE
