@@ -24,6 +24,8 @@ from .inputs import ContextLike, Sample, coerce_sample
 from .metrics.citation import CitationHelpers
 from .metrics.consistency import ConsistencyHelpers
 from .metrics.context_use import ContextUseHelpers
+from .metrics.conversation import ConversationHelpers
+from .metrics.expectations import ExpectationHelpers
 from .metrics.grounding import GroundingHelpers
 from .metrics.nuggets import NuggetsHelpers
 from .metrics.reference import ReferenceHelpers
@@ -58,6 +60,8 @@ class RagJudge(
     CitationHelpers,
     RubricHelpers,
     ConsistencyHelpers,
+    ConversationHelpers,
+    ExpectationHelpers,
 ):
     """Judged assertions for one test. Obtain it through the ``rag_judge`` fixture."""
 
