@@ -17,6 +17,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .cases.run import CaseHelpers
 from .errors import InputError, RagError
 from .failures import RagAssertionError, describe
 from .helper_forms import Check, score_form
@@ -62,6 +63,7 @@ class RagJudge(
     ConsistencyHelpers,
     ConversationHelpers,
     ExpectationHelpers,
+    CaseHelpers,
 ):
     """Judged assertions for one test. Obtain it through the ``rag_judge`` fixture."""
 

@@ -112,8 +112,19 @@ class PassageRecall(Metric):
         read_expected(options, self.name)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        expected = read_expected(options, self.name)
+        if (
+            sample.contexts
+            and all(c.id is None for c in sample.contexts)
+            and all(p.text is None for p in expected)
+        ):
+            raise InputError(
+                f"{self.name}: the expected passages are given by id only, and the retrieved contexts carry "
+                "no ids, so none can be found: return the contexts with their ids, or give the expected "
+                "passages' text"
+            )
         rows = []
-        for passage in read_expected(options, self.name):
+        for passage in expected:
             rank = next(
                 (i for i, chunk in enumerate(sample.contexts, start=1) if is_same_passage(passage, chunk)),
                 None,
