@@ -286,3 +286,21 @@ def test_case_items_run_on_xdist_workers_and_one_summary_counts_them_all(suite: 
         "tests/support.rag.jsonl::refund-time",
     ]
     assert len(rows) == 6
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "conftest_examples"
+
+
+def test_the_example_suite_with_its_case_files_is_green(pytester: pytest.Pytester) -> None:
+    """The README's first command: the example's Python tests, its hand-written case file and the
+    generated one it reviewed, all judged offline."""
+    result = pytester.runpytest(
+        str(EXAMPLES / "tests" / "rag"), "-p", "no:cacheprovider", "--rootdir", str(EXAMPLES), "-v"
+    )
+    result.assert_outcomes(passed=22, xfailed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*tests/rag/generated.rag.jsonl::numbers-email-requests-answered-hours PASSED*",
+            "*tests/rag/support.rag.jsonl::versions-chat PASSED*",
+        ]
+    )

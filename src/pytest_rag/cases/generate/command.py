@@ -294,7 +294,8 @@ def _words(question: str) -> set[str]:
 
 
 def _case_id(kind: str, question: str, taken: set[str]) -> str:
-    slug = "-".join(re.sub(r"[^a-z0-9]+", "", w) for w in content_words(tokenize(question))[:6]).strip("-")
+    words = content_words(tokenize(question.removeprefix("Is it true that ")))
+    slug = "-".join(re.sub(r"[^a-z0-9]+", "", w) for w in words[:6]).strip("-")
     base = f"{kind.replace('_', '-')}-{re.sub(r'-+', '-', slug) or 'case'}"
     ident, n = base, 1
     while ident in taken:

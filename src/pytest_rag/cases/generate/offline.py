@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Sequence
 
-from ...scoring.text import split_sentences, stem, tokenize
+from ...scoring.text import STOPWORDS, split_sentences, stem, tokenize
 from .kinds import Target
 from .passages import Passage
 
@@ -45,6 +45,23 @@ _AUXILIARIES_TEXT = """
     is are was were can could will would should may might must has have had does do did
 """
 _AUXILIARIES = frozenset(_AUXILIARIES_TEXT.split())
+_SUBORDINATORS = frozenset(
+    {
+        "when",
+        "if",
+        "after",
+        "before",
+        "while",
+        "because",
+        "although",
+        "since",
+        "once",
+        "as",
+        "where",
+        "unless",
+        "until",
+    }
+)
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _SPELLED = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred"
@@ -99,6 +116,8 @@ def _lower_first(text: str, names: Collection[str]) -> str:
     """``text`` with its first word lower-cased, unless it is a name of the documents or starts one
     ("Nimbus Drive keeps ..."), or is an abbreviation ("TLS")."""
     first, _, rest = text.partition(" ")
+    if first.lower() in STOPWORDS:
+        return text[:1].lower() + text[1:]
     starts_a_name = rest[:1].isupper() and rest.split(" ", 1)[0] in names
     abbreviation = len(first) > 1 and first.isupper()
     return text if first in names or starts_a_name or abbreviation else text[:1].lower() + text[1:]
@@ -113,7 +132,8 @@ def yes_no_question(sentence: str, names: Collection[str]) -> tuple[str, str]:
     "not" after it dropped: the sentence then answers "no"), else "Is it true that ...?". The
     reference is the sentence."""
     words = _statement(sentence).split()
-    for k, word in enumerate(words[1:9], start=1):
+    subordinate = words[0].lower() in _SUBORDINATORS  # "When the quota is full, ...": no inversion
+    for k, word in enumerate([] if subordinate else words[1:9], start=1):
         if word.lower() in _AUXILIARIES:
             negated = k + 1 < len(words) and words[k + 1].lower() in ("not", "never")
             rest = words[k + 2 :] if negated else words[k + 1 :]
