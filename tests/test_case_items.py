@@ -267,13 +267,15 @@ def test_a_dry_run_skips_the_cases_it_counted(
 def test_case_scores_can_be_snapshotted(suite: pytest.Pytester) -> None:
     suite.makeini("[pytest]\ntestpaths = tests\nrag_case_snapshot = true\n")
     case_file(suite, CASES[:1])
-    first = suite.runpytest("-p", "no:cacheprovider", "--snapshot-update")
-    first.assert_outcomes(passed=1)
-    stored = (suite.path / "tests" / "__snapshots__" / "support.rag.ambr").read_text()
+    suite.runpytest("-p", "no:cacheprovider", "--snapshot-update").assert_outcomes(passed=1)
+    snapshot = suite.path / "tests" / "__snapshots__" / "support.rag.ambr"
+    stored = snapshot.read_text()
     assert "# name: refund-time" in stored and stored.count("pytest-rag score") == 4  # one per check
-    again = suite.runpytest("-p", "no:cacheprovider")
-    again.assert_outcomes(passed=1)
-    again.stdout.fnmatch_lines(["1 snapshot passed."])
+    suite.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    snapshot.write_text(stored.replace("score: 5", "score: 2", 1))  # as if faithfulness had scored 2 before
+    drifted = suite.runpytest("-p", "no:cacheprovider")
+    drifted.assert_outcomes(failed=1)
+    drifted.stdout.fnmatch_lines(["*faithfulness by local: score rose from 2 to 5 on the 1-5 scale*"])
 
 
 def test_case_items_run_on_xdist_workers_and_one_summary_counts_them_all(suite: pytest.Pytester) -> None:

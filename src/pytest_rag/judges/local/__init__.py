@@ -19,6 +19,6 @@ The modules:
   :mod:`.negation`, :mod:`.comparisons`, :mod:`.names`, :mod:`.slots`, :mod:`.unbacked`, with the word
   lists they share in :mod:`.opposites`, :mod:`.normalise` (name and date forms, ``name_forms.json``)
   and :mod:`.conversational_register` (first person and chat words);
-* :mod:`.framing` (sentences about the answer itself) and :mod:`.question` (short answers read with
-  their question).
+* :mod:`.framing` (sentences about the answer itself), :mod:`.question` (short answers read with
+  their question) and :mod:`.dialogue` (a conversation's turn read with the turns before it).
 """
