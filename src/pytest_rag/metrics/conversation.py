@@ -29,7 +29,7 @@ from ..inputs import ContextLike, Sample
 from ..results import Evidence, Highlights
 from .base import Asker, Scale, Scored
 from .judging import SingleJudgment, judge_request
-from .prompts import REASONING, SCORE_REASONING, Template, block, context_blocks
+from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict, Template, block, context_blocks
 
 ROLES = ("user", "assistant")
 
@@ -111,6 +111,24 @@ class ConversationMetric(SingleJudgment):
     def turn_blocks(self, sample: Sample) -> list[str]:
         blocks = [block("question", sample.question)] if sample.question else []
         return [*blocks, block("answer", sample.answer)]
+
+
+class ConversationCheck(ConversationMetric):
+    """A 0/1 judgment of the latest answer against earlier messages: 1 when the verdict's ``holds``
+    field is true; the statements its ``findings`` field lists are the evidence."""
+
+    scale = Scale(0, 1)
+    default_threshold = 1
+    required = ("answer",)
+    holds: ClassVar[str]
+    findings: ClassVar[str]
+
+    def scored(self, verdict: Any) -> Scored:
+        return Scored(
+            score=1.0 if getattr(verdict, self.holds) else 0.0,
+            reasons=verdict.reasoning,
+            evidence=ConversationEvidence(statements=list(getattr(verdict, self.findings))),
+        )
 
 
 class ConversationEvidence(Evidence):
@@ -256,8 +274,7 @@ KNOWLEDGE_RETENTION = Template(
 )
 
 
-class RetentionVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
+class RetentionVerdict(ReasonedVerdict):
     forgotten: list[str] = Field(
         description="what the user established earlier that the latest answer contradicts, ignores or asks "
         "for again; empty if none"
@@ -265,7 +282,7 @@ class RetentionVerdict(BaseModel):
     retains: bool = Field(description="true when the latest answer keeps to everything the user established")
 
 
-class KnowledgeRetention(ConversationMetric):
+class KnowledgeRetention(ConversationCheck):
     """Does the latest answer keep to what the user told the assistant in earlier turns?
 
     DeepEval's knowledge retention, judged per turn: 1 when the answer neither contradicts, ignores
@@ -273,19 +290,10 @@ class KnowledgeRetention(ConversationMetric):
     """
 
     name = "knowledge_retention"
-    scale = Scale(0, 1)
-    default_threshold = 1
-    required = ("answer",)
     needs_history = "user"
     template = KNOWLEDGE_RETENTION
     verdict = RetentionVerdict
-
-    def scored(self, verdict: RetentionVerdict) -> Scored:
-        return Scored(
-            score=1.0 if verdict.retains else 0.0,
-            reasons=verdict.reasoning,
-            evidence=ConversationEvidence(statements=verdict.forgotten),
-        )
+    holds, findings = "retains", "forgotten"
 
 
 # -- conversation consistency ------------------------------------------------------------------
@@ -309,8 +317,7 @@ CONVERSATION_CONSISTENCY = Template(
 )
 
 
-class ConsistencyVerdict(BaseModel):
-    reasoning: str = Field(description=REASONING)
+class ConsistencyVerdict(ReasonedVerdict):
     contradictions: list[str] = Field(
         description="statements of the latest answer that contradict an earlier answer of the assistant; "
         "empty if none"
@@ -318,23 +325,14 @@ class ConsistencyVerdict(BaseModel):
     consistent: bool = Field(description="true when the latest answer agrees with every earlier answer")
 
 
-class ConversationConsistency(ConversationMetric):
+class ConversationConsistency(ConversationCheck):
     """Does the latest answer agree with the assistant's own earlier answers? 1 or 0."""
 
     name = "conversation_consistency"
-    scale = Scale(0, 1)
-    default_threshold = 1
-    required = ("answer",)
     needs_history = "assistant"
     template = CONVERSATION_CONSISTENCY
     verdict = ConsistencyVerdict
-
-    def scored(self, verdict: ConsistencyVerdict) -> Scored:
-        return Scored(
-            score=1.0 if verdict.consistent else 0.0,
-            reasons=verdict.reasoning,
-            evidence=ConversationEvidence(statements=verdict.contradictions),
-        )
+    holds, findings = "consistent", "contradictions"
 
 
 class ConversationHelpers:
