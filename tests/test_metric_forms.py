@@ -38,6 +38,13 @@ ARGUMENTS: Mapping[str, Any] = {
     "citations": [("Refunds take five business days.", ["1"])],
     "rubric": {1: "wrong", 5: "right"},
     "answers": ["Five days.", "Five business days."],
+    "answer": "Refunds take five business days.",
+    "contexts": ["Refunds are processed within five business days."],
+    "history": [
+        {"role": "user", "content": "My name is Ana."},
+        {"role": "assistant", "content": "Hello Ana, refunds need approval."},
+    ],
+    "expected": [{"text": "Refunds are processed within five business days."}],
 }
 
 FORMS = {

@@ -136,9 +136,13 @@ JUDGED = [
         if m.name == "citation"
         else {"answers": [INJECTION, "x"]}
         if m.name == "consistency"
+        else {
+            "history": [{"role": "user", "content": INJECTION}, {"role": "assistant", "content": INJECTION}]
+        }
+        if "history" in m.options
         else {}
     ]
-    if m.name not in ("consistency", "semantic_similarity")  # no prompt: embeddings only
+    if m.name not in ("consistency", "semantic_similarity", "passage_recall")  # no prompt
 ]
 
 
@@ -166,6 +170,7 @@ def test_an_injected_instruction_stays_inside_its_data_block(
                 user.rfind("<statement", 0, start),
                 user.rfind("<response>", 0, start),
                 user.rfind("<reference>", 0, start),
+                user.rfind("<message", 0, start),
             )
             assert opening != -1
             tag = user[opening + 1 : user.index(">", opening)].split()[0]

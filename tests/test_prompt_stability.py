@@ -53,6 +53,12 @@ STATEMENTS = [
     "Refunds need approval first.",
 ]
 
+#: The earlier messages the conversation metrics read (a statement of the user's, an answer).
+HISTORY = [
+    {"role": "user", "content": "I bought a lamp on 3 May. How do refunds work?"},
+    {"role": "assistant", "content": "Refunds are approved first and then paid back."},
+]
+
 #: (label, metric name, mode, options): every catalog entry once with the options it needs, then the
 #: options that change what a metric asks.
 VARIANTS: list[tuple[str, str, str, dict[str, Any]]] = [
@@ -84,6 +90,16 @@ VARIANTS: list[tuple[str, str, str, dict[str, Any]]] = [
         ("consistency", "default", {"answers": [SAMPLE.answer, "Five business days, to your card."]}),
         ("consistency", "lexical", {"answers": [SAMPLE.answer, "Five business days, to your card."]}),
         ("rubric", "default", {"rubric": {1: "wrong", 3: "incomplete", 5: "right and complete"}}),
+        ("turn_faithfulness", "default", {"history": HISTORY}),
+        ("turn_relevancy", "default", {"history": HISTORY}),
+        ("knowledge_retention", "default", {"history": HISTORY}),
+        ("conversation_consistency", "default", {"history": HISTORY}),
+        (
+            "passage_recall",
+            "default",
+            {"expected": ["policy-7", {"text": "Our office is closed on holidays."}]},
+        ),
+        ("abstention", "default", {}),
     ]
 ] + [
     ("faithfulness[claims] batch_size=2", "faithfulness", "claims", {"batch_size": 2}),
@@ -325,6 +341,25 @@ PINNED_KEYS: dict[str, list[tuple[str, str]]] = {
     "rubric[default] criteria": [
         ("rubric.score", "0f691c0265aecb27ebbe4657437f51d3bb4e06666b77a76a3f7dcb66d8f5f16c"),
     ],
+    "turn_faithfulness[default]": [
+        ("turn_faithfulness.single", "683ac4b68e4aadde6b2768df2fb763649efc23aa4716cd674344742963a48e8d"),
+    ],
+    "turn_relevancy[default]": [
+        ("turn_relevancy.single", "dd9a37183a877cc49676944b55bda00ead96098e07ac348de1cd68bbc9bedc22"),
+    ],
+    "knowledge_retention[default]": [
+        ("knowledge_retention.check", "716ed3e203fa22c66c7862a834d0c7c9fb3299e185cd90546cc82df0db01f94e"),
+    ],
+    "conversation_consistency[default]": [
+        (
+            "conversation_consistency.check",
+            "5cd5d339626039fd295c9aa1133c37f82bba050ed7bc56b32615f9b3cf523e84",
+        ),
+    ],
+    "passage_recall[default]": [],
+    "abstention[default]": [
+        ("no_answer.attempted", "bd269a8e9e152b1c33fa2fda1c3e0b05be7fc893f03fd4f28e7e68cbbf6d061a"),
+    ],
 }
 
 #: label -> digest of the task kinds and inputs of every request the variant asks.
@@ -360,6 +395,12 @@ PINNED_TASKS: dict[str, str] = {
     "context_precision[default] per_passage": "237d135d869bb77a4e18f27dcde2e6cd0f51f9fc512636314687fe6f3cee5d72",
     "nuggets[default] umbrela_grades": "d1b5fd6b232450bd8c564450048fc1aaa10547875a057503d103ac5a51cc02e7",
     "rubric[default] criteria": "823dea555404652de95c8858f4080ad5b43963435195a957d55a0861cc080bae",
+    "turn_faithfulness[default]": "fc60598b5cd6a219cfb8963e0d076022447b9b7a70bec8be80cffcb6da350cc4",
+    "turn_relevancy[default]": "155ca2c968a1f54a1f95cf3740159308390741cb1c62aab53549f82773d284c0",
+    "knowledge_retention[default]": "c341b997e9bc2414ffe705ba6c4c6444e1f5b2dac658586687d2ed64b48351e9",
+    "conversation_consistency[default]": "0406398b66cf08709276c3a07d5db2666f8cc8822c638dc3148a3e3f94849ddb",
+    "passage_recall[default]": "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
+    "abstention[default]": "9e08a5ebe02aaefc61119c876003d0188840fe91af17432b6f22e99b5425cf55",
 }
 
 

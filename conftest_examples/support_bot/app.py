@@ -22,5 +22,5 @@ def answer(question: str, passages: list[Passage], max_sentences: int = 2) -> st
     candidates.sort(reverse=True)
     best = [c for c in candidates[:max_sentences] if c[0] > 0]
     if not best:
-        return "I could not find this in the help centre."
+        return "I cannot find this in the help centre."
     return " ".join(sentence for *_, sentence in best)

@@ -25,6 +25,7 @@ _STOP = frozenset(
         "does",
         "for",
         "from",
+        "get",
         "how",
         "i",
         "in",

@@ -6,6 +6,8 @@
     pytest-rag merge SHARD.json... [--report OUT] [--html OUT] [--fail-under M=V] [--baseline FILE]
                                                      one verdict from the results files of CI shards
     pytest-rag batch status|wait|cancel [--cache-dir DIR]   the provider batches of --rag-batch
+    pytest-rag generate DOCS -o FILE.rag.jsonl [--count N] [--kinds K=W,...] [--seed S] [--judge SPEC]
+                                                     a case file from a folder of documents
 
 Each command group registers itself in :data:`COMMAND_GROUPS`, so a later group (e.g. ``plot``) is
 one function that adds its sub-parser; nothing else changes. Errors are one line on stderr naming
@@ -19,6 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from .cases.generate.command import add_generate_command
 from .engine.batch.cli import add_batch_commands
 from .engine.cache import add_cache_dir_argument
 from .errors import RagError
@@ -60,6 +63,7 @@ COMMAND_GROUPS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParse
     add_plot_command,
     add_merge_command,
     add_batch_commands,
+    add_generate_command,
 ]
 
 

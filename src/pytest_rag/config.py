@@ -48,6 +48,7 @@ class RagSettings:
     html_path: Path | None = None
     batch: BatchSettings = field(default_factory=BatchSettings)
     pass_on: str = "score"
+    cases: CaseSettings = field(default_factory=lambda: CaseSettings())
 
 
 def add_options(parser: Any) -> None:
@@ -192,6 +193,7 @@ def add_options(parser: Any) -> None:
     add_regression_options(group, parser)
     add_batch_options(group, parser)
     add_pass_on_options(group, parser)
+    add_case_options(parser)
 
 
 def add_threshold_options(parser: Any, names: Sequence[str]) -> None:
@@ -328,6 +330,7 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
         html_path=_path_option(config, "rag_html", "rag_html"),
         batch=read_batch_settings(config, cache_mode),
         pass_on=read_pass_on(config),
+        cases=read_case_settings(config),
     )
 
 
@@ -552,3 +555,72 @@ def read_pass_on(config: Any) -> str:
     if value is not None and value not in PASS_ON:
         raise ConfigError(f"ini option rag_pass_on must be one of {', '.join(PASS_ON)}, got {value!r}")
     return value or "score"
+
+
+# -- case files (docs/cases.md) ------------------------------------------------------------------------
+
+DEFAULT_CASE_METRICS = ("faithfulness", "answer_relevancy", "context_recall", "passage_recall")
+DEFAULT_TURN_METRICS = (
+    "turn_faithfulness",
+    "turn_relevancy",
+    "knowledge_retention",
+    "conversation_consistency",
+)
+
+
+@dataclass(frozen=True)
+class CaseSettings:
+    """The suite's defaults for the cases of case files: the metrics a case without its own is held
+    to (those that apply to what it holds), per question and per conversation turn, and whether its
+    scores are snapshotted."""
+
+    metrics: tuple[str, ...] = DEFAULT_CASE_METRICS
+    turn_metrics: tuple[str, ...] = DEFAULT_TURN_METRICS
+    snapshot: bool = False
+
+
+def add_case_options(parser: Any) -> None:
+    parser.addini(
+        "rag_case_metrics",
+        "metrics of a case without its own, where they apply (default: "
+        + " ".join(DEFAULT_CASE_METRICS)
+        + ")",
+        type="args",
+        default=[],
+    )
+    parser.addini(
+        "rag_case_turn_metrics",
+        "metrics of each turn of a conversation case without its own (default: "
+        + " ".join(DEFAULT_TURN_METRICS)
+        + ")",
+        type="args",
+        default=[],
+    )
+    parser.addini(
+        "rag_case_snapshot",
+        "compare every case's scores with a snapshot (syrupy)",
+        type="bool",
+        default=False,
+    )
+
+
+def read_case_settings(config: Any) -> CaseSettings:
+    from .cases import parse_metric_label
+
+    found: dict[str, tuple[str, ...]] = {}
+    for ini, default in (
+        ("rag_case_metrics", DEFAULT_CASE_METRICS),
+        ("rag_case_turn_metrics", DEFAULT_TURN_METRICS),
+    ):
+        labels = tuple(str(label) for label in config.getini(ini)) or default
+        for label in labels:
+            try:
+                parse_metric_label(label)
+            except ValueError as exc:
+                raise ConfigError(f"ini option {ini}: {exc}") from None
+        found[ini] = labels
+    return CaseSettings(
+        metrics=found["rag_case_metrics"],
+        turn_metrics=found["rag_case_turn_metrics"],
+        snapshot=bool(config.getini("rag_case_snapshot")),
+    )

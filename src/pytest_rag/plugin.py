@@ -9,11 +9,13 @@ judges, cache, numpy and the SDKs after that. Every pytest process pays for what
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from . import config as rag_config
+from .cases import is_case_file
 
 if TYPE_CHECKING:
     from .config import RagSettings
@@ -23,6 +25,11 @@ if TYPE_CHECKING:
 SESSION_KEY = pytest.StashKey["RagSession"]()
 SETTINGS_KEY = pytest.StashKey["tuple[RagSettings, tuple[str, ...]]"]()
 WORKER_OUTPUT_KEY = "pytest_rag_records"
+CASE_MARKERS = {
+    "rag_case": "a test case read from a pytest-rag case file (*.rag.jsonl, *.rag.yaml, *.rag.csv)",
+    "generated": "a case written by pytest-rag generate",
+    "unreviewed": "a generated case that no one has marked reviewed yet",
+}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,6 +56,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if not config.pluginmanager.has_plugin("pytest-rag-builtin"):
         config.pluginmanager.register(builtin, "pytest-rag-builtin")
+    for marker, meaning in CASE_MARKERS.items():
+        config.addinivalue_line("markers", f"{marker}: {meaning}")
     from .errors import RagError
 
     try:
@@ -101,6 +110,26 @@ def rag_judge(request: pytest.FixtureRequest) -> Iterator[RagJudge]:
     except ConfigError as exc:
         pytest.fail(f"pytest-rag: {exc}", pytrace=False)
     yield RagJudge(session, request.node.nodeid)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """Case files (``*.rag.jsonl``, ``*.rag.yaml``, ``*.rag.csv``) become a test per case; the case
+    machinery loads only when such a file is found."""
+    if not is_case_file(file_path.name):
+        return None
+    from .cases.collect import CaseFile
+
+    return CaseFile.from_parent(parent, path=file_path)
+
+
+@pytest.fixture
+def rag_app() -> Any:
+    """The app under test of case files: define it in your conftest.py (docs/cases.md)."""
+    pytest.fail(
+        "pytest-rag: case files need a rag_app fixture in conftest.py that returns your app as a "
+        "callable: rag_app(question, history) -> (answer, contexts). See docs/cases.md",
+        pytrace=False,
+    )
 
 
 @pytest.hookimpl(wrapper=True)

@@ -17,6 +17,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .cases.run import CaseHelpers
 from .errors import InputError, RagError
 from .failures import RagAssertionError, describe
 from .helper_forms import Check, score_form
@@ -24,6 +25,8 @@ from .inputs import ContextLike, Sample, coerce_sample
 from .metrics.citation import CitationHelpers
 from .metrics.consistency import ConsistencyHelpers
 from .metrics.context_use import ContextUseHelpers
+from .metrics.conversation import ConversationHelpers
+from .metrics.expectations import ExpectationHelpers
 from .metrics.grounding import GroundingHelpers
 from .metrics.nuggets import NuggetsHelpers
 from .metrics.reference import ReferenceHelpers
@@ -58,6 +61,9 @@ class RagJudge(
     CitationHelpers,
     RubricHelpers,
     ConsistencyHelpers,
+    ConversationHelpers,
+    ExpectationHelpers,
+    CaseHelpers,
 ):
     """Judged assertions for one test. Obtain it through the ``rag_judge`` fixture."""
 

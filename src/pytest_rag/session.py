@@ -166,7 +166,8 @@ class RagSession:
 
     # -- planning and scoring -----------------------------------------------------------------------
 
-    def _metric_class(self, name: str, mode: str | None) -> type[Metric]:
+    def metric_class(self, name: str, mode: str | None) -> type[Metric]:
+        """The registered class of a metric name (or short alias such as ``relevancy``) and mode."""
         if name not in self.registry.metric_names():
             name, mode = resolve_metric(name, mode)  # short names such as relevancy=3 in assert_rag
         return self.registry.metric(name, mode)
@@ -175,7 +176,7 @@ class RagSession:
         """Everything about one check that can be known before a judge is paid: the metric, its
         options and inputs checked, and its bar, resolved here once (an input error otherwise)."""
         assert check.metric is not None
-        metric_class = self._metric_class(check.metric, check.mode)
+        metric_class = self.metric_class(check.metric, check.mode)
         bar = self.thresholds.of(metric_class, check.threshold)
         metric = metric_class()
         metric.check_options(check.options)

@@ -44,6 +44,12 @@ CATALOG: tuple[tuple[str, str, str], ...] = (
     ("consistency", "default", "consistency:Consistency"),
     ("consistency", "lexical", "consistency:LexicalConsistency"),
     ("rubric", "default", "rubric:Rubric"),
+    ("turn_faithfulness", "default", "conversation:TurnFaithfulness"),
+    ("turn_relevancy", "default", "conversation:TurnRelevancy"),
+    ("knowledge_retention", "default", "conversation:KnowledgeRetention"),
+    ("conversation_consistency", "default", "conversation:ConversationConsistency"),
+    ("passage_recall", "default", "expectations:PassageRecall"),
+    ("abstention", "default", "expectations:Abstention"),
 )
 
 #: Metrics computed from other results rather than judged (``rag_judge.overall_score``): not

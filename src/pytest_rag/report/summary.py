@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..cases import turn_position
 from ..check_keys import metric_label
 from ..engine.pricing import usd
 from ..engine.spending import Estimate
@@ -71,21 +72,24 @@ def _uncertain(scored: list[CheckRecord]) -> tuple[int, int] | None:
     return (sum(1 for r in known if r.uncertain), len(known)) if known else None
 
 
-def summary_rows(records: Iterable[CheckRecord]) -> list[SummaryRow]:
-    """A row per metric label and judge, sorted; each member of an ensemble gets its own row too."""
-    groups: dict[tuple[str, str], list[CheckRecord]] = {}
+def summary_rows(records: Iterable[CheckRecord], *, by_turn: bool = False) -> list[SummaryRow]:
+    """A row per metric label and judge, sorted; each member of an ensemble gets its own row too.
+    With ``by_turn`` (the terminal table), the checks of a conversation's turns get a row per turn
+    position (``turn_faithfulness[turn 2]``), in turn order; gates and results files pool them."""
+    groups: dict[tuple[str, int, str], list[CheckRecord]] = {}
     for record in records:
         label = metric_label(record)
-        groups.setdefault((label, record.judge), []).append(record)
+        turn = (turn_position(record.sample_id) or 0) if by_turn else 0
+        groups.setdefault((label, turn, record.judge), []).append(record)
         for member in record.judges if len(record.judges) > 1 else ():
-            groups.setdefault((label, member.judge), []).append(_member_record(record, member))
+            groups.setdefault((label, turn, member.judge), []).append(_member_record(record, member))
     rows = []
-    for (metric, judge), members in sorted(groups.items()):
+    for (metric, turn, judge), members in sorted(groups.items()):
         scored = [r for r in members if r.error is None and r.score is not None]
         rows.append(
             SummaryRow(
                 aggregate(
-                    metric,
+                    f"{metric}[turn {turn}]" if turn else metric,
                     judge,
                     [float(r.score) for r in scored if r.score is not None],
                     sum(1 for r in members if r.error is not None and not r.not_judged),
@@ -181,7 +185,7 @@ def render(
     """Lines of the summary (no header rule: the terminal reporter draws it)."""
     if not records:
         return []
-    rows = summary_rows(records)
+    rows = summary_rows(records, by_turn=True)
     lines: list[str] = []
     extra = spending_lines(records, dry_run=dry_run, budget_usd=budget_usd)
     waiting = sum(1 for r in records if r.error_kind == "WaitingForBatchError")

@@ -13,12 +13,14 @@ The modules:
 * :mod:`.tasks`: how it answers each kind of judge question; :mod:`.scorer`: the calibrated
   probabilities (fitted into ``calibration.json``); :mod:`.features`: what those models read;
 * :mod:`.embedder`: WordLlama, loaded from disk;
+* :mod:`.entailment`: a small learned aligner over WordLlama's token vectors that reads a context span
+  and a sentence in order (weights in ``entailment.npz``, trained by ``scripts/train_entailment.py``);
 * :mod:`.alignment`, :mod:`.context_index`, :mod:`.lexical` and :mod:`.spans`: answer sentences
   aligned to the context spans that may back them;
 * one module per edit it detects in a near copy of a context sentence: :mod:`.numbers`,
   :mod:`.negation`, :mod:`.comparisons`, :mod:`.names`, :mod:`.slots`, :mod:`.unbacked`, with the word
   lists they share in :mod:`.opposites`, :mod:`.normalise` (name and date forms, ``name_forms.json``)
   and :mod:`.conversational_register` (first person and chat words);
-* :mod:`.framing` (sentences about the answer itself) and :mod:`.question` (short answers read with
-  their question).
+* :mod:`.framing` (sentences about the answer itself), :mod:`.question` (short answers read with
+  their question) and :mod:`.dialogue` (a conversation's turn read with the turns before it).
 """

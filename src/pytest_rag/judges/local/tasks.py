@@ -41,6 +41,17 @@ calibrated probability; a claim "is supported" at support >= 0.5):
 * Response groundedness: template 1 from the supported fraction (all -> 2, some -> 1, none -> 0),
   template 2 from the whole-answer probability (>= 0.5 -> 2, >= 0.2 -> 1, else 0).
 
+Conversation metrics read the turn with the earlier messages (:mod:`.dialogue`):
+
+* Turn faithfulness: the faithfulness rule, with the latest message's back-pointing pronoun
+  replaced by what it refers to (so a bare "yes" makes the claim it makes in the conversation).
+* Turn relevancy: the relevance rule, with the earlier user message put before a latest message
+  that leans on it ("And on Sundays?").
+* Knowledge retention and conversation consistency: the answer fails when one of its sentences
+  contradicts a statement of the user's (retention) or the assistant's (consistency) earlier
+  messages, i.e. restates it with a fact changed; retention also fails an answer that asks for what
+  the user already said.
+
 Tasks that need text generation (nuggets, rubric, generated questions) have no handler: the judge
 refuses them with an error naming an LLM judge instead of falling back to something else.
 """
@@ -51,6 +62,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...scoring.text import split_sentences, tokenize
+from .dialogue import asked_again, contradictions, question_with_topic, standalone_question, statements_of
 from .scorer import SUPPORTED, GroundingReport, LocalScorer, SentenceSupport, changes_a_fact
 
 Handler = Callable[[LocalScorer, Mapping[str, Any]], dict[str, Any]]
@@ -329,6 +341,52 @@ def groundedness_probability(scorer: LocalScorer, inputs: Mapping[str, Any]) -> 
     return {"reasoning": f"Whole-answer support probability {p:.2f}.", "score": _three_levels(p, 0.5, 0.2)}
 
 
+def turn_faithfulness(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    contexts = list(inputs["contexts"])
+    question = standalone_question(str(inputs.get("question") or ""), inputs["history"], contexts)
+    return faithfulness_single(
+        scorer, {"answer": inputs["answer"], "contexts": contexts, "question": question or None}
+    )
+
+
+def turn_relevancy(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    question = question_with_topic(str(inputs["question"]), inputs["history"])
+    return answer_relevancy_single(scorer, {"question": question, "answer": inputs["answer"]})
+
+
+def _conflicts(scorer: LocalScorer, answer: str, statements: list[str]) -> list[str]:
+    return [
+        f"{found.sentence!r} contradicts {found.span!r}"
+        for found in contradictions(scorer, answer, statements)
+    ]
+
+
+def knowledge_retention(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    statements = statements_of(inputs["history"], "user")
+    forgotten = _conflicts(scorer, str(inputs["answer"]), statements)
+    forgotten += [
+        f"{asked!r} asks again for {given!r}" for asked, given in asked_again(inputs["answer"], statements)
+    ]
+    why = f"{len(statements)} statement(s) of the user's earlier messages checked"
+    return {
+        "reasoning": why
+        + (": " + "; ".join(forgotten) + "." if forgotten else "; the answer keeps to them."),
+        "forgotten": forgotten,
+        "retains": not forgotten,
+    }
+
+
+def conversation_consistency(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    statements = statements_of(inputs["history"], "assistant")
+    found = _conflicts(scorer, str(inputs["answer"]), statements)
+    why = f"{len(statements)} statement(s) of the earlier answers checked"
+    return {
+        "reasoning": why + (": " + "; ".join(found) + "." if found else "; none is contradicted."),
+        "contradictions": found,
+        "consistent": not found,
+    }
+
+
 HANDLERS: dict[str, Handler] = {
     "faithfulness.single": faithfulness_single,
     "answer_relevancy.single": answer_relevancy_single,
@@ -357,4 +415,8 @@ HANDLERS: dict[str, Handler] = {
     "context_relevance.template2": context_relevance_joined,
     "response_groundedness.template1": groundedness_fraction,
     "response_groundedness.template2": groundedness_probability,
+    "turn_faithfulness.single": turn_faithfulness,
+    "turn_relevancy.single": turn_relevancy,
+    "knowledge_retention.check": knowledge_retention,
+    "conversation_consistency.check": conversation_consistency,
 }

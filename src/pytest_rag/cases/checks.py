@@ -1,0 +1,131 @@
+"""Which checks a case is held to: its own metrics, or the suite's defaults that apply to it.
+
+A case that names ``metrics`` gets exactly those, on every turn it judges (a conversation metric
+that compares with earlier turns starts at the first turn that has them). A case that names none
+gets the ini defaults (``rag_case_metrics`` per question, ``rag_case_turn_metrics`` per turn of a
+conversation) that apply to what the case and the app's reply hold: ``context_recall`` needs a
+reference, ``passage_recall`` expected contexts, ``faithfulness`` contexts the app returned. A
+question marked ``answerable: false`` is held to ``abstention`` (the app should decline it).
+
+What a metric reads from the case beyond the sample travels as its options, by name: ``history``
+(the earlier messages) and ``expected`` (the expected contexts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import CaseSettings
+from ..errors import InputError
+from ..helper_forms import Check
+from ..inputs import Sample
+from ..metrics.base import Metric
+from . import parse_metric_label, turn_sample_id
+from .app import AppReply, Message
+from .model import Case
+
+MetricClass = Callable[[str, str | None], type[Metric]]
+"""Finds the registered class of a metric name (aliases too) and mode: ``RagSession.metric_class``."""
+
+UNANSWERABLE_METRICS = ("abstention",)
+
+NAMED_FOR: dict[str, str] = {"context_recall": "reference"}
+"""Default metrics that can fall back on another input, held to a case only with the one they are
+named for: context_recall scores the answer against the contexts when there is no reference, which
+says nothing about the case."""
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One judged answer of a case: what was asked, the reply, and the messages before it."""
+
+    question: str
+    reply: AppReply
+    history: tuple[Message, ...] = ()
+    reference: str | None = None
+    position: int | None = None
+    """The turn's 1-based position in a conversation; None for a case with one question."""
+
+    def sample(self) -> Sample:
+        sample_id = turn_sample_id(self.position) if self.position is not None else None
+        return Sample(
+            question=self.question,
+            answer=self.reply.answer,
+            contexts=self.reply.contexts,
+            reference=self.reference,
+            id=sample_id,
+        )
+
+
+def metric_labels(case: Case, settings: CaseSettings) -> tuple[tuple[str, ...], bool]:
+    """The case's metric labels, and whether they are the case's own (strict) or defaults (kept where
+    they apply)."""
+    if case.metrics is not None:
+        return tuple(case.metrics), True
+    if not case.answerable:
+        return UNANSWERABLE_METRICS, False
+    return (settings.turn_metrics if case.turns is not None else settings.metrics), False
+
+
+def case_options(case: Case, exchange: Exchange) -> dict[str, Any]:
+    """What the case offers a metric as options, by option name."""
+    options: dict[str, Any] = {"history": list(exchange.history)}
+    if case.expected_contexts:
+        options["expected"] = [ref.as_option() for ref in case.expected_contexts]
+    return options
+
+
+def _threshold(case: Case, label: str, name: str) -> float | None:
+    for key in (label, name):
+        if key in case.thresholds:
+            return float(case.thresholds[key])
+    return None
+
+
+def _needs_earlier(metric: type[Metric], history: Sequence[Mapping[str, str]]) -> bool:
+    """Whether a conversation metric needs earlier messages this turn does not have yet."""
+    role = getattr(metric, "needs_history", None)
+    return role is not None and not any(message["role"] == role for message in history)
+
+
+def case_jobs(
+    case: Case, exchanges: Sequence[Exchange], settings: CaseSettings, metric_class: MetricClass
+) -> list[tuple[Check, Sample]]:
+    """The checks of every judged exchange of ``case``, in turn order then metric order."""
+    labels, strict = metric_labels(case, settings)
+    jobs = []
+    for exchange in exchanges:
+        sample = exchange.sample()
+        offered = case_options(case, exchange)
+        for label in labels:
+            name, mode = parse_metric_label(label)
+            metric = metric_class(name, mode)
+            if _needs_earlier(metric, exchange.history):
+                continue
+            options = {key: value for key, value in offered.items() if key in metric.options}
+            if not strict and not applies(metric, options, sample):
+                continue
+            check = Check(metric=name, mode=mode, threshold=_threshold(case, label, name), options=options)
+            jobs.append((check, sample))
+    if not jobs:
+        raise InputError(
+            f"case {case.id!r} ({case.where}): none of the metrics {', '.join(labels)} applies to it; "
+            "name the case's metrics, or give it what they need (a reference, expected contexts)"
+        )
+    return jobs
+
+
+def applies(metric: type[Metric], options: Mapping[str, Any], sample: Sample) -> bool:
+    """Whether a default metric can judge this sample with these options (its input checks pass)."""
+    needed = NAMED_FOR.get(metric.name)
+    if needed is not None and not getattr(sample, needed):
+        return False
+    instance = metric()
+    try:
+        instance.check_options(options)
+        instance.check_inputs(sample)
+    except InputError:
+        return False
+    return True

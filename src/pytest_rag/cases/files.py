@@ -1,0 +1,211 @@
+"""Reading and writing case files, keeping the line every case (and field) came from.
+
+Three formats, chosen by the file name:
+
+* ``*.rag.jsonl``: one case a line, as a JSON object; blank lines are skipped.
+* ``*.rag.yaml`` / ``*.rag.yml``: a list of cases. YAML needs PyYAML, which pytest-rag does not
+  depend on: ``pip install pytest-rag[yaml]``. A reader of "the YAML we need" was the other choice;
+  it would accept a subset that users cannot see the edges of, and fail on the anchors, block
+  scalars and quoting rules real files use. PyYAML is small, and a case file found without it is one
+  error naming the extra.
+* ``*.rag.csv``: a header row naming the fields, one case a row. Lists (``metrics``, ``tags``,
+  ``expected_contexts``) are words separated by spaces or commas (or a JSON list), ``thresholds``
+  are ``metric=value`` pairs (or a JSON object), and a conversation does not fit in a row.
+
+Whatever is wrong with a file is one :class:`CaseFileError` naming the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import ConfigError
+from .model import Case
+
+
+class CaseFileError(ConfigError):
+    """A case file that cannot be read as cases: where (file, line, field) and what is wrong."""
+
+    def __init__(self, path: Path | str, line: int | None, field: str | None, problem: str) -> None:
+        self.path, self.line, self.field, self.problem = Path(path), line, field, problem
+        where = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{where}: {f'field {field!r}: ' if field else ''}{problem}")
+
+
+YAML_EXTRA = "pip install 'pytest-rag[yaml]'"
+
+
+def read_cases(path: Path, shown: Path | None = None) -> list[Case]:
+    """Every case of the file, in file order, each knowing its line; ids must be unique in the file.
+    Messages and cases name the file as ``shown`` (e.g. relative to the rootdir) when given."""
+    text = path.read_text(encoding="utf-8-sig")
+    path = shown if shown is not None else path
+    name = path.name
+    if name.endswith(".jsonl"):
+        rows = _jsonl_rows(path, text)
+    elif name.endswith((".yaml", ".yml")):
+        rows = _yaml_rows(path, text)
+    elif name.endswith(".csv"):
+        rows = _csv_rows(path, text)
+    else:
+        raise CaseFileError(path, None, None, "is not a case file (.rag.jsonl, .rag.yaml or .rag.csv)")
+    cases: list[Case] = []
+    first_line: dict[str, int] = {}
+    for row, line, field_lines in rows:
+        case = _validated(path, row, line, field_lines).located(path, line)
+        if case.id in first_line:
+            raise CaseFileError(
+                path, line, "id", f"{case.id!r} is also the id of the case on line {first_line[case.id]}"
+            )
+        first_line[case.id] = line
+        cases.append(case)
+    return cases
+
+
+Row = tuple[Any, int, dict[str, int]]
+"""A case as read (before validation), its line, and the lines of its fields where the format tells."""
+
+
+def _validated(path: Path, row: Any, line: int, field_lines: dict[str, int]) -> Case:
+    if not isinstance(row, dict):
+        raise CaseFileError(path, line, None, f"a case must be a mapping of fields, got {type(row).__name__}")
+    try:
+        return Case.model_validate(row)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        location = [str(part) for part in error["loc"]]
+        field = ".".join(location) or None
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            message = "is not a case field (fields: " + ", ".join(Case.model_fields) + ")"
+        elif error["type"] == "missing":
+            message = "is required"
+        where = field_lines.get(location[0], line) if location else line
+        raise CaseFileError(path, where, field, message) from None
+
+
+def _jsonl_rows(path: Path, text: str) -> Iterator[Row]:
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield json.loads(raw), number, {}
+        except json.JSONDecodeError as exc:
+            raise CaseFileError(
+                path, number, None, f"not valid JSON at column {exc.colno}: {exc.msg}"
+            ) from None
+
+
+def _yaml_rows(path: Path, text: str) -> Iterator[Row]:
+    try:
+        import yaml
+    except ImportError:
+        raise CaseFileError(
+            path, None, None, f"reading YAML case files needs PyYAML, which is not installed: {YAML_EXTRA}"
+        ) from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise CaseFileError(path, line, None, f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if data is None:
+        return
+    if not isinstance(data, list) or not isinstance(root, yaml.SequenceNode):
+        raise CaseFileError(path, 1, None, "a YAML case file is a list of cases ('- id: ...' entries)")
+    for node, row in zip(root.value, data, strict=True):
+        lines = {}
+        if isinstance(node, yaml.MappingNode):
+            lines = {str(key.value): key.start_mark.line + 1 for key, _ in node.value}
+        yield row, node.start_mark.line + 1, lines
+
+
+#: Case fields that a CSV cell cannot hold.
+_NOT_IN_CSV = ("turns", "generated")
+_LIST_FIELDS = ("metrics", "tags", "expected_contexts")
+_BOOL_FIELDS = ("answerable", "snapshot", "reviewed")
+_SPLIT_RE = re.compile(r"[\s,]+")
+
+
+def _csv_rows(path: Path, text: str) -> Iterator[Row]:
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, None)
+    if header is None:
+        return
+    names = [name.strip() for name in header]
+    for name in names:
+        if name in _NOT_IN_CSV:
+            raise CaseFileError(
+                path, 1, name, "does not fit in a CSV cell; write such cases in .rag.jsonl or .rag.yaml"
+            )
+    line = reader.line_num + 1
+    for cells in reader:
+        row_line, line = line, reader.line_num + 1
+        if not any(cell.strip() for cell in cells):
+            continue
+        if len(cells) > len(names):
+            raise CaseFileError(
+                path, row_line, None, f"the row has {len(cells)} cells but the header names {len(names)}"
+            )
+        row = {}
+        for name, cell in zip(names, cells, strict=False):
+            if cell.strip():
+                row[name] = _cell(path, row_line, name, cell.strip())
+        yield row, row_line, {}
+
+
+def _cell(path: Path, line: int, name: str, cell: str) -> Any:
+    if name in _LIST_FIELDS:
+        return (
+            _json(path, line, name, cell) if cell.startswith("[") else [w for w in _SPLIT_RE.split(cell) if w]
+        )
+    if name == "thresholds":
+        if cell.startswith("{"):
+            return _json(path, line, name, cell)
+        pairs: dict[str, Any] = {}
+        for pair in (w for w in _SPLIT_RE.split(cell) if w):
+            label, _, value = pair.partition("=")
+            try:
+                pairs[label] = float(value)
+            except ValueError:
+                raise CaseFileError(path, line, name, f"{pair!r} is not METRIC=NUMBER") from None
+        return pairs
+    if name in _BOOL_FIELDS:
+        lowered = cell.lower()
+        if lowered not in ("true", "false", "yes", "no", "1", "0"):
+            raise CaseFileError(path, line, name, f"{cell!r} is not true or false")
+        return lowered in ("true", "yes", "1")
+    return cell
+
+
+def _json(path: Path, line: int, name: str, cell: str) -> Any:
+    try:
+        return json.loads(cell)
+    except json.JSONDecodeError as exc:
+        raise CaseFileError(path, line, name, f"not valid JSON: {exc.msg}") from None
+
+
+def write_cases(path: Path, cases: Sequence[Case]) -> None:
+    """Write ``cases`` as a JSONL or YAML case file (chosen by the name), fields in model order."""
+    rows = [case.to_row() for case in cases]
+    if path.name.endswith(".jsonl"):
+        text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    elif path.name.endswith((".yaml", ".yml")):
+        try:
+            import yaml
+        except ImportError:
+            raise CaseFileError(path, None, None, f"writing YAML needs PyYAML: {YAML_EXTRA}") from None
+        text = yaml.safe_dump(rows, sort_keys=False, allow_unicode=True, width=100)
+    else:
+        raise CaseFileError(path, None, None, "cases are written as .rag.jsonl or .rag.yaml")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

@@ -1,0 +1,342 @@
+"""``pytest-rag generate``: from a folder of documents to a case file a person reviews.
+
+    pytest-rag generate DOCS -o tests/rag/generated.rag.jsonl [--count 20] [--kinds K=W,...] [--seed 0]
+                       [--judge SPEC] [--generator auto|offline|llm] [--dry-run] [--batch] [--budget USD]
+
+The documents are read and cut into passages (:mod:`.documents`, :mod:`.passages`), a plan of
+targets is drawn with the seed (:mod:`.kinds`), and every target becomes a check of
+:class:`~.metric.CaseGeneration` scored by a session of its own: the same engine, cache, judges,
+dry run, budget and batch rounds as a test run, without pytest. Cases whose check fails are dropped,
+and so are near-duplicate questions; the rest are written with their provenance, marked
+``generated`` and not ``reviewed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from ... import builtin, hookspecs
+from ...config import RagSettings
+from ...engine.cache import DEFAULT_CACHE_DIR
+from ...engine.limits import BatchSettings, EngineSettings
+from ...errors import ConfigError, NotJudgedError, RagError, WaitingForBatchError
+from ...helper_forms import Check
+from ...inputs import Sample
+from ...results import MetricResult
+from ...scoring.text import content_words, stem, tokenize
+from ..files import write_cases
+from ..model import Case, ContextRef, Provenance
+from .documents import document_words, read_documents
+from .kinds import KINDS, Target, allocate, parse_kinds, plan_targets
+from .llm import METRIC
+from .metric import CaseGeneration, GeneratedEvidence
+from .offline import KINDS as OFFLINE_KINDS
+from .offline import absent_phrases, corpus_names
+from .passages import DEFAULT_WORDS, Passage, split_passages
+
+TEST_ID = "pytest-rag generate"
+SAME_QUESTION = 0.75
+"""Share of content words two questions must have in common (Jaccard) to count as the same."""
+
+
+class _GenerationPlugin:
+    """Registers the generation metric in the command's own session (never in a test run)."""
+
+    @staticmethod
+    @pluggy.HookimplMarker("pytest")
+    def pytest_rag_metrics() -> list[type[CaseGeneration]]:
+        return [CaseGeneration]
+
+
+class CommandConfig:
+    """What a session reads of pytest's config, for a session outside pytest: the plugin hooks."""
+
+    def __init__(self) -> None:
+        manager = pluggy.PluginManager("pytest")
+        manager.add_hookspecs(hookspecs)
+        manager.register(builtin)
+        manager.register(_GenerationPlugin())
+        self.hook = manager.hook
+
+
+def add_generate_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "generate",
+        help="write a case file of questions and reference answers from a folder of documents",
+        description="Read a folder of documents (text, Markdown, HTML; PDF with the pdf extra), write "
+        "questions with reference answers and the passages they rest on, keep those the judge finds "
+        "supported, and write them as a case file to review.",
+    )
+    parser.add_argument("docs", metavar="DOCS", help="the folder of documents (or one document)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="the case file to write (.rag.jsonl or .rag.yaml)",
+    )
+    parser.add_argument("--count", type=int, default=20, metavar="N", help="questions to plan (default 20)")
+    parser.add_argument(
+        "--kinds",
+        metavar="K=W,...",
+        help=f"kinds and weights, e.g. single_fact=3,numbers=1 (kinds: {', '.join(KINDS)}; default: all equally)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the plan: the same seed, the same cases")
+    parser.add_argument(
+        "--judge",
+        default="local",
+        metavar="SPEC",
+        help="judge that writes and checks, as --rag-judge (default local)",
+    )
+    parser.add_argument(
+        "--generator",
+        choices=("auto", "offline", "llm"),
+        default="auto",
+        help="who writes the questions: the judge's model (llm), extractive rules (offline); "
+        "auto: the model unless the judge is offline",
+    )
+    parser.add_argument(
+        "--passage-words",
+        type=int,
+        default=DEFAULT_WORDS,
+        metavar="N",
+        help=f"words per passage (default {DEFAULT_WORDS})",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="write nothing and make no live call: count and price them"
+    )
+    parser.add_argument(
+        "--budget", type=float, metavar="USD", help="stop live calls once this many dollars are spent"
+    )
+    parser.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the calls through the providers' batch APIs (half price) and wait",
+    )
+    parser.add_argument(
+        "--batch-poll",
+        type=float,
+        default=BatchSettings().poll_s,
+        metavar="SECONDS",
+        help="seconds between batch status checks",
+    )
+    parser.add_argument(
+        "--batch-timeout",
+        type=float,
+        default=BatchSettings().wait_s,
+        metavar="SECONDS",
+        help="longest wait for the batches",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=EngineSettings().concurrency,
+        metavar="N",
+        help="most calls in flight at once",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        default=DEFAULT_CACHE_DIR,
+        metavar="DIR",
+        help=f"the judgment cache (default {DEFAULT_CACHE_DIR})",
+    )
+    parser.add_argument("--force", action="store_true", help="replace the output file if it exists")
+    parser.set_defaults(handler=generate_command)
+
+
+def generate_command(args: argparse.Namespace) -> int:
+    output = Path(args.output)
+    if not output.name.endswith((".rag.jsonl", ".rag.yaml", ".rag.yml")):
+        raise ConfigError(f"-o {output}: a generated case file is written as NAME.rag.jsonl or NAME.rag.yaml")
+    if output.exists() and not args.force and not args.dry_run:
+        raise ConfigError(
+            f"{output} exists (it may hold reviewed cases); choose another file or pass --force"
+        )
+    if args.count < 1:
+        raise ConfigError(f"--count must be at least 1, got {args.count}")
+    settings = RagSettings(
+        judge=args.judge,
+        judge_source="--judge",
+        base_url=None,
+        cache_dir=Path(args.cache_dir),
+        limits=EngineSettings(concurrency=max(1, args.concurrency)),
+        dry_run=args.dry_run,
+        budget_usd=args.budget,
+        batch=BatchSettings(poll_s=args.batch_poll, wait_s=args.batch_timeout),
+    )
+    from ...session import RagSession
+
+    session = RagSession(CommandConfig(), settings=settings)
+    try:
+        return _generate(session, args, output)
+    finally:
+        session.close()
+
+
+def _generate(session: Any, args: argparse.Namespace, output: Path) -> int:
+    judges = session.judges()
+    if len(judges) != 1:
+        raise ConfigError(
+            "--judge takes one judge for generate (an ensemble would write several cases per target)"
+        )
+    judge = judges[0]
+    generator = _generator(args.generator, judge)
+    documents = read_documents(Path(args.docs))
+    passages = [p for d in documents for p in split_passages(d, max(20, args.passage_words))]
+    available = OFFLINE_KINDS if generator == "offline" else tuple(KINDS)
+    counts = allocate(args.count, parse_kinds(args.kinds, available))
+    targets, notes = plan_targets(passages, counts, args.seed)
+    print(f"read {len(documents)} document(s), {len(passages)} passage(s) from {args.docs}")
+    print("planned " + ", ".join(f"{kind} {n}" for kind, n in counts.items()) + f" (seed {args.seed})")
+    for note in notes:
+        print(f"  {note}")
+    words = {
+        "absent": absent_phrases(document_words(documents)),
+        "names": corpus_names(d.text for d in documents),
+    }
+    jobs = [(_check(target, generator, words), Sample()) for target in targets]
+    outcomes = session.score_many(TEST_ID, jobs, batch=args.batch)
+    kept, dropped, waiting = _kept(targets, outcomes)
+    cases = _cases(kept, judge.spec.label, generator, args.seed)
+    duplicates = len(kept) - len(cases)
+    from ...report.summary import calls_line, spending_lines, total_calls
+
+    records = list(session.results)
+    for line in spending_lines(records, dry_run=args.dry_run, budget_usd=args.budget):
+        print(line)
+    print(calls_line(total_calls(records)))
+    for reason, n in sorted(dropped.items()):
+        print(f"dropped {n}: {reason}")
+    if duplicates:
+        print(f"dropped {duplicates}: near-duplicate question")
+    if waiting:
+        print(f"{waiting} case(s) wait for their provider batch: run the same command again to collect them")
+        return 1
+    if args.dry_run:
+        print(
+            f"dry run: {len(cases)} of {len(targets)} case(s) written offline or from the cache; nothing written"
+        )
+        return 0
+    if not cases:
+        print(f"no case was kept: nothing written to {output}")
+        return 1
+    write_cases(output, cases)
+    print(f'wrote {len(cases)} of {len(targets)} case(s) to {output}: review them, then set "reviewed": true')
+    return 0
+
+
+def _generator(choice: str, judge: Any) -> str:
+    offline = bool(getattr(judge, "offline", False))
+    if choice == "auto":
+        return "offline" if offline else "llm"
+    if choice == "llm" and offline:
+        raise ConfigError(
+            f"--generator llm needs a judge with a language model; {judge.spec.label} is offline "
+            "(use --judge openai:MODEL, anthropic:MODEL or ollama:MODEL, or --generator offline)"
+        )
+    return str(choice)
+
+
+def _passage_rows(passages: Sequence[Passage]) -> list[dict[str, str]]:
+    return [{"id": p.id, "document": p.document, "title": p.title, "text": p.text} for p in passages]
+
+
+def _check(target: Target, generator: str, words: dict[str, list[str]]) -> Check:
+    """The check that writes and checks ``target``; ``words`` are what the offline writer reads of
+    the whole corpus (absent phrases, names)."""
+    options = {
+        "kind": target.kind,
+        "passages": _passage_rows(target.passages),
+        "nearest": _passage_rows(target.nearest),
+        "generator": generator,
+        "pick": target.pick,
+        **(words if generator == "offline" else {}),
+    }
+    return Check(metric=METRIC, options=options)
+
+
+def _kept(
+    targets: Sequence[Target], outcomes: Sequence[MetricResult | RagError]
+) -> tuple[list[tuple[Target, GeneratedEvidence]], dict[str, int], int]:
+    kept: list[tuple[Target, GeneratedEvidence]] = []
+    dropped: dict[str, int] = {}
+    waiting = 0
+    for target, outcome in zip(targets, outcomes, strict=True):
+        if isinstance(outcome, WaitingForBatchError):
+            waiting += 1
+        elif isinstance(outcome, NotJudgedError):
+            continue  # counted by the dry run's lines
+        elif isinstance(outcome, RagError):
+            reason = f"judge error ({type(outcome).__name__}: {str(outcome).splitlines()[0][:160]})"
+            dropped[reason] = dropped.get(reason, 0) + 1
+        else:
+            evidence = outcome.evidence
+            assert isinstance(evidence, GeneratedEvidence)
+            if evidence.kept:
+                kept.append((target, evidence))
+            else:
+                reason = f"{target.kind}: {evidence.check.split(' (')[0]}"
+                reason = (
+                    "unsupported reference" if target.kind != "unanswerable" and evidence.question else reason
+                )
+                dropped[reason] = dropped.get(reason, 0) + 1
+    return kept, dropped, waiting
+
+
+def _words(question: str) -> set[str]:
+    return {stem(w) for w in content_words(tokenize(question))}
+
+
+def _case_id(kind: str, question: str, taken: set[str]) -> str:
+    words = content_words(tokenize(question.removeprefix("Is it true that ")))
+    slug = "-".join(re.sub(r"[^a-z0-9]+", "", w) for w in words[:6]).strip("-")
+    base = f"{kind.replace('_', '-')}-{re.sub(r'-+', '-', slug) or 'case'}"
+    ident, n = base, 1
+    while ident in taken:
+        n += 1
+        ident = f"{base}-{n}"
+    taken.add(ident)
+    return ident
+
+
+def _cases(
+    kept: Sequence[tuple[Target, GeneratedEvidence]], judge: str, generator: str, seed: int
+) -> list[Case]:
+    """The kept cases in plan order, without near-duplicate questions (the first of each stays)."""
+    cases: list[Case] = []
+    seen: list[set[str]] = []
+    taken: set[str] = set()
+    for target, evidence in kept:
+        words = _words(evidence.question)
+        if any(len(words & other) >= SAME_QUESTION * len(words | other) for other in seen if words | other):
+            continue
+        seen.append(words)
+        answerable = target.kind != "unanswerable"
+        cases.append(
+            Case(
+                id=_case_id(target.kind, evidence.question, taken),
+                question=evidence.question,
+                reference=evidence.reference,
+                expected_contexts=[ContextRef(id=p.id, text=p.text) for p in target.passages]
+                if answerable
+                else [],
+                answerable=answerable,
+                generated=Provenance(
+                    by="offline" if generator == "offline" else judge,
+                    kind=target.kind,
+                    documents=sorted({p.document for p in target.passages}),
+                    seed=seed,
+                    template=evidence.template,
+                    support=evidence.support,
+                    verified_by=judge,
+                ),
+                reviewed=False,
+            )
+        )
+    return cases

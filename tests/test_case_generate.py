@@ -1,0 +1,444 @@
+"""``pytest-rag generate``: documents read as text, passages with stable ids, a seeded plan, questions
+written offline or by an LLM (through the engine: cache, dry run, batches), checked, and a case file
+that pytest then runs against the app."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import re
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import rag_args
+from fake_llm import FakeLLMServer, RecordedRequest, Reply
+from fake_llm.replies import JsonReply
+from pytest_rag.cases.files import read_cases
+from pytest_rag.cases.generate.documents import Document, read_documents
+from pytest_rag.cases.generate.kinds import KINDS, allocate, parse_kinds, plan_targets
+from pytest_rag.cases.generate.llm import ASKS
+from pytest_rag.cases.generate.offline import quantity_question, yes_no_question
+from pytest_rag.cases.generate.passages import split_passages
+from pytest_rag.cli import main
+from pytest_rag.errors import ConfigError
+
+DOCS = {
+    "refunds.md": "# Refunds\n\nRefunds are issued to the original **payment method**. A refund is processed "
+    "within 5 business days after approval.\n\n- Annual plans can be refunded in full during the first 30 days.\n",
+    "plans.md": "# Plans\n\nNimbus Drive has three plans. The Plus plan costs $4 per month and includes 200 GB. "
+    "The Pro plan costs $12 per month and includes priority support.\n",
+    "guide/support.html": "<html><head><title>Support</title><style>p {color: red}</style></head><body>"
+    "<nav>Home | Plans</nav><p>Support is available by email around the clock.</p>"
+    "<p>Pro customers get live chat between 8:00 and 20:00 on working days.</p><script>var x = 1;</script>"
+    "</body></html>",
+    "trash.txt": "Deleted files stay in the trash for 30 days.\n\nFiles in the trash do not count towards the "
+    "storage quota.",
+}
+
+
+def write_docs(folder: Path) -> Path:
+    for name, text in DOCS.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+def minimal_pdf(lines: list[str]) -> bytes:
+    """A one-page PDF with a text line per entry (Helvetica), built by hand with a correct xref."""
+    stream = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(f"({line}) Tj T*" for line in lines) + " ET"
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        "/Resources << /Font << /F1 5 0 R >> >> >>",
+        f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out, offsets = "%PDF-1.4\n", []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n" + "".join(
+        f"{o:010d} 00000 n \n" for o in offsets
+    )
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
+    return out.encode("latin-1")
+
+
+def test_documents_of_every_format_read_as_paragraphs_of_text(tmp_path: Path) -> None:
+    write_docs(tmp_path)
+    (tmp_path / "manual.pdf").write_bytes(
+        minimal_pdf(["Backups run every night at 2:00.", "They are kept for 14 days."])
+    )
+    (tmp_path / ".hidden.md").write_text("# Secret\n\nNot a document.\n")
+    documents = {d.path: d for d in read_documents(tmp_path)}
+    assert sorted(documents) == ["guide/support.html", "manual.pdf", "plans.md", "refunds.md", "trash.txt"]
+    refunds = documents["refunds.md"]
+    assert refunds.title == "Refunds"
+    assert refunds.text.split("\n\n") == [
+        "Refunds.",
+        "Refunds are issued to the original payment method. A refund is processed within 5 business days after approval.",
+        "Annual plans can be refunded in full during the first 30 days.",
+    ]
+    support = documents["guide/support.html"]
+    assert support.title == "Support"
+    assert "color" not in support.text and "var x" not in support.text and "Home" not in support.text
+    assert "Support is available by email around the clock." in support.text
+    assert "Backups run every night at 2:00." in documents["manual.pdf"].text
+    assert documents["trash.txt"].title == "Trash"
+
+
+def test_a_pdf_without_pypdf_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "manual.pdf").write_bytes(minimal_pdf(["Backups run every night."]))
+    real_import = builtins.__import__
+
+    def no_pypdf(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "pypdf":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pypdf)
+    with pytest.raises(ConfigError, match=r"manual.pdf: reading PDF needs pypdf.*pytest-rag\[pdf\]"):
+        read_documents(tmp_path)
+
+
+def test_passage_ids_survive_edits_elsewhere_and_change_with_their_own_text() -> None:
+    paragraphs = [
+        f"Paragraph {n} says that item {n} costs {n} euros and ships in {n} days." for n in range(6)
+    ]
+    before = split_passages(Document("a.md", "A", "\n\n".join(paragraphs)), words=14)
+    edited = ["A new opening paragraph that was not there before today.", *paragraphs]
+    edited[4] += " It also comes in blue."
+    after = split_passages(Document("a.md", "A", "\n\n".join(edited)), words=14)
+    assert all(re.fullmatch(r"a\.md#[0-9a-f]{8}", p.id) for p in before)
+    same = {p.id for p in before} & {p.id for p in after}
+    assert len(before) == 6 and same == {before[i].id for i in (0, 1, 2, 4, 5)}  # the edited one changed
+    twice = split_passages(Document("b.md", "B", "Same words here.\n\nSame words here."), words=3)
+    assert [p.id.split("#")[1][8:] for p in twice] == ["", "-2"]
+
+
+def test_short_paragraphs_join_and_long_ones_are_cut_between_sentences() -> None:
+    long = " ".join(f"Sentence {n} has exactly six words." for n in range(40))
+    passages = split_passages(Document("a.md", "A", f"# Title.\n\nShort note.\n\n{long}"), words=60)
+    assert passages[0].text.startswith("# Title. Short note. Sentence 0")
+    assert all(p.words <= 66 for p in passages) and len(passages) >= 4
+    assert all(p.text.endswith("words.") for p in passages)
+
+
+def test_the_plan_is_seeded_weighted_and_says_what_it_could_not_find(tmp_path: Path) -> None:
+    passages = [p for d in read_documents(write_docs(tmp_path)) for p in split_passages(d)]
+    counts = allocate(10, parse_kinds("single_fact=2,numbers,multi_hop,unanswerable", tuple(KINDS)))
+    assert counts == {"single_fact": 4, "multi_hop": 2, "numbers": 2, "unanswerable": 2}
+    first, notes = plan_targets(passages, counts, seed=7)
+    again, _ = plan_targets(passages, counts, seed=7)
+    other, _ = plan_targets(passages, counts, seed=8)
+    assert first == again and first != other and notes == []
+    assert [t.kind for t in first] == ["single_fact"] * 4 + ["multi_hop"] * 2 + ["numbers"] * 2 + [
+        "unanswerable"
+    ] * 2
+    assert all(
+        len(t.passages) == 2 and t.passages[0].document != t.passages[1].document
+        for t in first
+        if t.kind == "multi_hop"
+    )
+    assert all(len(t.nearest) == 3 for t in first if t.kind == "unanswerable")
+    lonely = [p for p in passages if p.document == "trash.txt"]
+    _, notes = plan_targets(lonely, {"multi_hop": 2}, seed=1)
+    assert notes == [
+        "multi_hop: no passages fit (two facts of two passages that share a term, combined); 0 of 2 planned"
+    ]
+    with pytest.raises(ConfigError, match="cannot write comparison questions"):
+        parse_kinds("comparison", ("single_fact", "numbers"))
+    with pytest.raises(ConfigError, match="unknown kind 'trivia'"):
+        parse_kinds("trivia=1", tuple(KINDS))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "question"),
+    [
+        (
+            "A refund is processed within 5 business days after approval.",
+            "A refund is processed within how many business days after approval?",
+        ),
+        (
+            "The Plus plan costs $4 per month and includes 200 GB.",
+            "The Plus plan costs how much per month and includes 200 GB?",
+        ),
+        ("Live chat opens at 8:00 on working days.", "Live chat opens at what time on working days?"),
+        ("The company was founded in 1994 in Lisbon.", "The company was founded when in Lisbon?"),
+        (
+            "Free accounts keep versions for 30 days, and Pro accounts keep them for 180 days.",
+            "Free accounts keep versions for how many days?",
+        ),
+        ("Nothing here is counted.", None),
+    ],
+)
+def test_a_quantity_is_asked_for_in_place(sentence: str, question: str | None) -> None:
+    asked = quantity_question(sentence)
+    assert (asked[0] if asked else None) == question
+    assert asked is None or asked[1] == sentence
+
+
+def test_a_statement_becomes_a_yes_or_no_question() -> None:
+    names = {"Nimbus", "Drive", "Pro"}
+    assert yes_no_question("Shared links can be protected with a password.", names)[0] == (
+        "Can shared links be protected with a password?"
+    )
+    assert yes_no_question("Files in the trash do not count towards the quota.", names)[0] == (
+        "Do files in the trash count towards the quota?"
+    )
+    assert yes_no_question("Nimbus Drive keeps previous versions of every file.", names)[0] == (
+        "Is it true that Nimbus Drive keeps previous versions of every file?"
+    )
+
+
+def generate(*args: str) -> int:
+    return main(["generate", *args])
+
+
+def cases_in(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_offline_generation_is_repeatable_checked_and_marked_for_review(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    out = tmp_path / "a.rag.jsonl"
+    common = ["--count", "8", "--seed", "3", "--cache-dir", str(tmp_path / "cache")]
+    assert generate(str(docs), "-o", str(out), *common) == 0
+    printed = capsys.readouterr().out
+    assert "read 4 document(s)" in printed and "judge calls: 0 live, 0 cached, 8 offline" in printed
+    cases = cases_in(out)
+    assert cases and all(c["generated"]["by"] == "offline" and c["reviewed"] is False for c in cases)
+    assert {c["generated"]["kind"] for c in cases} <= {"single_fact", "multi_hop", "numbers", "unanswerable"}
+    for case in cases:
+        assert case["generated"]["verified_by"] == "local" and case["generated"]["seed"] == 3
+        if case["generated"]["kind"] == "unanswerable":
+            assert case["answerable"] is False and case["reference"] == "The documents do not say."
+        else:
+            assert case["generated"]["support"] >= 4
+            texts = " ".join(ref["text"] for ref in case["expected_contexts"])
+            sentences = re.split(r"(?<=\.) (?=[A-Z])", case["reference"])
+            assert all(s in texts for s in sentences)  # an offline reference is sentences of its passages
+
+
+def test_the_same_seed_gives_the_same_file_and_an_existing_file_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    first, second = tmp_path / "a.rag.jsonl", tmp_path / "b.rag.jsonl"
+    common = ["--count", "8", "--seed", "3", "--cache-dir", str(tmp_path / "cache")]
+    assert generate(str(docs), "-o", str(first), *common) == 0
+    assert generate(str(docs), "-o", str(second), *common) == 0
+    assert first.read_text() == second.read_text()
+    capsys.readouterr()
+    assert generate(str(docs), "-o", str(first), *common) == 1
+    assert "exists (it may hold reviewed cases)" in capsys.readouterr().err
+    assert generate(str(docs), "-o", str(first), *common, "--force") == 0
+
+
+def test_the_offline_judge_cannot_write_with_a_language_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    assert generate(str(docs), "-o", str(tmp_path / "a.rag.jsonl"), "--generator", "llm") == 1
+    assert "--generator llm needs a judge with a language model; local is offline" in capsys.readouterr().err
+
+
+GENERATION = "You write test cases"
+
+
+def first_sentence(text: str) -> str:
+    return re.split(r"(?<=\.)\s", text.strip())[0]
+
+
+def llm_responder(request: RecordedRequest) -> Reply:
+    """Writes a question and reference from the first passage it is given; judges everything faithful
+    except references marked UNSUPPORTED; finds no passage useful (so unanswerable ones hold)."""
+    messages = request.json_body["messages"]
+    system, user = messages[0]["content"], messages[-1]["content"]
+    if system.startswith(GENERATION):
+        passage = re.search(r"<passage[^>]*>\n(.*?)\n</passage>", user, re.S).group(1)  # type: ignore[union-attr]
+        kind = next(k for k in KINDS if ASKS[k] in system)
+        digest = zlib.crc32(passage.encode()) % 1000
+        question = f"What does passage {digest} say about {kind}?"
+        return Reply.json({"question": question, "reference": f"{first_sentence(passage)} ({kind})"})
+    if "useful for answering" in system:
+        count = len(re.findall(r"<passage ", user))
+        return Reply.json(
+            {f"passage_{i}": {"reasoning": "off topic", "useful": False} for i in range(1, count + 1)}
+        )
+    score = 1 if "UNSUPPORTED" in user else 5
+    return Reply.json({"reasoning": "checked", "unsupported_statements": [], "score": score})
+
+
+def test_an_llm_writes_the_cases_through_the_engine_and_a_rerun_is_served_from_the_cache(
+    tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_llm.responder = llm_responder
+    docs = write_docs(tmp_path / "docs")
+    judge = f"openai:fake-gpt@{fake_llm.openai_base_url}"
+    args = [
+        "--count",
+        "5",
+        "--kinds",
+        "single_fact,numbers,comparison,multi_hop,unanswerable",
+        "--judge",
+        judge,
+    ]
+    args += ["--cache-dir", str(tmp_path / "cache")]
+    assert generate(str(docs), "-o", str(tmp_path / "a.rag.jsonl"), *args) == 0
+    printed = capsys.readouterr().out
+    assert "judge calls: 10 live, 0 cached" in printed  # one generation and one check per case
+    templates = [r.json_body["messages"][0]["content"] for r in fake_llm.requests]
+    assert sum(t.startswith(GENERATION) for t in templates) == 5
+    cases = cases_in(tmp_path / "a.rag.jsonl")
+    assert sorted(c["generated"]["kind"] for c in cases) == sorted(
+        ["single_fact", "numbers", "comparison", "multi_hop", "unanswerable"]
+    )
+    for case in cases:
+        assert case["generated"]["by"] == case["generated"]["verified_by"] == "openai:fake-gpt"
+        assert case["generated"]["template"] == f"case_generation.{case['generated']['kind']} v1"
+    asked = fake_llm.request_count
+    assert generate(str(docs), "-o", str(tmp_path / "b.rag.jsonl"), *args) == 0
+    assert fake_llm.request_count == asked
+    assert "judge calls: 0 live, 10 cached" in capsys.readouterr().out
+    assert (tmp_path / "a.rag.jsonl").read_text() == (tmp_path / "b.rag.jsonl").read_text()
+
+
+def test_a_reference_the_judge_finds_unsupported_is_dropped(
+    tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def unsupported(request: RecordedRequest) -> Reply:
+        reply = llm_responder(request)
+        body = request.json_body["messages"][0]["content"]
+        if body.startswith(GENERATION):
+            assert isinstance(reply, JsonReply) and isinstance(reply.value, dict)
+            return Reply.json({**reply.value, "reference": "UNSUPPORTED claim."})
+        return reply
+
+    fake_llm.responder = unsupported
+    docs = write_docs(tmp_path / "docs")
+    args = [
+        "--count",
+        "2",
+        "--kinds",
+        "single_fact",
+        "--judge",
+        f"openai:fake-gpt@{fake_llm.openai_base_url}",
+    ]
+    assert (
+        generate(str(docs), "-o", str(tmp_path / "a.rag.jsonl"), *args, "--cache-dir", str(tmp_path / "c"))
+        == 1
+    )
+    printed = capsys.readouterr().out
+    assert "dropped 2: unsupported reference" in printed and "no case was kept" in printed
+    assert not (tmp_path / "a.rag.jsonl").exists()
+
+
+def test_a_dry_run_prices_the_generation_and_writes_nothing(
+    tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    args = ["--count", "4", "--judge", f"openai:fake-gpt@{fake_llm.openai_base_url}", "--dry-run"]
+    assert (
+        generate(str(docs), "-o", str(tmp_path / "a.rag.jsonl"), *args, "--cache-dir", str(tmp_path / "c"))
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert fake_llm.request_count == 0 and not (tmp_path / "a.rag.jsonl").exists()
+    assert re.search(
+        r"dry run: 4 check\(s\) not judged; they would make 4 call\(s\), ~[\d,]+ prompt tokens", printed
+    )
+    assert "case_generation [openai:fake-gpt" in printed
+
+
+def test_batch_generation_goes_through_the_batch_api_round_after_round(
+    tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_llm.responder = llm_responder
+    docs = write_docs(tmp_path / "docs")
+    args = [
+        "--count",
+        "3",
+        "--kinds",
+        "single_fact,numbers",
+        "--judge",
+        f"openai:fake-gpt@{fake_llm.openai_base_url}",
+    ]
+    args += ["--batch", "--batch-poll", "0.01", "--cache-dir", str(tmp_path / "c")]
+    assert generate(str(docs), "-o", str(tmp_path / "a.rag.jsonl"), *args) == 0
+    assert fake_llm.request_count == len(
+        [r for r in fake_llm.requests if "/batches" in r.path or "/files" in r.path]
+    )
+    assert len(fake_llm.batches.created) == 2  # the generations, then their checks
+    assert len(fake_llm.batches.requests) == 6
+    assert "6 from batches" in capsys.readouterr().out
+    assert len(cases_in(tmp_path / "a.rag.jsonl")) == 3
+
+
+APP = """
+import pytest
+from pathlib import Path
+
+PASSAGES = [p for p in Path(__file__).with_name("passages.txt").read_text().split("\\n") if p]
+
+@pytest.fixture
+def rag_app():
+    def ask(question, history):
+        words = set(question.lower().split())
+        best = max(PASSAGES, key=lambda p: len(words & set(p.lower().split())))
+        if "documents do not say" in best or not words & set(best.lower().split()) - {"a", "is", "the"}:
+            return "I don't know; the documents do not say.", []
+        return best, [best]
+    return ask
+"""
+
+
+def test_from_documents_to_a_reviewed_case_file_that_pytest_runs_against_the_app(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    suite = pytester.path / "tests" / "rag"
+    suite.mkdir(parents=True)
+    out = suite / "generated.rag.jsonl"
+    assert (
+        generate(
+            str(docs),
+            "-o",
+            str(out),
+            "--count",
+            "6",
+            "--kinds",
+            "single_fact,numbers",
+            "--cache-dir",
+            str(tmp_path / "c"),
+        )
+        == 0
+    )
+    reviewed = [dict(case, reviewed=True) for case in cases_in(out)]
+    out.write_text("".join(json.dumps(case) + "\n" for case in reviewed), encoding="utf-8")
+    passages = {ref["text"] for case in reviewed for ref in case["expected_contexts"]}
+    (suite / "passages.txt").write_text("\n".join(sorted(passages)), encoding="utf-8")
+    (suite / "conftest.py").write_text(APP, encoding="utf-8")
+    offline = pytester.runpytest("tests/rag", "-p", "no:cacheprovider", "-m", "generated and not unreviewed")
+    offline.assert_outcomes(passed=len(reviewed))
+    assert [c.id for c in read_cases(out)] == [c["id"] for c in reviewed]
+    fake_llm.responder = lambda request: Reply.json(
+        {
+            "reasoning": "ok",
+            "unsupported_statements": [],
+            "off_topic_or_missing": [],
+            "missing_facts": [],
+            "score": 5,
+        }
+    )
+    judged = pytester.runpytest("tests/rag", *rag_args(fake_llm, tmp_path / "judged"))
+    judged.assert_outcomes(passed=len(reviewed))
+    judged.stdout.fnmatch_lines(["passage_recall*openai:fake-gpt*100%*", "judge calls: * live*"])
