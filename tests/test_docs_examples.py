@@ -57,3 +57,50 @@ def test_the_plugin_metric_of_extending_md_runs_as_written(
     result.stdout.fnmatch_lines(["*politeness: score 2 on the 1-5 scale is below the threshold 4*"])
     row = json.loads((tmp_path / "r.json").read_text())["checks"][0]
     assert row["highlights"]["statements"] == ["Refunds take 5 days."]
+
+
+def test_the_xfail_pattern_of_getting_started_is_caught_or_an_error_never_green(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The documented ``xfail(strict=True)`` test is an expected failure when the judge judges, and an
+    error (a failing run, with the documented note) when it cannot: here an OpenAI judge without a key."""
+    (snippet,) = _python_blocks(
+        (DOCS / "getting-started.md").read_text(encoding="utf-8"), "When the judge cannot judge"
+    )
+    pytester.makepyfile(test_caught=snippet)
+    judged = pytester.runpytest("-p", "no:cacheprovider", f"--rag-cache-dir={tmp_path / 'cache'}")
+    judged.assert_outcomes(xfailed=1)
+    assert judged.ret == pytest.ExitCode.OK
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    unjudged = pytester.runpytest(
+        "-p", "no:cacheprovider", f"--rag-cache-dir={tmp_path / 'cache'}", "--rag-judge=openai:gpt-4o"
+    )
+    unjudged.assert_outcomes(errors=1)
+    assert unjudged.ret == pytest.ExitCode.TESTS_FAILED
+    unjudged.stdout.fnmatch_lines(
+        ["*JudgeUnavailableError*OPENAI_API_KEY is not set*", "*this test is marked xfail (a hallucinated*"]
+    )
+
+
+def test_the_example_suite_without_a_key_is_a_failing_run_without_xfailed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's first command with an LLM judge and no key: every test is an error, none is an
+    expected failure, and the run fails."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    examples = DOCS.parent / "conftest_examples"
+    result = pytester.runpytest_subprocess(
+        str(examples / "tests" / "rag"),
+        f"--rootdir={examples}",
+        "-c",
+        str(examples / "pytest.ini"),
+        "-p",
+        "no:cacheprovider",
+        "--rag-judge=openai:gpt-4o",
+        f"--rag-cache-dir={pytester.path / 'cache'}",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "xfailed" not in result.stdout.str()
+    result.assert_outcomes(errors=9)

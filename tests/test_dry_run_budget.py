@@ -112,7 +112,7 @@ def test_a_budget_stops_live_calls_once_spent_and_says_so(
         *rag_args(fake_llm, tmp_path / "cache", "--rag-budget=0.01", "-p", "no:randomly")
     )
     assert fake_llm.request_count == 1  # the first call spends the whole budget
-    result.assert_outcomes(passed=1, failed=3)
+    result.assert_outcomes(passed=1, errors=3)
     output = result.stdout.str()
     assert "BudgetExceededError" in output and "--rag-budget=$0.0100 is spent" in output
     assert "budget: $" in output and "of $0.0100 spent, live calls stopped; 3 check(s) not judged" in output

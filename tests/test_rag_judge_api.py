@@ -23,7 +23,7 @@ def test_assert_rag_accepts_short_names_and_reports_canonical_metrics(pytester: 
         """
     )
     result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, failed=1)
+    result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*unknown metric 'faithfullness'; registered metrics: *faithfulness*"])
 
 
@@ -138,7 +138,7 @@ def test_an_ensemble_members_failure_is_an_error_of_the_ensemble_check(
             "-p",
             "no:cacheprovider",
         )
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
         [
             "*JudgeError*faithfulness by openai:judge-b*",  # the message names the member that failed

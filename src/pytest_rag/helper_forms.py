@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from .deprecation import warn_renamed
-from .errors import InputError
+from .errors import InputError, RagError
 from .inputs import ContextLike, Sample, require_text
 from .results import MetricResult
 
@@ -75,11 +75,14 @@ class Check:
 
 
 class CheckRunner(Protocol):
-    """What a form is bound to: scores a check, and with ``enforce`` fails below its threshold."""
+    """What a form is bound to: scores a check, and with ``enforce`` fails below its threshold;
+    ``refuse`` hears of a call refused before it became a check (its test proves nothing)."""
 
     def run_check(self, check: Check, *, enforce: bool) -> MetricResult: ...
 
     async def arun_check(self, check: Check, *, enforce: bool) -> MetricResult: ...
+
+    def refuse(self, error: RagError) -> None: ...
 
 
 Build = Callable[Concatenate[Any, P], Check]
@@ -116,10 +119,14 @@ class _Form(Generic[P]):
         if self.renamed_to is not None:
             warn_renamed(f"rag_judge.{self.name}", f"rag_judge.{self.renamed_to.name}")
         try:
-            self.signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise InputError(self._misuse(str(exc), kwargs)) from None
-        check = self.build(runner, *args, **kwargs)
+            try:
+                self.signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise InputError(self._misuse(str(exc), kwargs)) from None
+            check = self.build(runner, *args, **kwargs)
+        except RagError as exc:
+            runner.refuse(exc)
+            raise
         metric = self.metric or check.metric
         if metric is None:
             raise TypeError(f"{self.name} names no metric; declare it with score_form('NAME')")

@@ -14,7 +14,8 @@ registered metric by name (plugin metrics included), ``overall_score``, and ``ev
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, RagError
@@ -64,6 +65,22 @@ class RagJudge(
     def __init__(self, session: RagSession, test_id: str) -> None:
         self._session = session
         self.test_id = test_id
+        self.refused: list[RagError] = []
+        """Calls of this test refused before a judge was asked (bad input, unknown metric, no bar):
+        never recorded as checks, yet they leave the test without a verdict (:mod:`.unjudged`)."""
+
+    def refuse(self, error: RagError) -> None:
+        self.refused.append(error)
+
+    @contextmanager
+    def _refusing(self) -> Iterator[None]:
+        """A pytest-rag error raised inside is a refused call of this test (then re-raised)."""
+        __tracebackhide__ = True
+        try:
+            yield
+        except RagError as exc:
+            self.refuse(exc)
+            raise
 
     @property
     def judges(self) -> list[str]:
@@ -76,9 +93,10 @@ class RagJudge(
         the plan has a bar: all before any judge is paid or any check recorded."""
         __tracebackhide__ = True
         assert check.metric is not None  # filled in by the form
-        plan = self._session.plan(self.test_id, check, check.sample())
-        if enforce:
-            require_threshold(check.metric, plan.threshold)
+        with self._refusing():
+            plan = self._session.plan(self.test_id, check, check.sample())
+            if enforce:
+                require_threshold(check.metric, plan.threshold)
         return plan
 
     def run_check(self, check: Check, *, enforce: bool) -> MetricResult:
@@ -128,7 +146,8 @@ class RagJudge(
         recorded in the session results like any check."""
         from .metrics.overall import NAME, overall_score
 
-        result = overall_score(results, self._session.threshold_for(NAME, None, threshold))
+        with self._refusing():
+            result = overall_score(results, self._session.threshold_for(NAME, None, threshold))
         return self._session.record(self.test_id, result)
 
     def assert_overall_score(
@@ -153,15 +172,16 @@ class RagJudge(
         With ``batch=True`` the judgments that are not cached go to the providers' batch APIs at half
         price: the call submits its batches, waits for them (round after round for multi-step
         metrics) and returns the judged table."""
-        if not metrics:
-            raise InputError("evaluate() needs at least one metric name, e.g. metrics=['faithfulness']")
-        prepared = [coerce_sample(s) for s in samples]
+        with self._refusing():
+            if not metrics:
+                raise InputError("evaluate() needs at least one metric name, e.g. metrics=['faithfulness']")
+            prepared = [coerce_sample(s) for s in samples]
         jobs = [
             (Check(metric=name, threshold=(thresholds or {}).get(name)), sample)
             for sample in prepared
             for name in metrics
         ]
-        outcomes = self._session.score_many(self.test_id, jobs, batch=batch)
+        outcomes = self._session.score_many(self.test_id, jobs, batch=batch, refuse=self.refuse)
         rows = []
         for (check, sample), outcome, index in zip(
             jobs, outcomes, [i for i in range(len(prepared)) for _ in metrics], strict=True
@@ -177,11 +197,12 @@ class RagJudge(
         """Score one sample on several metrics at once (concurrently) and fail with every metric that
         fell short, e.g. ``assert_rag(sample, faithfulness=4, answer_relevancy=3)``."""
         __tracebackhide__ = True
-        if not thresholds:
-            raise InputError("assert_rag() needs at least one METRIC=THRESHOLD, e.g. faithfulness=4")
-        prepared = coerce_sample(sample)
+        with self._refusing():
+            if not thresholds:
+                raise InputError("assert_rag() needs at least one METRIC=THRESHOLD, e.g. faithfulness=4")
+            prepared = coerce_sample(sample)
         jobs = [(Check(metric=name, threshold=float(bar)), prepared) for name, bar in thresholds.items()]
-        outcomes = self._session.score_many(self.test_id, jobs)
+        outcomes = self._session.score_many(self.test_id, jobs, refuse=self.refuse)
         errors = [o for o in outcomes if isinstance(o, RagError)]
         if errors:
             raise errors[0]

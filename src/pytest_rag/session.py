@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -217,10 +217,16 @@ class RagSession:
         return plan.record(result)
 
     def score_many(
-        self, test_id: str, jobs: Sequence[tuple[Check, Sample]], *, batch: bool = False
+        self,
+        test_id: str,
+        jobs: Sequence[tuple[Check, Sample]],
+        *,
+        batch: bool = False,
+        refuse: Callable[[RagError], None] = lambda error: None,
     ) -> list[MetricResult | RagError]:
         """Score several checks concurrently; each ends as a result or an error. With ``batch``, the
-        judgments go through the providers' batch APIs, round after round, until none waits."""
+        judgments go through the providers' batch APIs, round after round, until none waits. A check
+        that cannot even be planned is handed to ``refuse`` too (it is not recorded: no judge saw it)."""
         plans: list[CheckPlan | None] = []
         outcomes: list[MetricResult | RagError | None] = []
         for check, sample in jobs:
@@ -230,6 +236,7 @@ class RagSession:
             except RagError as exc:  # bad input or unknown metric: the caller's error, not a judgment
                 plans.append(None)
                 outcomes.append(exc)
+                refuse(exc)
         pending = [(i, plan) for i, plan in enumerate(plans) if plan is not None]
         progress = batch_progress(self.config, len(pending), test_id)
         fast: dict[int, MetricResult] = {}
