@@ -216,7 +216,6 @@ def test_input_errors_fail_with_what_to_pass(
 def test_bars_off_the_scale_and_unknown_arguments_fail_before_any_judge_is_asked(
     pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
-    pytester.makeini("[pytest]\nrag_threshold_answer_relevancy = 0\n")
     pytester.makepyfile(
         """
         def test_above(rag_judge):
@@ -224,9 +223,6 @@ def test_bars_off_the_scale_and_unknown_arguments_fail_before_any_judge_is_asked
 
         def test_below_a_rubric(rag_judge):
             rag_judge.assert_rubric("Paris.", rubric={1: "wrong", 3: "right"}, threshold=0.5)
-
-        def test_from_the_ini(rag_judge):
-            rag_judge.assert_relevant("Paris.", "What is the capital?")
 
         def test_typo(rag_judge):
             rag_judge.assert_faithful("Paris.", ["Paris is the capital."], treshold=4)
@@ -239,14 +235,13 @@ def test_bars_off_the_scale_and_unknown_arguments_fail_before_any_judge_is_asked
         """
     )
     result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
-    result.assert_outcomes(errors=6)
+    result.assert_outcomes(errors=5)
     result.stdout.fnmatch_lines(
         [
             "E*InputError: faithfulness: threshold=7 is outside the metric's 1-5 scale, so the check "
             "could never pass; give a threshold from 1 to 5",
             "E*InputError: rubric: threshold=0.5 is outside the metric's 1-3 scale, so the check could "
             "never fail; give a threshold from 1 to 3",
-            "E*InputError: answer_relevancy: the ini threshold answer_relevancy = 0 is outside*1-5 scale*",
             "E*InputError: assert_faithful(): got an unexpected keyword argument 'treshold' (did you mean "
             "threshold=?). It takes assert_faithful(output, context, threshold=None, [*], mode=None*)",
             "E*InputError: faithfulness got unknown option(s) [[]'batch_sise'[]] (did you mean 'batch_size'?)*",

@@ -129,7 +129,8 @@ def test_an_unknown_provider_lists_third_party_ones_too(
     pytester.makeconftest(EXTENSION_CONFTEST)
     pytester.makepyfile(USES_EXTENSION)
     result = pytester.runpytest("-p", "no:cacheprovider", "--rag-judge=yourcorp:v1")
-    result.stdout.fnmatch_lines(["*known providers: anthropic, local, mycorp, *openai*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*known providers: anthropic, local, mycorp, *openai*"])
 
 
 def test_the_offline_judge_refuses_a_metric_it_cannot_compute(

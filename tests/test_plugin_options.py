@@ -145,16 +145,17 @@ def test_ini_then_env_then_command_line(
     assert judges_shown(result) == "ollama:from-cli|local"
 
 
-def test_an_unknown_provider_fails_the_test_and_says_where_it_came_from(
+def test_an_unknown_provider_is_a_usage_error_that_says_where_it_came_from(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, judge_env: None
 ) -> None:
     monkeypatch.setenv("PYTEST_RAG_JUDGE", "gemini:pro")
     pytester.makepyfile(SHOW_JUDGES)
     result = pytester.runpytest()
-    assert result.ret == 1
-    result.stdout.fnmatch_lines(
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
         [
-            "*unknown judge provider 'gemini'*known providers: anthropic, local, *ollama, openai*(from PYTEST_RAG_JUDGE)*"
+            "ERROR: pytest-rag: PYTEST_RAG_JUDGE (environment): unknown judge provider 'gemini'*"
+            "known providers: anthropic, local, *ollama, openai*"
         ]
     )
 
@@ -255,10 +256,9 @@ def test_a_base_url_no_judge_can_use_is_a_start_up_error(
 ) -> None:
     pytester.makepyfile(FAITHFUL_TEST)
     result = pytester.runpytest(*args)
-    assert result.ret != 0
-    result.assert_outcomes(errors=1)
-    assert problem in result.stdout.str()
-    assert "--rag-judge-base-url" in result.stdout.str() or "remove the @URL" in result.stdout.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert problem in result.stderr.str()
+    assert "--rag-judge-base-url" in result.stderr.str() or "remove the @URL" in result.stderr.str()
 
 
 def test_a_run_wide_url_serves_the_remote_judges_of_an_ensemble_with_the_offline_one(
@@ -395,15 +395,19 @@ def test_a_plugin_metric_gets_its_own_threshold_ini_key(pytester: pytest.Pyteste
 @pytest.mark.parametrize(
     ("ini", "args", "expected"),
     [
-        ("rag_concurrency = zero", (), "*ini option rag_concurrency must be a int, got 'zero'*"),
-        ("rag_timeout = 0", (), "*ini option rag_timeout must be at least 0.001*"),
+        ("rag_concurrency = zero", (), "*rag_concurrency (ini file) must be a whole number, got 'zero'*"),
+        ("rag_timeout = 0", (), "*rag_timeout (ini file) must be at least 0.001*"),
         (
             "rag_cache = sometimes",
             (),
             "*unknown cache mode 'sometimes'*use one of rw, ro, replay, refresh, off*",
         ),
-        ("rag_thresholds =\n    faithfulness 4", (), "*rag_thresholds line 'faithfulness 4' is malformed*"),
-        ("", ("--rag-judge-repeat=0",), "*--rag-judge-repeat must be at least 1*"),
+        (
+            "rag_thresholds =\n    faithfulness 4",
+            (),
+            "*rag_thresholds (ini file): the line 'faithfulness 4' is malformed*",
+        ),
+        ("", ("--rag-judge-repeat=0",), "*--rag-judge-repeat (command line) must be at least 1*"),
         ("", ("--rag-cache=sometimes",), "*invalid choice: 'sometimes'*"),
     ],
 )

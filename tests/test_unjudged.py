@@ -10,6 +10,7 @@ user writes: ``xfail`` (strict or not), ``pytest.raises`` around the check, ``tr
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -199,3 +200,10 @@ def test_no_error_of_pytest_rag_is_an_assertion_error() -> None:
         todo.extend(cls.__subclasses__())
     assert len(errors) > 10
     assert [e.__name__ for e in errors if issubclass(e, AssertionError)] == []
+
+
+def test_the_report_attribute_is_the_one_the_plugin_reads() -> None:
+    import pytest_rag.plugin
+    import pytest_rag.unjudged
+
+    assert pytest_rag.unjudged.NO_VERDICT in inspect.getsource(pytest_rag.plugin.pytest_report_teststatus)

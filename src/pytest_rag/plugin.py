@@ -56,6 +56,10 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         names = rag_config.threshold_names(config.pluginmanager, builtin)
         settings = rag_config.read_settings(config, names)
+        if settings.checked_against_plugins:
+            from .startup import check_configuration
+
+            check_configuration(config, settings)
         config.stash[SETTINGS_KEY] = (settings, names)
         if settings.regression.cache_import is not None:
             from .run_end import import_judgments
@@ -137,7 +141,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 @pytest.hookimpl(tryfirst=True)
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
     """A test made an error by :func:`pytest_runtest_makereport` counts and reads as one."""
-    if SETTINGS_KEY not in config.stash:
+    if getattr(report, "rag_no_verdict", None) is None:  # unjudged.NO_VERDICT: nothing of ours
         return None
     from .unjudged import test_status
 

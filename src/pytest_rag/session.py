@@ -28,7 +28,7 @@ from .engine.ratelimit import RateLimiter
 from .engine.spending import Spending
 from .errors import ConfigError, RagError, WaitingForBatchError
 from .judges.openai.embeddings import close_embedding_clients
-from .judges.spec import check_base_urls, parse_judge_specs
+from .judges.spec import JudgeReach, check_base_urls, parse_judge_specs
 from .metrics.catalog import resolve_metric
 from .registry import Registry
 from .report.progress import batch_progress
@@ -99,15 +99,18 @@ class RagSession:
     def _build_judges(self) -> list[Judge]:
         settings = self.settings
         assert settings.judge is not None
-        try:
+        try:  # checked at start-up (pytest_rag.startup): this only fails for a session built by hand
             specs = parse_judge_specs(
                 settings.judge, known_providers=set(self.registry.providers), base_url=settings.base_url
             )
         except ConfigError as exc:
-            raise ConfigError(f"{exc} (from {settings.judge_source})") from None
-        self.thresholds.check_names()
+            raise ConfigError(f"{settings.judge_source}: {exc}") from None
         judges = [self.registry.providers[spec.provider](spec, settings.judge_options) for spec in specs]
-        check_base_urls(list(zip(specs, judges, strict=True)), settings.base_url, settings.base_url_source)
+        reach = [
+            JudgeReach(spec, judge.offline, getattr(judge, "base_url", None))
+            for spec, judge in zip(specs, judges, strict=True)
+        ]
+        check_base_urls(reach, settings.base_url, settings.base_url_source)
         return judges
 
     @property
