@@ -130,9 +130,12 @@ def test_a_dict_without_text_names_the_keys_it_needs() -> None:
     assert "'text'" in message and "'page_content'" in message and "body" in message
 
 
-def test_an_unreadable_object_names_its_type() -> None:
-    with pytest.raises(InputError, match=r"context item 1 is a int"):
+def test_an_unreadable_object_names_its_type_and_what_is_accepted() -> None:
+    with pytest.raises(InputError, match=r"context item 1 is an int, which") as info:
         normalize_contexts([42])
+    assert "pass a string, a pytest_rag.Chunk, a mapping with 'text'" in str(info.value)
+    with pytest.raises(InputError, match=r"context item 2 is a float, which"):
+        normalize_contexts(["fine", 4.5])
 
 
 def test_require_text_rejects_non_strings_and_blank_text() -> None:

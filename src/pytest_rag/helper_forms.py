@@ -34,7 +34,7 @@ from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, over
 
 from .deprecation import warn_renamed
 from .errors import InputError, RagError
-from .inputs import ContextLike, Sample, require_text
+from .inputs import ContextLike, Sample, read_threshold, require_text
 from .results import MetricResult
 
 P = ParamSpec("P")
@@ -124,6 +124,7 @@ class _Form(Generic[P]):
             except TypeError as exc:
                 raise InputError(self._misuse(str(exc), kwargs)) from None
             check = self.build(runner, *args, **kwargs)
+            check = replace(check, threshold=read_threshold(check.threshold, f"{self.name}()"))
         except RagError as exc:
             runner.refuse(exc)
             raise

@@ -7,6 +7,8 @@ tuple of :class:`Chunk` with a stable 1-based position, the rank the retriever g
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,8 +64,9 @@ def _chunk_from(item: Any, position: int) -> Chunk:
         if isinstance(text, str):
             return Chunk(text=text)
     raise InputError(
-        f"context item {position} is a {type(item).__name__}, which pytest-rag cannot read as text; "
-        "pass a string, a pytest_rag.Chunk, a mapping with 'text', or an object with .text/.page_content"
+        f"context item {position} is {_a(type(item).__name__)}, which pytest-rag cannot read as text; "
+        "pass a string, a pytest_rag.Chunk, a mapping with 'text', 'page_content' or 'content', or an "
+        "object with .text, .page_content or .content (LangChain documents, LlamaIndex nodes)"
     )
 
 
@@ -92,6 +95,36 @@ def require_text(value: Any, name: str, *, allow_empty: bool = False) -> str:
     if not allow_empty and not value.strip():
         raise InputError(f"{name} is empty; a judge cannot score an empty {name}")
     return value
+
+
+def read_threshold(value: Any, caller: str, argument: str = "threshold", written: str = "") -> float | None:
+    """A threshold as ``caller`` got it: None (the metric's or the ini's bar) or a real number. A
+    string, a bool (``True`` is not the bar 1) or NaN (which no score compares with) is an input error
+    naming the ``argument`` and how to write it (``written``, with ``{}`` for the number; by default
+    ``argument={}``). Whether the number lies on the metric's scale is checked once the metric is known."""
+    if value is None:
+        return None
+    example = (written or f"{argument}={{}}").format
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        number = float(value)
+        if math.isnan(number):
+            raise InputError(
+                f"{caller}: {argument} is NaN, which no score can be held to; write e.g. {example(4)}"
+            )
+        return number
+    try:
+        suggested = f"{float(value):g}" if isinstance(value, str) else "4"
+    except ValueError:
+        suggested = "4"
+    raise InputError(
+        f"{caller}: {argument} must be a number on the metric's scale, got {_a(type(value).__name__)} "
+        f"({value!r}); write e.g. {example(suggested)}"
+    )
+
+
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article: "a str", "an int"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import InputError, RagError
 from .failures import RagAssertionError, describe
 from .helper_forms import Check, score_form
-from .inputs import ContextLike, Sample, coerce_sample
+from .inputs import ContextLike, Sample, coerce_sample, read_threshold
 from .metrics.citation import CitationHelpers
 from .metrics.consistency import ConsistencyHelpers
 from .metrics.context_use import ContextUseHelpers
@@ -147,7 +147,8 @@ class RagJudge(
         from .metrics.overall import NAME, overall_score
 
         with self._refusing():
-            result = overall_score(results, self._session.threshold_for(NAME, None, threshold))
+            bar = read_threshold(threshold, "overall_score()")
+            result = overall_score(results, self._session.threshold_for(NAME, None, bar))
         return self._session.record(self.test_id, result)
 
     def assert_overall_score(
@@ -176,10 +177,14 @@ class RagJudge(
             if not metrics:
                 raise InputError("evaluate() needs at least one metric name, e.g. metrics=['faithfulness']")
             prepared = [coerce_sample(s) for s in samples]
+            bars = {
+                name: read_threshold(
+                    bar, "evaluate()", f"thresholds[{name!r}]", f"thresholds={{{{{name!r}: {{}}}}}}"
+                )
+                for name, bar in (thresholds or {}).items()
+            }
         jobs = [
-            (Check(metric=name, threshold=(thresholds or {}).get(name)), sample)
-            for sample in prepared
-            for name in metrics
+            (Check(metric=name, threshold=bars.get(name)), sample) for sample in prepared for name in metrics
         ]
         outcomes = self._session.score_many(self.test_id, jobs, batch=batch, refuse=self.refuse)
         rows = []
@@ -201,7 +206,12 @@ class RagJudge(
             if not thresholds:
                 raise InputError("assert_rag() needs at least one METRIC=THRESHOLD, e.g. faithfulness=4")
             prepared = coerce_sample(sample)
-        jobs = [(Check(metric=name, threshold=float(bar)), prepared) for name, bar in thresholds.items()]
+            bars = {name: read_threshold(bar, "assert_rag()", name) for name, bar in thresholds.items()}
+            if None in bars.values():
+                raise InputError(
+                    "assert_rag() holds every metric to the bar given; write e.g. faithfulness=4"
+                )
+        jobs = [(Check(metric=name, threshold=bars[name]), prepared) for name in thresholds]
         outcomes = self._session.score_many(self.test_id, jobs, refuse=self.refuse)
         errors = [o for o in outcomes if isinstance(o, RagError)]
         if errors:
