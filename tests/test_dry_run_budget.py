@@ -134,4 +134,4 @@ def test_a_negative_budget_is_a_usage_error_naming_the_option(
     pytester.makepyfile(FAITHFUL_TEST)
     result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache", "--rag-budget=-1"))
     assert result.ret != 0
-    assert "--rag-budget must be at least 0" in result.stderr.str()
+    assert "--rag-budget (command line) must be at least 0" in result.stderr.str()

@@ -30,10 +30,9 @@ from pytest_rag.results import MetricResult
 #: A value for every parameter a form may require, by name.
 ARGUMENTS: Mapping[str, Any] = {
     "metric": "faithfulness",
-    "output": "Refunds take five business days.",
-    "prompt": "How long do refunds take?",
+    "answer": "Refunds take five business days.",
     "question": "How long do refunds take?",
-    "context": ["Refunds are processed within five business days."],
+    "contexts": ["Refunds are processed within five business days."],
     "reference": "Five business days.",
     "citations": [("Refunds take five business days.", ["1"])],
     "rubric": {1: "wrong", 5: "right"},

@@ -198,14 +198,16 @@ def test_input_errors_fail_with_what_to_pass(
             rag_judge.score("faithfullness", answer="x")
 
         def test_no_threshold(rag_judge):
-            rag_judge.assert_score("faithfulness", answer="x", context="y", mode="nope")
+            rag_judge.assert_score("faithfulness", answer="x", contexts="y", mode="nope")
         """
     )
     result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
     result.assert_outcomes(errors=3)
-    result.stdout.fnmatch_lines(["E*InputError: faithfulness needs retrieved contexts; pass context=[[]...]"])
     result.stdout.fnmatch_lines(
-        ["E*ConfigError: unknown metric 'faithfullness'; registered metrics: *faithfulness*"]
+        ["E*InputError: faithfulness needs retrieved contexts; pass contexts=[[]...]"]
+    )
+    result.stdout.fnmatch_lines(
+        ["E*ConfigError: unknown metric 'faithfullness'; did you mean 'faithfulness'?"]
     )
     result.stdout.fnmatch_lines(
         ["E*ConfigError: metric 'faithfulness' has no mode 'nope'; its modes: *default*"]
@@ -228,7 +230,7 @@ def test_bars_off_the_scale_and_unknown_arguments_fail_before_any_judge_is_asked
             rag_judge.assert_faithful("Paris.", ["Paris is the capital."], treshold=4)
 
         def test_unknown_option(rag_judge):
-            rag_judge.score("faithfulness", answer="Paris.", context=["Paris."], mode="claims", batch_sise=3)
+            rag_judge.score("faithfulness", answer="Paris.", contexts=["Paris."], mode="claims", batch_sise=3)
 
         def test_blank_context(rag_judge):
             rag_judge.faithfulness("Paris.", "")
@@ -243,9 +245,10 @@ def test_bars_off_the_scale_and_unknown_arguments_fail_before_any_judge_is_asked
             "E*InputError: rubric: threshold=0.5 is outside the metric's 1-3 scale, so the check could "
             "never fail; give a threshold from 1 to 3",
             "E*InputError: assert_faithful(): got an unexpected keyword argument 'treshold' (did you mean "
-            "threshold=?). It takes assert_faithful(output, context, threshold=None, [*], mode=None*)",
+            "threshold= instead of treshold=?). It takes assert_faithful(answer, contexts, threshold=None, [*], "
+            "mode=None*)",
             "E*InputError: faithfulness got unknown option(s) [[]'batch_sise'[]] (did you mean 'batch_size'?)*",
-            "E*InputError: faithfulness needs retrieved contexts; pass context=[[]...[]]",
+            "E*InputError: faithfulness needs retrieved contexts; pass contexts=[[]...[]]",
         ],
         consecutive=False,
     )

@@ -410,7 +410,7 @@ def test_asserting_on_a_metric_without_a_threshold_fails_before_judging_or_recor
     with pytest.raises(InputError, match="umbrela has no default threshold; pass threshold="):
         judge.assert_umbrela(SAMPLE.question, ["Refunds take 30 days.", "Shipping is free."])
     with pytest.raises(InputError, match="no default threshold"):
-        asyncio.run(judge.aassert_score("umbrela", question=SAMPLE.question, context=["Refunds."]))
+        asyncio.run(judge.aassert_score("umbrela", question=SAMPLE.question, contexts=["Refunds."]))
     assert len(rag.results) == 0
     passed = judge.assert_umbrela(SAMPLE.question, ["Refunds take 30 days."], threshold=0)
     assert passed.threshold == 0.0 and passed.passed is True and len(rag.results) == 1

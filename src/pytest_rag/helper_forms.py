@@ -7,10 +7,10 @@ the score form, and :meth:`SyncForm.other_forms` derives the assert form and the
 with the very same parameters::
 
     @score_form("faithfulness")
-    def faithfulness(self, output: str, context: ContextLike, threshold: float | None = None,
+    def faithfulness(self, answer: str, contexts: ContextLike, threshold: float | None = None,
                      *, mode: str | None = None) -> Check:
-        "Is the output supported by the context?"
-        return Check(answer=output, context=context, threshold=threshold, mode=mode)
+        "Is the answer supported by the contexts?"
+        return Check(answer=answer, contexts=contexts, threshold=threshold, mode=mode)
 
     assert_faithful, afaithfulness, aassert_faithful = faithfulness.other_forms()
 
@@ -26,7 +26,6 @@ warns once (:mod:`pytest_rag.deprecation`).
 from __future__ import annotations
 
 import copy
-import difflib
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
@@ -34,7 +33,16 @@ from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, over
 
 from .deprecation import warn_renamed
 from .errors import InputError, RagError
-from .inputs import ContextLike, Sample, read_threshold, require_text
+from .inputs import (
+    OTHER_NAMES,
+    RENAMED_INPUTS,
+    ContextLike,
+    Sample,
+    meant_input,
+    read_threshold,
+    require_text,
+    warn_renamed_input,
+)
 from .results import MetricResult
 
 P = ParamSpec("P")
@@ -56,7 +64,7 @@ class Check:
 
     answer: str | None = None
     question: str | None = None
-    context: ContextLike = None
+    contexts: ContextLike = None
     reference: str | None = None
     threshold: float | None = None
     mode: str | None = None
@@ -69,7 +77,7 @@ class Check:
         return Sample.of(
             question=require_text(self.question, "question") if self.question is not None else "",
             answer=require_text(self.answer, "answer", allow_empty=True) if self.answer is not None else "",
-            contexts=self.context,
+            contexts=self.contexts,
             reference=self.reference,
         )
 
@@ -119,6 +127,7 @@ class _Form(Generic[P]):
         if self.renamed_to is not None:
             warn_renamed(f"rag_judge.{self.name}", f"rag_judge.{self.renamed_to.name}")
         try:
+            kwargs = self._current_names(kwargs)
             try:
                 self.signature.bind(*args, **kwargs)
             except TypeError as exc:
@@ -133,13 +142,30 @@ class _Form(Generic[P]):
             raise TypeError(f"{self.name} names no metric; declare it with score_form('NAME')")
         return replace(check, metric=metric, mode=check.mode if check.mode is not None else self.mode)
 
+    def _current_names(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``kwargs`` with the inputs' old names (``output=``, ``context=``, ``prompt=``) replaced by
+        this form's, warning once per old name. Another tool's name for an input (``response=``) is an
+        error pointing at this form's, even where unknown keywords are the metric's options."""
+        parameters = self.signature.parameters
+        renamed = dict(kwargs)
+        for key in kwargs:
+            if key in parameters:
+                continue
+            new = RENAMED_INPUTS.get(key)
+            if new is not None and new in parameters:
+                if new in renamed:
+                    raise InputError(f"{self.name}(): {key}= is the old name of {new}=; pass {new}= only")
+                warn_renamed_input(key, new)
+                renamed[new] = renamed.pop(key)
+            elif OTHER_NAMES.get(key) in parameters:
+                raise InputError(self._misuse(f"{key}= is not one of its inputs", kwargs))
+        return renamed
+
     def _misuse(self, problem: str, kwargs: Mapping[str, Any]) -> str:
-        names = list(self.signature.parameters)
+        names = [p.name for p in self.signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
         unknown = [key for key in kwargs if key not in names]
-        hint = ""
-        if unknown:
-            close = difflib.get_close_matches(unknown[0], names, n=1)
-            hint = f" (did you mean {close[0]}=?)" if close else ""
+        meant = [(key, meant_input(key, names)) for key in unknown]
+        hint = "".join(f" (did you mean {new}= instead of {key}=?)" for key, new in meant[:1] if new)
         shown = self.signature.replace(
             parameters=[
                 p.replace(annotation=inspect.Parameter.empty) for p in self.signature.parameters.values()

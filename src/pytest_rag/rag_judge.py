@@ -119,7 +119,7 @@ class RagJudge(
         *,
         answer: str | None = None,
         question: str | None = None,
-        context: ContextLike = None,
+        contexts: ContextLike = None,
         reference: str | None = None,
         mode: str | None = None,
         threshold: float | None = None,
@@ -129,7 +129,7 @@ class RagJudge(
         return Check(
             answer=answer,
             question=question,
-            context=context,
+            contexts=contexts,
             reference=reference,
             mode=mode,
             threshold=threshold,
