@@ -104,3 +104,18 @@ def test_the_example_suite_without_a_key_is_a_failing_run_without_xfailed(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert "xfailed" not in result.stdout.str()
     result.assert_outcomes(errors=9)
+
+
+def test_the_async_example_of_getting_started_runs_without_pytest_asyncio(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """The documented marker is anyio's, whose plugin comes with the SDKs: the snippet runs as written
+    in a run where pytest-asyncio (and its auto mode) is absent."""
+    (snippet,) = _python_blocks((DOCS / "getting-started.md").read_text(encoding="utf-8"), "Async tests")
+    pytester.makepyfile(test_async_doc=snippet)
+    result = pytester.runpytest(
+        "-p", "no:asyncio", "-p", "no:cacheprovider", f"--rag-cache-dir={tmp_path / 'cache'}", "-v"
+    )
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*test_refunds_async*[[]asyncio[]] PASSED*"])
+    assert "not natively supported" not in result.stdout.str()
