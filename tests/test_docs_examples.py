@@ -119,3 +119,14 @@ def test_the_async_example_of_getting_started_runs_without_pytest_asyncio(
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*test_refunds_async*[[]asyncio[]] PASSED*"])
     assert "not natively supported" not in result.stdout.str()
+
+
+def test_the_install_section_installs_what_exists() -> None:
+    """The package index has no pytest-rag yet: the first command a reader copies must work."""
+    install = (DOCS / "getting-started.md").read_text(encoding="utf-8").split("## Install\n", 1)[1]
+    install = install.split("\n## ", 1)[0]
+    (block,) = re.findall(r"```bash\n(.*?)```", install, flags=re.S)
+    commands = [line.split("#")[0].strip() for line in block.splitlines() if line.strip()]
+    assert "pip install pytest-rag" not in commands
+    assert any(command.startswith("pip install -e ") for command in commands)
+    assert "not on the Python package index yet" in install

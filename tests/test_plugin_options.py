@@ -117,6 +117,19 @@ def test_help_lists_every_option_with_its_help(pytester: pytest.Pytester) -> Non
         assert len(text) <= 110, f"{option} help is longer than a line's worth: {text!r}"
     text = result.stdout.str()
     assert "rag_judge (string)" in text and "rag_threshold_faithfulness" in text
+    assert "PYTEST_RAG_JUDGE" in entries["--rag-judge"]  # the README names it: so does --help
+
+
+def test_the_command_tells_its_version() -> None:
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_rag.cli", "--version"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"pytest-rag {version('pytest-rag')}"
 
 
 # -- where the judge comes from ---------------------------------------------------------------------
@@ -499,3 +512,17 @@ def test_a_remote_ollama_is_reached_through_ollama_host_or_the_base_url(
 
     (judge,) = rag_session(config).judges()
     assert judge.identity()["base_url"] == expected
+
+
+def test_the_readme_option_table_names_every_ini_key(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+    keys = {
+        line.split()[0]
+        for line in result.stdout.lines
+        if line.strip().startswith("rag_") and not line.strip().startswith("rag_threshold_")
+    }
+    assert {"rag_judge", "rag_thresholds", "rag_snapshot_default"} <= keys
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    table = [line for line in readme.splitlines() if line.startswith("|")]
+    missing = sorted(key for key in keys if not any(f"`{key}`" in row for row in table))
+    assert missing == []

@@ -6,6 +6,7 @@
     pytest-rag merge SHARD.json... [--report OUT] [--html OUT] [--fail-under M=V] [--baseline FILE]
                                                      one verdict from the results files of CI shards
     pytest-rag batch status|wait|cancel [--cache-dir DIR]   the provider batches of --rag-batch
+    pytest-rag --version                             the installed version
 
 Each command group registers itself in :data:`COMMAND_GROUPS`, so a later group (e.g. ``plot``) is
 one function that adds its sub-parser; nothing else changes. Errors are one line on stderr naming
@@ -19,6 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from . import __version__
 from .engine.batch.cli import add_batch_commands
 from .engine.cache import add_cache_dir_argument
 from .errors import RagError
@@ -67,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pytest-rag", description="Tools for the pytest-rag plugin's judgment store and results."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for add in COMMAND_GROUPS:
         add(commands)

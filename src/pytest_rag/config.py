@@ -66,7 +66,7 @@ def add_options(parser: Any) -> None:
         "--rag-judge",
         metavar="SPEC",
         default=None,
-        help="judge(s) as PROVIDER:MODEL[@URL], comma-separated for an ensemble; default local (offline)",
+        help="judge(s) as PROVIDER:MODEL[@URL], comma-separated; default local (offline); env PYTEST_RAG_JUDGE",
     )
     group.addoption(
         "--rag-judge-base-url",
@@ -170,7 +170,9 @@ def add_options(parser: Any) -> None:
     )
     parser.addini("rag_html", "write the HTML report to this path (relative to the rootdir)", default=None)
 
-    parser.addini("rag_judge", "judge spec(s), as --rag-judge", default=None)
+    parser.addini(
+        "rag_judge", "judge spec(s), as --rag-judge (PYTEST_RAG_JUDGE and --rag-judge win)", default=None
+    )
     parser.addini(
         "rag_judge_base_url", "server of the judges that name none, as --rag-judge-base-url", default=None
     )
