@@ -207,3 +207,34 @@ def test_the_report_attribute_is_the_one_the_plugin_reads() -> None:
     import pytest_rag.unjudged
 
     assert pytest_rag.unjudged.NO_VERDICT in inspect.getsource(pytest_rag.plugin.pytest_report_teststatus)
+
+
+def test_a_judge_that_cannot_be_built_makes_every_test_an_error_in_one_line(
+    pytester: pytest.Pytester,
+) -> None:
+    """A plugin's provider is first checked when its judge is built, by the rag_judge fixture: its
+    configuration error is each test's set-up error (one line, no traceback), xfail or not."""
+    pytester.makeconftest(
+        """
+        from pytest_rag.errors import ConfigError
+
+        def broken(spec, options):
+            raise ConfigError(f"mycorp judges need MYCORP_REGION; set it for {spec.label}")
+
+        def pytest_rag_judge_providers():
+            return {"mycorp": broken}
+        """
+    )
+    pytester.makepyfile(
+        suite(
+            HIDING["plain"].format(check=MISS)
+            + "\n"
+            + HIDING["xfail strict"].format(check=MISS).replace("test_it", "test_xfail")
+        )
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--rag-judge=mycorp:v1")
+    result.assert_outcomes(errors=2)
+    assert (
+        result.stdout.str().count("pytest-rag: mycorp judges need MYCORP_REGION; set it for mycorp:v1") == 2
+    )
+    assert "Traceback" not in result.stdout.str() and "def rag_judge" not in result.stdout.str()
