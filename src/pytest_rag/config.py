@@ -17,7 +17,7 @@ from .engine.cache import CACHE_MODES, DEFAULT_CACHE_DIR, check_mode
 from .engine.limits import BatchSettings, EngineSettings
 from .errors import ConfigError
 from .judges.protocol import JudgeOptions
-from .metrics.catalog import ALIASES, metric_names
+from .metrics.catalog import metric_names
 from .regression.gate_bars import check_min_alpha, parse_fail_under
 
 DEFAULT_JUDGE = "local"
@@ -50,13 +50,24 @@ class RagSettings:
     html_path: Path | None = None
     batch: BatchSettings = field(default_factory=BatchSettings)
 
+    threshold_keys: tuple[str, ...] = ()
+    """The ``rag_threshold_*`` keys the ini file sets, registered or not (a typo is checked at start-up)."""
+
     @property
-    def checked_against_plugins(self) -> bool:
-        """True when a setting must be checked against what plugins register before any test runs
-        (:mod:`pytest_rag.startup`): a judge spec other than the default, a base URL, thresholds or
-        prices. A suite on the default settings skips that check and its imports."""
+    def checked_at_startup(self) -> bool:
+        """True when a setting must be checked before any test runs (:mod:`pytest_rag.startup`): a
+        judge spec other than the default, a base URL, thresholds, prices, files to write. A suite on
+        the default settings skips those checks and their imports."""
+        regression = self.regression
         return bool(
-            self.judge != DEFAULT_JUDGE or self.base_url is not None or self.thresholds or self.prices
+            self.judge != DEFAULT_JUDGE
+            or self.base_url is not None
+            or self.thresholds
+            or self.threshold_keys
+            or self.prices
+            or self.html_path is not None
+            or regression.reports
+            or regression.cache_export is not None
         )
 
 
@@ -299,7 +310,6 @@ def parse_thresholds(config: Any, names: Sequence[str]) -> tuple[dict[str, float
         key = name.strip()
         thresholds[key] = _number(value.strip(), f"{source}: {key}", float, float("-inf"))
         sources[key] = f"{source}: {key} = {value.strip()}"
-    check_threshold_keys(ini_keys(config), names)
     for name in names:
         key = f"rag_threshold_{name}"
         text = _ini(config, key)
@@ -315,24 +325,6 @@ def ini_keys(config: Any) -> list[str]:
     # pytest 9 keeps them in _inicfg and deprecates the public inicfg of earlier versions
     raw = getattr(config, "_inicfg", None)
     return list(raw if raw is not None else getattr(config, "inicfg", {}))
-
-
-def check_threshold_keys(keys: Sequence[str], names: Sequence[str]) -> None:
-    """A ``rag_threshold_<name>`` key for no registered metric is a typo that pytest would only warn
-    about, leaving the metric's default bar in place."""
-    valid = {f"rag_threshold_{name}" for name in names}
-    for key in keys:
-        if not key.startswith("rag_threshold_") or key in valid:
-            continue
-        name = key[len("rag_threshold_") :]
-        if name in ALIASES:
-            hint = f"thresholds are keyed by metric name: write rag_threshold_{ALIASES[name][0]}"
-        else:
-            import difflib
-
-            close = difflib.get_close_matches(key, sorted(valid), n=1)
-            hint = f"did you mean {close[0]}?" if close else "no registered metric has that name"
-        raise ConfigError(f"{in_ini_file(key)} sets the threshold of no registered metric; {hint}")
 
 
 def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> RagSettings:
@@ -390,12 +382,13 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
         regression=read_regression_settings(config),
         thresholds=thresholds,
         threshold_sources=threshold_sources,
+        threshold_keys=tuple(key for key in ini_keys(config) if key.startswith("rag_threshold_")),
         prices=tuple(str(line) for line in config.getini("rag_prices")),
         rpm=_pick(config, "rag_rpm", "rag_rpm", float, None, 0.001),
         tpm=_pick(config, "rag_tpm", "rag_tpm", float, None, 1),
         dry_run=bool(config.getoption("rag_dry_run") or config.getini("rag_dry_run")),
         budget_usd=_pick(config, "rag_budget", "rag_budget", float, None, 0),
-        html_path=_path_option(config, "rag_html", "rag_html", written=True),
+        html_path=_path_option(config, "rag_html", "rag_html"),
         batch=read_batch_settings(config, cache_mode),
     )
 
@@ -503,33 +496,16 @@ def add_regression_options(group: Any, parser: Any) -> None:
     )
 
 
-def _path_option(config: Any, option: str, ini: str, *, written: bool = False) -> Path | None:
-    """A path from the command line (relative to the working directory) or ini (relative to rootdir);
-    with ``written``, one the run will write, so that a path that cannot be a file is refused now
-    rather than after every test has run."""
+def _path_option(config: Any, option: str, ini: str) -> Path | None:
+    """A path from the command line (relative to the working directory) or ini (relative to rootdir)."""
     cli = config.getoption(option)
     if cli:
-        path, source = Path(str(cli)).absolute(), on_command_line(f"--{option.replace('_', '-')}")
-    else:
-        text = _ini(config, ini)
-        if not text:
-            return None
-        path, source = Path(text), in_ini_file(ini)
-        path = path if path.is_absolute() else Path(str(config.rootpath)) / path
-    if written:
-        check_output_path(path, source)
-    return path
-
-
-def check_output_path(path: Path, source: str) -> None:
-    """A file the run writes at its end must not be a directory, nor lie under a file."""
-    if path.is_dir():
-        raise ConfigError(f"{source}: {path} is a directory; give the path of a file in it")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise ConfigError(f"{source}: {parent} is a file, so {path} cannot be written")
-            return
+        return Path(str(cli)).absolute()
+    text = _ini(config, ini)
+    if not text:
+        return None
+    path = Path(text)
+    return path if path.is_absolute() else Path(str(config.rootpath)) / path
 
 
 def read_regression_settings(config: Any) -> RegressionSettings:
@@ -546,7 +522,6 @@ def read_regression_settings(config: Any) -> RegressionSettings:
     for report in reports:
         if report.suffix.lower() not in (".json", ".csv"):
             raise ConfigError(f"{source}: {report} must end in .json or .csv (repeat the option for both)")
-        check_output_path(report, source)
     cli_bars = config.getoption("rag_fail_under")
     fail_under = (
         parse_fail_under(cli_bars, on_command_line("--rag-fail-under"))
@@ -578,7 +553,7 @@ def read_regression_settings(config: Any) -> RegressionSettings:
         gold=_path_option(config, "rag_gold", "rag_gold"),
         min_alpha=min_alpha,
         cache_import=_path_option(config, "rag_cache_import", "rag_cache_import"),
-        cache_export=_path_option(config, "rag_cache_export", "rag_cache_export", written=True),
+        cache_export=_path_option(config, "rag_cache_export", "rag_cache_export"),
         snapshot_tolerance=None if tolerance is None else str(tolerance).strip(),
         snapshot_default=bool(config.getini("rag_snapshot_default")),
     )

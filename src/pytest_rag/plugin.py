@@ -56,10 +56,10 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         names = rag_config.threshold_names(config.pluginmanager, builtin)
         settings = rag_config.read_settings(config, names)
-        if settings.checked_against_plugins:
+        if settings.checked_at_startup:
             from .startup import check_configuration
 
-            check_configuration(config, settings)
+            check_configuration(config, settings, names)
         config.stash[SETTINGS_KEY] = (settings, names)
         if settings.regression.cache_import is not None:
             from .run_end import import_judgments
