@@ -168,7 +168,8 @@ class RagJudge(
         batch: bool = False,
     ) -> ResultsTable:
         """Score every sample on every metric, all judgments concurrently; never raises for a judge
-        error (it is a row of the table, counted in the summary).
+        error (it is a row of the table, counted in the summary, and makes the test an error:
+        :mod:`pytest_rag.unjudged`).
 
         With ``batch=True`` the judgments that are not cached go to the providers' batch APIs at half
         price: the call submits its batches, waits for them (round after round for multi-step
