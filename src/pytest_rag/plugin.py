@@ -143,9 +143,9 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     """A test made an error by :func:`pytest_runtest_makereport` counts and reads as one."""
     if getattr(report, "rag_no_verdict", None) is None:  # unjudged.NO_VERDICT: nothing of ours
         return None
-    from .unjudged import test_status
+    from .unjudged import status_of
 
-    return test_status(report)
+    return status_of(report)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -13,7 +13,7 @@ test made of the exception. Two kinds of non-verdict are no error: checks only c
 skipped (:func:`pytest_rag.engine.spending.skip_not_judged`), and the summary says how many.
 
 The report carries its verdict in the attribute :data:`NO_VERDICT`, a string, so it survives
-pytest-xdist's serialization; the terminal reads it through :func:`test_status`, the JUnit XML
+pytest-xdist's serialization; the terminal reads it through :func:`status_of`, the JUnit XML
 through :class:`JUnitErrors`, the summary through :func:`tally_lines`.
 """
 
@@ -157,7 +157,7 @@ def _add_note(report: pytest.TestReport, note: str) -> None:
         report.longrepr = f"{longrepr}\n{note}" if longrepr else note
 
 
-def test_status(report: pytest.TestReport) -> tuple[str, str, str] | None:
+def status_of(report: pytest.TestReport) -> tuple[str, str, str] | None:
     """The terminal's category, letter and word for a report made an error here."""
     if getattr(report, NO_VERDICT, None) == ERROR and report.failed:
         return "error", "E", "ERROR"
