@@ -125,7 +125,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         from .report.tracebacks import one_line_repeat
 
         one_line_repeat(report, call.excinfo)
-    records = rag.results.for_test(item.nodeid)
+    records = rag.results.for_test(item.nodeid) if call.when == "call" else []
     if (rag.settings.dry_run or rag.batching) and call.when == "call":
         from .engine.spending import skip_not_judged
 
