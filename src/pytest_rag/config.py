@@ -42,6 +42,8 @@ class RagSettings:
     thresholds: Mapping[str, float] = field(default_factory=dict)
     threshold_sources: Mapping[str, str] = field(default_factory=dict)
     """Where each of ``thresholds`` was set, as errors about it name it (``rag_thresholds (ini file): ...``)."""
+    threshold_keys: tuple[str, ...] = ()
+    """The ``rag_threshold_*`` keys the ini file sets, registered or not (a typo is checked at start-up)."""
     prices: tuple[str, ...] = ()
     rpm: float | None = None
     tpm: float | None = None
@@ -49,9 +51,6 @@ class RagSettings:
     budget_usd: float | None = None
     html_path: Path | None = None
     batch: BatchSettings = field(default_factory=BatchSettings)
-
-    threshold_keys: tuple[str, ...] = ()
-    """The ``rag_threshold_*`` keys the ini file sets, registered or not (a typo is checked at start-up)."""
 
     @property
     def checked_at_startup(self) -> bool:
