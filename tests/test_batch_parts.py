@@ -131,7 +131,7 @@ def test_a_batch_refused_as_a_whole_makes_every_check_a_judge_error(
     fake_llm.batches.script(BatchScript(end="failed", failure="Model fake-gpt is not available for batches."))
     cache = first_batch_run(pytester, fake_llm, tmp_path)
     second = run(pytester, fake_llm, cache, "--rag-batch")
-    second.assert_outcomes(failed=3)
+    second.assert_outcomes(errors=3)
     assert "the batch was refused: Model fake-gpt is not available for batches." in second.stdout.str()
     assert "failed, collected: 0 answered, 3 failed (judge errors of their checks)" in second.stdout.str()
 
@@ -142,7 +142,7 @@ def test_a_batch_refused_without_listed_errors_is_still_a_judge_error_of_each_ch
     fake_llm.batches.script(BatchScript(end="failed", failure=""))
     cache = first_batch_run(pytester, fake_llm, tmp_path)
     second = run(pytester, fake_llm, cache, "--rag-batch")
-    second.assert_outcomes(failed=3)
+    second.assert_outcomes(errors=3)
     assert "the batch was refused: no reason given" in second.stdout.str()
 
 

@@ -149,7 +149,7 @@ def test_failures_inside_a_batch_are_judge_errors_and_invalid_replies_get_a_batc
     cache = first_batch_run(pytester, server, tmp_path)
 
     second = run(pytester, server, cache, "--rag-batch")
-    second.assert_outcomes(passed=1, failed=1, skipped=1)  # five days / instant / a week
+    second.assert_outcomes(passed=1, errors=1, skipped=1)  # five days / instant / a week
     output = second.stdout.str()
     assert "could not judge this request: HTTP 400: This request is malformed." in output
     assert "--- raw judge reply ---" in output and "This request is malformed." in output  # the raw body
@@ -257,7 +257,7 @@ def test_batch_needs_a_read_write_cache_and_a_replay_run_serves_what_batches_jud
     assert "--rag-batch cannot work with --rag-cache=replay" in refused.stderr.str()
     run(pytester, server, cache, "--rag-batch").assert_outcomes(skipped=3)
     replay_too_early = run(pytester, server, cache, "--rag-cache=replay")
-    replay_too_early.assert_outcomes(failed=3)  # replay never calls a provider, batches included
+    replay_too_early.assert_outcomes(errors=3)  # replay never calls a provider, batches included
     assert server.request_count == 2  # the upload and the batch: replay checked nothing
     run(pytester, server, cache, "--rag-batch").assert_outcomes(passed=3)
     server.clear()
@@ -288,7 +288,7 @@ def test_the_budget_counts_queued_requests_at_their_estimated_batch_price(
     pytester.makepyfile(THREE_FAITHFUL)
     pytester.makeini("[pytest]\nrag_prices =\n    fake-gpt = 1000000, 0\n")  # a dollar per prompt token
     result = run(pytester, server, tmp_path / "cache", "--rag-batch", "--rag-budget=1")
-    result.assert_outcomes(skipped=1, failed=2)  # the first is queued; its estimate spends the budget
+    result.assert_outcomes(skipped=1, errors=2)  # the first is queued; its estimate spends the budget
     assert "BudgetExceededError" in result.stdout.str()
     assert len(server.batches.requests) == 1
 

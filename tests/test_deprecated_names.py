@@ -157,8 +157,8 @@ def test_a_suite_using_the_grounded_alias_gets_faithfulness_and_one_warning_at_i
         test_old_alias="""
         def test_alias_twice(rag_judge):
             answer, contexts = "Refunds take five days.", ["Refunds take five days."]
-            first = rag_judge.score("grounded", answer=answer, context=contexts)
-            second = rag_judge.score("grounded", answer=answer, context=contexts)
+            first = rag_judge.score("grounded", answer=answer, contexts=contexts)
+            second = rag_judge.score("grounded", answer=answer, contexts=contexts)
             assert first.metric == second.metric == "faithfulness"
         """
     )

@@ -112,7 +112,7 @@ def test_a_budget_stops_live_calls_once_spent_and_says_so(
         *rag_args(fake_llm, tmp_path / "cache", "--rag-budget=0.01", "-p", "no:randomly")
     )
     assert fake_llm.request_count == 1  # the first call spends the whole budget
-    result.assert_outcomes(passed=1, failed=3)
+    result.assert_outcomes(passed=1, errors=3)
     output = result.stdout.str()
     assert "BudgetExceededError" in output and "--rag-budget=$0.0100 is spent" in output
     assert "budget: $" in output and "of $0.0100 spent, live calls stopped; 3 check(s) not judged" in output
@@ -134,4 +134,4 @@ def test_a_negative_budget_is_a_usage_error_naming_the_option(
     pytester.makepyfile(FAITHFUL_TEST)
     result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache", "--rag-budget=-1"))
     assert result.ret != 0
-    assert "--rag-budget must be at least 0" in result.stderr.str()
+    assert "--rag-budget (command line) must be at least 0" in result.stderr.str()

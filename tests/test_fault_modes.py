@@ -168,7 +168,7 @@ def test_a_judge_fault_never_passes_is_counted_and_leaves_nothing_behind(
         assert check["passed"] is True and check["retries"] == 1
         assert "requests: 2 sent, 1 failed" in output and "1 retried" in output
     else:
-        result.assert_outcomes(failed=1)
+        result.assert_outcomes(errors=1)
         assert check["passed"] is not True and check["error"] and check["score"] is None
         assert aggregate["errors"] == 1 and aggregate["n"] == 0
         assert check["failures"].get(fault.kind, 0) >= 1, check["failures"]

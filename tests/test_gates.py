@@ -132,4 +132,6 @@ def test_fail_under_fails_the_session_and_baseline_reports(
 def test_malformed_fail_under_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--rag-fail-under=faithfulness")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--rag-fail-under 'faithfulness' is malformed; write METRIC=VALUE*"])
+    result.stderr.fnmatch_lines(
+        ["*--rag-fail-under (command line) 'faithfulness' is malformed; write METRIC=VALUE*"]
+    )

@@ -11,7 +11,7 @@ import pytest
 from conftest import rag_args
 from fake_llm import FakeLLMServer
 from pytest_rag.errors import InputError
-from pytest_rag.inputs import Chunk, ContextLike, Sample, coerce_sample, normalize_contexts, require_text
+from pytest_rag.inputs import Chunk, ContextLike, coerce_sample, normalize_contexts, require_text
 from pytest_rag.metrics.prompts import context_blocks
 
 
@@ -130,9 +130,12 @@ def test_a_dict_without_text_names_the_keys_it_needs() -> None:
     assert "'text'" in message and "'page_content'" in message and "body" in message
 
 
-def test_an_unreadable_object_names_its_type() -> None:
-    with pytest.raises(InputError, match=r"context item 1 is a int"):
+def test_an_unreadable_object_names_its_type_and_what_is_accepted() -> None:
+    with pytest.raises(InputError, match=r"context item 1 is an int, which") as info:
         normalize_contexts([42])
+    assert "pass a string, a pytest_rag.Chunk, a mapping with 'text'" in str(info.value)
+    with pytest.raises(InputError, match=r"context item 2 is a float, which"):
+        normalize_contexts(["fine", 4.5])
 
 
 def test_require_text_rejects_non_strings_and_blank_text() -> None:
@@ -141,17 +144,6 @@ def test_require_text_rejects_non_strings_and_blank_text() -> None:
     with pytest.raises(InputError, match="question is empty"):
         require_text("   ", "question")
     assert require_text("", "answer", allow_empty=True) == ""
-
-
-def test_coerce_sample_from_a_mapping_with_aliases() -> None:
-    sample = coerce_sample({"prompt": "Why?", "output": "Because.", "context": ["c1"], "id": "s1"})
-    assert sample == Sample(question="Why?", answer="Because.", contexts=(Chunk("c1"),), id="s1")
-
-
-def test_coerce_sample_rejects_unknown_keys_and_lists_the_known_ones() -> None:
-    with pytest.raises(InputError) as info:
-        coerce_sample({"answer": "x", "contxt": ["typo"]})
-    assert "contxt" in str(info.value) and "contexts" in str(info.value)
 
 
 def test_coerce_sample_rejects_other_types() -> None:

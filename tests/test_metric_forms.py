@@ -30,16 +30,13 @@ from pytest_rag.results import MetricResult
 #: A value for every parameter a form may require, by name.
 ARGUMENTS: Mapping[str, Any] = {
     "metric": "faithfulness",
-    "output": "Refunds take five business days.",
-    "prompt": "How long do refunds take?",
+    "answer": "Refunds take five business days.",
     "question": "How long do refunds take?",
-    "context": ["Refunds are processed within five business days."],
+    "contexts": ["Refunds are processed within five business days."],
     "reference": "Five business days.",
     "citations": [("Refunds take five business days.", ["1"])],
     "rubric": {1: "wrong", 5: "right"},
     "answers": ["Five days.", "Five business days."],
-    "answer": "Refunds take five business days.",
-    "contexts": ["Refunds are processed within five business days."],
     "history": [
         {"role": "user", "content": "My name is Ana."},
         {"role": "assistant", "content": "Hello Ana, refunds need approval."},
@@ -161,6 +158,35 @@ def test_an_assert_form_without_a_threshold_fails_before_any_judge_is_paid(name:
     assert session.scored == []
 
 
+@pytest.mark.parametrize("bad", ["4", True, float("nan"), [4]], ids=["str", "bool", "nan", "list"])
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_a_threshold_that_is_no_real_number_is_an_input_error_in_every_form(name: str, bad: Any) -> None:
+    """``threshold="4"`` crashed inside the plugin, ``threshold=True`` was the bar 1."""
+    session = NoJudgeSession({}, score=None)  # being asked to score fails the test
+    judge = judge_with(session)
+    with pytest.raises(
+        InputError, match=rf"^{name}\(\): threshold (must be a number on the metric's scale|is NaN)"
+    ):
+        call(judge, name, threshold=bad)
+    assert session.scored == [] and len(judge.refused) == 1
+
+
+@pytest.mark.parametrize("bad", ["4", True, float("nan")], ids=["str", "bool", "nan"])
+def test_the_combined_forms_refuse_such_thresholds_too(bad: Any) -> None:
+    judge = judge_with(NoJudgeSession({}, score=None))
+    sample = {"answer": "An answer.", "contexts": ["A passage."]}
+    with pytest.raises(InputError, match=r"^assert_rag\(\): faithfulness .*write e\.g\. faithfulness=4"):
+        judge.assert_rag(sample, faithfulness=bad)
+    with pytest.raises(
+        InputError, match=r"^evaluate\(\): thresholds\['faithfulness'\] .*thresholds=\{'faithfulness': 4\}"
+    ):
+        judge.evaluate([sample], ["faithfulness"], thresholds={"faithfulness": bad})
+    with pytest.raises(InputError, match=r"^overall_score\(\): threshold "):
+        judge.overall_score([], threshold=bad)
+    with pytest.raises(InputError, match="holds every metric to the bar given"):
+        judge.assert_rag(sample, faithfulness=None)
+
+
 @pytest.mark.parametrize("name", sorted(n for n, f in FORMS.items() if f.enforce))
 def test_an_assert_form_fails_below_its_threshold_and_passes_above(name: str) -> None:
     metric = FORMS[name].metric or "faithfulness"
@@ -219,14 +245,11 @@ def test_an_assertion_without_a_threshold_never_reaches_a_real_judge(
 ) -> None:
     pytester.makepyfile(
         """
-        import pytest
-        from pytest_rag.errors import InputError
-
         def test_no_bar(rag_judge):
-            with pytest.raises(InputError, match="umbrela has no default threshold"):
-                rag_judge.assert_umbrela("Where is the office?", ["The office is in Leeds."])
+            rag_judge.assert_umbrela("Where is the office?", ["The office is in Leeds."])
         """
     )
     result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache"))
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*InputError: umbrela has no default threshold*"])
     assert fake_llm.requests == []

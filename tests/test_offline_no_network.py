@@ -79,7 +79,7 @@ def test_guard_is_active():
 def test_offline_metrics(rag_judge, sample):
     faithful = rag_judge.faithfulness(sample["answer"], sample["contexts"])
     relevant = rag_judge.answer_relevancy(sample["answer"], sample["question"])
-    recall = rag_judge.context_recall(sample["answer"], sample["reference"], context=sample["contexts"])
+    recall = rag_judge.context_recall(sample["answer"], sample["reference"], contexts=sample["contexts"])
     for result in (faithful, relevant, recall):
         assert result.judge == "local", result.judge
         assert result.calls.live == 0 and result.calls.offline >= 1

@@ -71,7 +71,7 @@ def test_replay_miss_fails_naming_the_test_and_key_without_calling(
     pytester.makepyfile(THREE_CHECKS)
     result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=replay"))
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.assert_outcomes(failed=3)
+    result.assert_outcomes(errors=3)
     result.stdout.fnmatch_lines(
         [
             "E*CacheMissError:*--rag-cache=replay: no stored judgment for test "
@@ -185,7 +185,7 @@ def test_rejected_credentials(rag_judge):
         "-rA",
         *rag_args(fake_llm, cache, judge="openai:fake-gpt,anthropic:fake-claude"),
     )
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(["E*HTTP 401: the judge rejected the credentials; check *_API_KEY*"])
     output = result.stdout.str() + result.stderr.str()
     assert "Captured log call" in output and "Sending HTTP Request" in output  # SDK debug logs included

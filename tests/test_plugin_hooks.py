@@ -129,7 +129,8 @@ def test_an_unknown_provider_lists_third_party_ones_too(
     pytester.makeconftest(EXTENSION_CONFTEST)
     pytester.makepyfile(USES_EXTENSION)
     result = pytester.runpytest("-p", "no:cacheprovider", "--rag-judge=yourcorp:v1")
-    result.stdout.fnmatch_lines(["*known providers: anthropic, local, mycorp, *openai*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*known providers: anthropic, local, mycorp, *openai*"])
 
 
 def test_the_offline_judge_refuses_a_metric_it_cannot_compute(
@@ -138,7 +139,7 @@ def test_the_offline_judge_refuses_a_metric_it_cannot_compute(
     pytester.makeconftest(EXTENSION_CONFTEST)
     pytester.makepyfile(USES_EXTENSION)
     result = pytester.runpytest("-p", "no:cacheprovider", "--rag-judge=local", f"--rag-cache-dir={tmp_path}")
-    result.assert_outcomes(failed=2)
+    result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(["E*UnsupportedMetricError: the offline judge cannot compute loudness*"])
 
 

@@ -117,6 +117,19 @@ def test_help_lists_every_option_with_its_help(pytester: pytest.Pytester) -> Non
         assert len(text) <= 110, f"{option} help is longer than a line's worth: {text!r}"
     text = result.stdout.str()
     assert "rag_judge (string)" in text and "rag_threshold_faithfulness" in text
+    assert "PYTEST_RAG_JUDGE" in entries["--rag-judge"]  # the README names it: so does --help
+
+
+def test_the_command_tells_its_version() -> None:
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_rag.cli", "--version"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"pytest-rag {version('pytest-rag')}"
 
 
 # -- where the judge comes from ---------------------------------------------------------------------
@@ -145,16 +158,17 @@ def test_ini_then_env_then_command_line(
     assert judges_shown(result) == "ollama:from-cli|local"
 
 
-def test_an_unknown_provider_fails_the_test_and_says_where_it_came_from(
+def test_an_unknown_provider_is_a_usage_error_that_says_where_it_came_from(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, judge_env: None
 ) -> None:
     monkeypatch.setenv("PYTEST_RAG_JUDGE", "gemini:pro")
     pytester.makepyfile(SHOW_JUDGES)
     result = pytester.runpytest()
-    assert result.ret == 1
-    result.stdout.fnmatch_lines(
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
         [
-            "*unknown judge provider 'gemini'*known providers: anthropic, local, *ollama, openai*(from PYTEST_RAG_JUDGE)*"
+            "ERROR: pytest-rag: PYTEST_RAG_JUDGE (environment): unknown judge provider 'gemini'*"
+            "known providers: anthropic, local, *ollama, openai*"
         ]
     )
 
@@ -255,10 +269,9 @@ def test_a_base_url_no_judge_can_use_is_a_start_up_error(
 ) -> None:
     pytester.makepyfile(FAITHFUL_TEST)
     result = pytester.runpytest(*args)
-    assert result.ret != 0
-    result.assert_outcomes(errors=1)
-    assert problem in result.stdout.str()
-    assert "--rag-judge-base-url" in result.stdout.str() or "remove the @URL" in result.stdout.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert problem in result.stderr.str()
+    assert "--rag-judge-base-url" in result.stderr.str() or "remove the @URL" in result.stderr.str()
 
 
 def test_a_run_wide_url_serves_the_remote_judges_of_an_ensemble_with_the_offline_one(
@@ -395,15 +408,19 @@ def test_a_plugin_metric_gets_its_own_threshold_ini_key(pytester: pytest.Pyteste
 @pytest.mark.parametrize(
     ("ini", "args", "expected"),
     [
-        ("rag_concurrency = zero", (), "*ini option rag_concurrency must be a int, got 'zero'*"),
-        ("rag_timeout = 0", (), "*ini option rag_timeout must be at least 0.001*"),
+        ("rag_concurrency = zero", (), "*rag_concurrency (ini file) must be a whole number, got 'zero'*"),
+        ("rag_timeout = 0", (), "*rag_timeout (ini file) must be at least 0.001*"),
         (
             "rag_cache = sometimes",
             (),
             "*unknown cache mode 'sometimes'*use one of rw, ro, replay, refresh, off*",
         ),
-        ("rag_thresholds =\n    faithfulness 4", (), "*rag_thresholds line 'faithfulness 4' is malformed*"),
-        ("", ("--rag-judge-repeat=0",), "*--rag-judge-repeat must be at least 1*"),
+        (
+            "rag_thresholds =\n    faithfulness 4",
+            (),
+            "*rag_thresholds (ini file): the line 'faithfulness 4' is malformed*",
+        ),
+        ("", ("--rag-judge-repeat=0",), "*--rag-judge-repeat (command line) must be at least 1*"),
         ("", ("--rag-cache=sometimes",), "*invalid choice: 'sometimes'*"),
     ],
 )
@@ -495,3 +512,17 @@ def test_a_remote_ollama_is_reached_through_ollama_host_or_the_base_url(
 
     (judge,) = rag_session(config).judges()
     assert judge.identity()["base_url"] == expected
+
+
+def test_the_readme_option_table_names_every_ini_key(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+    keys = {
+        line.split()[0]
+        for line in result.stdout.lines
+        if line.strip().startswith("rag_") and not line.strip().startswith("rag_threshold_")
+    }
+    assert {"rag_judge", "rag_thresholds", "rag_snapshot_default"} <= keys
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    table = [line for line in readme.splitlines() if line.startswith("|")]
+    missing = sorted(key for key in keys if not any(f"`{key}`" in row for row in table))
+    assert missing == []

@@ -98,6 +98,11 @@ HEAVY = (
     # (the snapshot extension is not here: syrupy imports the default extension at session end)
     "pytest_rag.session",
     "pytest_rag.run_end",
+    # what only a run that judges, or sets more than the defaults, needs
+    "pytest_rag.startup",
+    "pytest_rag.judges.spec",
+    "pytest_rag.registry",
+    "pytest_rag.unjudged",
 )
 
 UNUSED_SUITE_CONFTEST = f"""

@@ -23,8 +23,8 @@ def test_assert_rag_accepts_short_names_and_reports_canonical_metrics(pytester: 
         """
     )
     result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*unknown metric 'faithfullness'; registered metrics: *faithfulness*"])
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*unknown metric 'faithfullness'; did you mean 'faithfulness'?"])
 
 
 def test_an_unknown_offline_model_is_a_set_up_error_not_a_silent_default(pytester: pytest.Pytester) -> None:
@@ -35,8 +35,10 @@ def test_an_unknown_offline_model_is_a_set_up_error_not_a_silent_default(pyteste
         """
     )
     result = pytester.runpytest("--rag-judge=local:minlm", "-p", "no:cacheprovider")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*the offline judge has one model; write --rag-judge=local*'local:minlm'*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*'local:minlm' names a model 'local' does not have; write local (or local:wordllama)"]
+    )
     assert pytester.runpytest("--rag-judge=local:wordllama", "-p", "no:cacheprovider").ret == 0
 
 
@@ -45,9 +47,17 @@ def test_an_unknown_offline_model_is_a_set_up_error_not_a_silent_default(pyteste
     [
         (
             "rag_threshold_faithfulness = 4\nrag_thresholds =\n    faithfulnes = 4",
-            "*'faithfulnes', which is not a registered metric*",
+            "*rag_thresholds (ini file): faithfulnes = 4: 'faithfulnes' is not a registered metric; "
+            "did you mean 'faithfulness'?",
         ),
-        ("rag_thresholds =\n    relevancy = 4", "*write 'answer_relevancy' instead of 'relevancy'*"),
+        (
+            "rag_thresholds =\n    relevancy = 4",
+            "*thresholds are keyed by metric name: write 'answer_relevancy', not 'relevancy'",
+        ),
+        (
+            "rag_threshold_faithfulnes = 4",
+            "*rag_threshold_faithfulnes (ini file)*did you mean rag_threshold_faithfulness?",
+        ),
     ],
 )
 def test_a_threshold_for_an_unknown_metric_is_a_set_up_error(
@@ -61,8 +71,9 @@ def test_a_threshold_for_an_unknown_metric_is_a_set_up_error(
         """
     )
     result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines([message])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert len([line for line in result.stderr.lines if line.startswith("ERROR:")]) == 1
 
 
 def test_a_bug_in_one_metric_of_a_batch_keeps_the_other_records(pytester: pytest.Pytester) -> None:
@@ -138,7 +149,7 @@ def test_an_ensemble_members_failure_is_an_error_of_the_ensemble_check(
             "-p",
             "no:cacheprovider",
         )
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
         [
             "*JudgeError*faithfulness by openai:judge-b*",  # the message names the member that failed

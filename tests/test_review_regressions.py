@@ -146,10 +146,14 @@ def test_ini_threshold_still_applies_to_a_mode_on_the_same_scale(tmp_path: Path)
     ("options", "ini", "named"),
     [
         ({}, {"rag_threshold_faithfulness": "nan"}, "rag_threshold_faithfulness"),
-        ({}, {"rag_thresholds": ["answer_relevancy = NaN"]}, "rag_thresholds answer_relevancy"),
+        (
+            {},
+            {"rag_thresholds": ["answer_relevancy = NaN"]},
+            r"rag_thresholds \(ini file\): answer_relevancy",
+        ),
         ({"rag_timeout": float("nan")}, {}, "--rag-timeout"),
         ({}, {"rag_budget": "nan"}, "rag_budget"),
-        ({"rag_fail_under": ["faithfulness=nan"]}, {}, "--rag-fail-under faithfulness"),
+        ({"rag_fail_under": ["faithfulness=nan"]}, {}, r"--rag-fail-under \(command line\) faithfulness"),
     ],
 )
 def test_nan_in_a_numeric_option_is_a_config_error(
@@ -406,7 +410,7 @@ def test_asserting_on_a_metric_without_a_threshold_fails_before_judging_or_recor
     with pytest.raises(InputError, match="umbrela has no default threshold; pass threshold="):
         judge.assert_umbrela(SAMPLE.question, ["Refunds take 30 days.", "Shipping is free."])
     with pytest.raises(InputError, match="no default threshold"):
-        asyncio.run(judge.aassert_score("umbrela", question=SAMPLE.question, context=["Refunds."]))
+        asyncio.run(judge.aassert_score("umbrela", question=SAMPLE.question, contexts=["Refunds."]))
     assert len(rag.results) == 0
     passed = judge.assert_umbrela(SAMPLE.question, ["Refunds take 30 days."], threshold=0)
     assert passed.threshold == 0.0 and passed.passed is True and len(rag.results) == 1

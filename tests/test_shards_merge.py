@@ -224,7 +224,12 @@ def _summary(output: str) -> list[str]:
 
 
 def _without_file_lines(lines: list[str]) -> list[str]:
-    return [line for line in lines if not line.startswith(("results written to", "HTML report written to"))]
+    """The summary without what only a test run can say: the files it wrote, the tests it reported
+    as errors."""
+    written = ("results written to", "HTML report written to")
+    return [
+        line for line in lines if not line.startswith(written) and "test(s) reported as errors" not in line
+    ]
 
 
 def _merged_summary(out: list[str], shards: int) -> list[str]:
@@ -267,7 +272,7 @@ def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_
     base = pytester.path
     baseline = base / "baseline.json"
     _run(pytester, "yesterday", base / "cache-baseline", f"--rag-report={baseline}").assert_outcomes(
-        passed=13
+        passed=12, errors=1
     )
     gates = ["faithfulness=1.5", "answer_relevancy=4.5"]  # the first passes, the second fails
 
@@ -279,8 +284,8 @@ def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_
         f"--rag-baseline={baseline}",
         *[f"--rag-fail-under={gate}" for gate in gates],
     )
-    whole.assert_outcomes(passed=13)
-    assert whole.ret == pytest.ExitCode.TESTS_FAILED  # by the failed gate alone
+    whole.assert_outcomes(passed=12, errors=1)  # the BROKEN answer's test caught its judge error
+    assert whole.ret == pytest.ExitCode.TESTS_FAILED
     expected = _summary(whole.stdout.str())
     assert any("answer_relevancy >= 4.5 FAILED" in line for line in expected)
     assert any("judge errors: " in line for line in expected)  # the BROKEN answer's faithfulness
@@ -299,8 +304,10 @@ def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_
             f"--group={group}",
             f"--rag-report={shard}",
         )
-        assert result.ret == pytest.ExitCode.OK
-        assert json.loads(shard.read_text())["checks"], f"shard {group} judged nothing"
+        checks = json.loads(shard.read_text())["checks"]
+        assert checks, f"shard {group} judged nothing"
+        broken = any(row["test_id"].endswith("test_answer[7]") for row in checks)
+        assert result.ret == (pytest.ExitCode.TESTS_FAILED if broken else pytest.ExitCode.OK)
         shards.append(str(shard))
     per_shard = [{row["test_id"] for row in json.loads(Path(s).read_text())["checks"]} for s in shards]
     assert sum(len(tests) for tests in per_shard) == len(set().union(*per_shard)) == 13
@@ -326,13 +333,15 @@ def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_
         run = json.loads(Path(shard).read_text())["run"]
         checks = len(json.loads(Path(shard).read_text())["checks"])
         tests = run["tests_run"]
-        assert run["tests_collected"] == tests and run["outcomes"] == {
-            "passed": tests,
-            "deselected": 13 - tests,
-        }
+        # the BROKEN answer's test caught its judge error, so it is an error (a check without a verdict)
+        errors = int(any(t.endswith("test_answer[7]") for t in per_shard[group - 1]))
+        outcomes = {"passed": tests - errors, "deselected": 13 - tests} | ({"error": 1} if errors else {})
+        assert run["tests_collected"] == tests and run["outcomes"] == outcomes
+        status_text = "exit status 1 (tests failed)" if errors else "exit status 0 (ok)"
+        error_text = ", 1 error" if errors else ""
         assert out[group] == (
-            f"  {shard}: group {group} of 3, {tests} of {tests} tests ran ({tests} passed, "
-            f"{13 - tests} deselected), {checks} checks, exit status 0 (ok)"
+            f"  {shard}: group {group} of 3, {tests} of {tests} tests ran ({tests - errors} passed, "
+            f"{13 - tests} deselected{error_text}), {checks} checks, {status_text}"
         )
     assert _without_file_lines(_merged_summary(out, 3)) == _without_file_lines(expected)
     assert status == whole.ret == 1
@@ -341,10 +350,10 @@ def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_
     # the merged file's run record is the whole suite's: every test of the three groups, no deselection
     merged_run = json.loads(merged_report.read_text())["run"]
     assert (merged_run["tests_collected"], merged_run["tests_run"]) == (13, 13)
-    assert merged_run["outcomes"] == {"passed": 13} and merged_run["exit_status"] == 1  # the gate
+    assert merged_run["outcomes"] == {"passed": 12, "error": 1} and merged_run["exit_status"] == 1
     assert [entry["file"] for entry in merged_run["shards"]] == shards
     assert [entry["run"]["group"] for entry in merged_run["shards"]] == [1, 2, 3]
-    assert "13 passed" in merged_html.read_text(encoding="utf-8")
+    assert "12 passed, 1 error" in merged_html.read_text(encoding="utf-8")
     assert "answer_relevancy" in merged_html.read_text(encoding="utf-8")
 
     # with the passing gate alone, the merge passes as the unsharded run's gate line says
@@ -381,7 +390,7 @@ def test_a_pytest_xdist_run_prints_the_summary_of_the_serial_run(
                 judge="openai:fake-a,openai:fake-b",
             )
             result = pytester.runpytest_subprocess(*args)
-        result.assert_outcomes(passed=13)
+        result.assert_outcomes(passed=12, errors=1)
         outputs.append(_summary(result.stdout.str()))
     serial, xdist = outputs
     assert any("95% CI" in line for line in serial) and any("judge agreement" in line for line in serial)

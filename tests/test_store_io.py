@@ -132,7 +132,7 @@ def test_replay_ci_runs_from_the_committed_file_alone(
     judge_env(monkeypatch, key=None)  # the replay job has no API key, and the server is gone
     fresh = repo / "ci_cache"
     without_import = pytester.runpytest(*run_args(base_url, fresh, "--rag-cache=replay"))
-    without_import.assert_outcomes(failed=3)
+    without_import.assert_outcomes(errors=3)
     replayed = pytester.runpytest(
         *run_args(base_url, repo / "ci_cache2", "--rag-cache=replay", f"--rag-cache-import={store}")
     )

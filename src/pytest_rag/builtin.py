@@ -43,14 +43,9 @@ def _anthropic(spec: JudgeSpec, options: JudgeOptions) -> Judge:
 
 
 def _local(spec: JudgeSpec, options: JudgeOptions) -> Judge:
-    from .errors import ConfigError
     from .judges.local.judge import LocalJudge
 
-    if spec.model not in ("", "wordllama"):  # a typo must not silently run another model
-        raise ConfigError(
-            f"the offline judge has one model; write --rag-judge=local (or local:wordllama), not {spec.label!r}"
-        )
-    return LocalJudge(spec)
+    return LocalJudge(spec)  # its one model: judges/spec.py refuses any other name at start-up
 
 
 def _nli(spec: JudgeSpec, options: JudgeOptions) -> Judge:

@@ -8,6 +8,7 @@
     pytest-rag batch status|wait|cancel [--cache-dir DIR]   the provider batches of --rag-batch
     pytest-rag generate DOCS -o FILE.rag.jsonl [--count N] [--kinds K=W,...] [--seed S] [--judge SPEC]
                                                      a case file from a folder of documents
+    pytest-rag --version                             the installed version
 
 Each command group registers itself in :data:`COMMAND_GROUPS`, so a later group (e.g. ``plot``) is
 one function that adds its sub-parser; nothing else changes. Errors are one line on stderr naming
@@ -21,6 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from . import __version__
 from .cases.generate.command import add_generate_command
 from .engine.batch.cli import add_batch_commands
 from .engine.cache import add_cache_dir_argument
@@ -71,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pytest-rag", description="Tools for the pytest-rag plugin's judgment store and results."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for add in COMMAND_GROUPS:
         add(commands)

@@ -31,7 +31,7 @@ class RagSettings:
     judge: str | None
     judge_source: str
     base_url: str | None
-    base_url_source: str = "--rag-judge-base-url"
+    base_url_source: str = "--rag-judge-base-url (command line)"
     repeats: int = 1
     cache_mode: str = "rw"
     cache_dir: Path = Path(DEFAULT_CACHE_DIR)
@@ -40,6 +40,10 @@ class RagSettings:
     summary: bool = True
     regression: RegressionSettings = field(default_factory=lambda: RegressionSettings())
     thresholds: Mapping[str, float] = field(default_factory=dict)
+    threshold_sources: Mapping[str, str] = field(default_factory=dict)
+    """Where each of ``thresholds`` was set, as errors about it name it (``rag_thresholds (ini file): ...``)."""
+    threshold_keys: tuple[str, ...] = ()
+    """The ``rag_threshold_*`` keys the ini file sets, registered or not (a typo is checked at start-up)."""
     prices: tuple[str, ...] = ()
     rpm: float | None = None
     tpm: float | None = None
@@ -50,6 +54,23 @@ class RagSettings:
     pass_on: str = "score"
     cases: CaseSettings = field(default_factory=lambda: CaseSettings())
 
+    @property
+    def checked_at_startup(self) -> bool:
+        """True when a setting must be checked before any test runs (:mod:`pytest_rag.startup`): a
+        judge spec other than the default, a base URL, thresholds, prices, files to write. A suite on
+        the default settings skips those checks and their imports."""
+        regression = self.regression
+        return bool(
+            self.judge != DEFAULT_JUDGE
+            or self.base_url is not None
+            or self.thresholds
+            or self.threshold_keys
+            or self.prices
+            or self.html_path is not None
+            or regression.reports
+            or regression.cache_export is not None
+        )
+
 
 def add_options(parser: Any) -> None:
     group = parser.getgroup("rag", "pytest-rag: judged assertions for RAG answers")
@@ -57,7 +78,7 @@ def add_options(parser: Any) -> None:
         "--rag-judge",
         metavar="SPEC",
         default=None,
-        help="judge(s) as PROVIDER:MODEL[@URL], comma-separated for an ensemble; default local (offline)",
+        help="judge(s) as PROVIDER:MODEL[@URL], comma-separated; default local (offline); env PYTEST_RAG_JUDGE",
     )
     group.addoption(
         "--rag-judge-base-url",
@@ -161,7 +182,9 @@ def add_options(parser: Any) -> None:
     )
     parser.addini("rag_html", "write the HTML report to this path (relative to the rootdir)", default=None)
 
-    parser.addini("rag_judge", "judge spec(s), as --rag-judge", default=None)
+    parser.addini(
+        "rag_judge", "judge spec(s), as --rag-judge (PYTEST_RAG_JUDGE and --rag-judge win)", default=None
+    )
     parser.addini(
         "rag_judge_base_url", "server of the judges that name none, as --rag-judge-base-url", default=None
     )
@@ -229,6 +252,24 @@ def threshold_names(pluginmanager: Any, builtin: object) -> tuple[str, ...]:
     return tuple(names)
 
 
+def on_command_line(option: str) -> str:
+    """How an error names a setting given on the command line."""
+    return f"{option} (command line)"
+
+
+def in_ini_file(key: str) -> str:
+    """How an error names a setting of the ini file (pytest.ini, pyproject.toml, ``-o KEY=VALUE``)."""
+    return f"{key} (ini file)"
+
+
+def in_environment(variable: str) -> str:
+    """How an error names a setting taken from an environment variable."""
+    return f"{variable} (environment)"
+
+
+_KINDS = {int: "a whole number", float: "a number"}
+
+
 def _ini(config: Any, name: str) -> str | None:
     value = config.getini(name)
     if value in (None, "", []):
@@ -242,7 +283,7 @@ def _number(text: str | None, source: str, kind: type[int] | type[float], minimu
     try:
         value = kind(text)
     except ValueError:
-        raise ConfigError(f"{source} must be a {kind.__name__}, got {text!r}") from None
+        raise ConfigError(f"{source} must be {_KINDS[kind]}, got {text!r}") from None
     if value != value:  # NaN passes every 'at least' check below and then fails every comparison
         raise ConfigError(f"{source} must be a number, got {text!r}; write e.g. 0.8")
     if value < minimum:
@@ -255,53 +296,74 @@ def _pick(
 ) -> Any:
     cli = config.getoption(option)
     if cli is not None:
-        return _number(str(cli), f"--{option.replace('_', '-')}", kind, minimum)
-    from_ini = _number(_ini(config, ini), f"ini option {ini}", kind, minimum)
+        return _number(str(cli), on_command_line(f"--{option.replace('_', '-')}"), kind, minimum)
+    from_ini = _number(_ini(config, ini), in_ini_file(ini), kind, minimum)
     return default if from_ini is None else from_ini
 
 
-def parse_thresholds(config: Any, names: Sequence[str]) -> dict[str, float]:
+def parse_thresholds(config: Any, names: Sequence[str]) -> tuple[dict[str, float], dict[str, str]]:
+    """The ini's thresholds by metric key (``name`` or ``name[mode]``), and where each came from."""
     thresholds: dict[str, float] = {}
+    sources: dict[str, str] = {}
     for line in config.getini("rag_thresholds"):
         name, sep, value = str(line).partition("=")
+        source = in_ini_file("rag_thresholds")
         if not sep:
-            raise ConfigError(f"rag_thresholds line {line!r} is malformed; write METRIC = VALUE")
-        thresholds[name.strip()] = _number(
-            value.strip(), f"rag_thresholds {name.strip()}", float, float("-inf")
-        )
+            raise ConfigError(f"{source}: the line {line!r} is malformed; write METRIC = VALUE")
+        key = name.strip()
+        thresholds[key] = _number(value.strip(), f"{source}: {key}", float, float("-inf"))
+        sources[key] = f"{source}: {key} = {value.strip()}"
     for name in names:
-        value = _number(
-            _ini(config, f"rag_threshold_{name}"),
-            f"ini option rag_threshold_{name}",
-            float,
-            float("-inf"),
-        )
+        key = f"rag_threshold_{name}"
+        text = _ini(config, key)
+        value = _number(text, in_ini_file(key), float, float("-inf"))
         if value is not None:
             thresholds[name] = value
-    return thresholds
+            sources[name] = f"{in_ini_file(key)} = {text}"
+    return thresholds, sources
+
+
+def ini_keys(config: Any) -> list[str]:
+    """The keys the ini file (and ``-o``) set, registered or not."""
+    # pytest 9 keeps them in _inicfg and deprecates the public inicfg of earlier versions
+    raw = getattr(config, "_inicfg", None)
+    return list(raw if raw is not None else getattr(config, "inicfg", {}))
 
 
 def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> RagSettings:
-    judge, source = config.getoption("rag_judge"), "--rag-judge"
+    judge, source = config.getoption("rag_judge"), on_command_line("--rag-judge")
     if not judge and os.environ.get("PYTEST_RAG_JUDGE"):
-        judge, source = os.environ["PYTEST_RAG_JUDGE"], "PYTEST_RAG_JUDGE"
+        judge, source = os.environ["PYTEST_RAG_JUDGE"], in_environment("PYTEST_RAG_JUDGE")
     if not judge and _ini(config, "rag_judge"):
-        judge, source = _ini(config, "rag_judge"), "ini option rag_judge"
+        judge, source = _ini(config, "rag_judge"), in_ini_file("rag_judge")
     if not judge:
-        judge, source = DEFAULT_JUDGE, "default"
-    base_url, base_url_source = config.getoption("rag_judge_base_url"), "--rag-judge-base-url"
+        judge, source = DEFAULT_JUDGE, "the default judge"
+    base_url, base_url_source = (
+        config.getoption("rag_judge_base_url"),
+        on_command_line("--rag-judge-base-url"),
+    )
     if not base_url:
         base_url, base_url_source = (
             _ini(config, "rag_judge_base_url") or None,
-            "ini option rag_judge_base_url",
+            in_ini_file("rag_judge_base_url"),
         )
-    cache_mode = check_mode(config.getoption("rag_cache") or _ini(config, "rag_cache") or "rw")
+    cache_mode = config.getoption("rag_cache") or "rw"  # the command line's is one of its choices
+    ini_mode = _ini(config, "rag_cache")
+    if not config.getoption("rag_cache") and ini_mode:
+        cache_mode = ini_mode
+        try:
+            check_mode(cache_mode)
+        except ConfigError as exc:
+            raise ConfigError(f"{in_ini_file('rag_cache')}: {exc}") from None
     cache_dir_text = config.getoption("rag_cache_dir") or _ini(config, "rag_cache_dir")
     root = Path(str(config.rootpath))
     cache_dir = Path(cache_dir_text) if cache_dir_text else root / DEFAULT_CACHE_DIR
     if not cache_dir.is_absolute():
         base = Path.cwd() if config.getoption("rag_cache_dir") else root
         cache_dir = base / cache_dir
+    thresholds, threshold_sources = parse_thresholds(
+        config, metric_names() if threshold_names is None else threshold_names
+    )
     return RagSettings(
         judge=judge,
         judge_source=source,
@@ -321,7 +383,9 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
         ),
         summary=not config.getoption("rag_no_summary"),
         regression=read_regression_settings(config),
-        thresholds=parse_thresholds(config, metric_names() if threshold_names is None else threshold_names),
+        thresholds=thresholds,
+        threshold_sources=threshold_sources,
+        threshold_keys=tuple(key for key in ini_keys(config) if key.startswith("rag_threshold_")),
         prices=tuple(str(line) for line in config.getini("rag_prices")),
         rpm=_pick(config, "rag_rpm", "rag_rpm", float, None, 0.001),
         tpm=_pick(config, "rag_tpm", "rag_tpm", float, None, 1),
@@ -451,28 +515,42 @@ def _path_option(config: Any, option: str, ini: str) -> Path | None:
 
 def read_regression_settings(config: Any) -> RegressionSettings:
     cli_reports = config.getoption("rag_report") or []
-    reports = [Path(str(p)).absolute() for p in cli_reports] or [
-        p if p.is_absolute() else Path(str(config.rootpath)) / p
-        for p in (Path(str(line).strip()) for line in config.getini("rag_report") if str(line).strip())
-    ]
+    if cli_reports:
+        reports = [Path(str(p)).absolute() for p in cli_reports]
+        source = on_command_line("--rag-report")
+    else:
+        reports = [
+            p if p.is_absolute() else Path(str(config.rootpath)) / p
+            for p in (Path(str(line).strip()) for line in config.getini("rag_report") if str(line).strip())
+        ]
+        source = in_ini_file("rag_report")
     for report in reports:
         if report.suffix.lower() not in (".json", ".csv"):
-            raise ConfigError(f"--rag-report {report} must end in .json or .csv (repeat the option for both)")
+            raise ConfigError(f"{source}: {report} must end in .json or .csv (repeat the option for both)")
     cli_bars = config.getoption("rag_fail_under")
     fail_under = (
-        parse_fail_under(cli_bars, "--rag-fail-under")
+        parse_fail_under(cli_bars, on_command_line("--rag-fail-under"))
         if cli_bars
-        else parse_fail_under([str(x) for x in config.getini("rag_fail_under")], "ini rag_fail_under")
+        else parse_fail_under(
+            [str(x) for x in config.getini("rag_fail_under")], in_ini_file("rag_fail_under")
+        )
     )
-    min_alpha = config.getoption("rag_min_alpha")
+    min_alpha, alpha_source = config.getoption("rag_min_alpha"), on_command_line("--rag-min-alpha")
     if min_alpha is None:
-        min_alpha = _number(_ini(config, "rag_min_alpha"), "ini option rag_min_alpha", float, -1.0)
-    min_alpha = check_min_alpha(min_alpha, "--rag-min-alpha")
-    tolerance = config.getoption("rag_snapshot_tolerance") or _ini(config, "rag_snapshot_tolerance")
+        alpha_source = in_ini_file("rag_min_alpha")
+        min_alpha = _number(_ini(config, "rag_min_alpha"), alpha_source, float, -1.0)
+    min_alpha = check_min_alpha(min_alpha, alpha_source)
+    tolerance = config.getoption("rag_snapshot_tolerance")
+    tolerance_source = on_command_line("--rag-snapshot-tolerance")
+    if tolerance is None:
+        tolerance, tolerance_source = (
+            _ini(config, "rag_snapshot_tolerance"),
+            in_ini_file("rag_snapshot_tolerance"),
+        )
     if tolerance is not None:
         text = str(tolerance).strip().lower()
         if text != "repeats":
-            _number(text, "--rag-snapshot-tolerance (a number or 'repeats')", float, 0.0)
+            _number(text, f"{tolerance_source} (a number or 'repeats')", float, 0.0)
     return RegressionSettings(
         reports=tuple(reports),
         fail_under=fail_under,
@@ -553,7 +631,7 @@ def read_pass_on(config: Any) -> str:
         return str(cli)
     value = _ini(config, "rag_pass_on")
     if value is not None and value not in PASS_ON:
-        raise ConfigError(f"ini option rag_pass_on must be one of {', '.join(PASS_ON)}, got {value!r}")
+        raise ConfigError(f"{in_ini_file('rag_pass_on')} must be one of {', '.join(PASS_ON)}, got {value!r}")
     return value or "score"
 
 
@@ -617,7 +695,7 @@ def read_case_settings(config: Any) -> CaseSettings:
             try:
                 parse_metric_label(label)
             except ValueError as exc:
-                raise ConfigError(f"ini option {ini}: {exc}") from None
+                raise ConfigError(f"{in_ini_file(ini)}: {exc}") from None
         found[ini] = labels
     return CaseSettings(
         metrics=found["rag_case_metrics"],

@@ -89,6 +89,12 @@ class JudgeUnavailableError(JudgeError):
         self.sent = sent
 
 
+class NoVerdictError(RagError):
+    """What the report of a test shows when checks of it ended without a verdict and the test did not
+    raise their error itself (it caught it, or an ``evaluate()`` table held it). Never raised in a
+    test: the test is reported as an error with this message (:mod:`pytest_rag.unjudged`)."""
+
+
 class CacheMissError(JudgeError):
     """``--rag-cache=replay`` found no stored judgment for a request: the store must be re-recorded."""
 

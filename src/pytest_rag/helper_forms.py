@@ -7,10 +7,10 @@ the score form, and :meth:`SyncForm.other_forms` derives the assert form and the
 with the very same parameters::
 
     @score_form("faithfulness")
-    def faithfulness(self, output: str, context: ContextLike, threshold: float | None = None,
+    def faithfulness(self, answer: str, contexts: ContextLike, threshold: float | None = None,
                      *, mode: str | None = None) -> Check:
-        "Is the output supported by the context?"
-        return Check(answer=output, context=context, threshold=threshold, mode=mode)
+        "Is the answer supported by the contexts?"
+        return Check(answer=answer, contexts=contexts, threshold=threshold, mode=mode)
 
     assert_faithful, afaithfulness, aassert_faithful = faithfulness.other_forms()
 
@@ -26,15 +26,23 @@ warns once (:mod:`pytest_rag.deprecation`).
 from __future__ import annotations
 
 import copy
-import difflib
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from .deprecation import warn_renamed
-from .errors import InputError
-from .inputs import ContextLike, Sample, require_text
+from .errors import InputError, RagError
+from .inputs import (
+    OTHER_NAMES,
+    RENAMED_INPUTS,
+    ContextLike,
+    Sample,
+    meant_input,
+    read_threshold,
+    require_text,
+    warn_renamed_input,
+)
 from .results import MetricResult
 
 P = ParamSpec("P")
@@ -56,7 +64,7 @@ class Check:
 
     answer: str | None = None
     question: str | None = None
-    context: ContextLike = None
+    contexts: ContextLike = None
     reference: str | None = None
     threshold: float | None = None
     mode: str | None = None
@@ -69,17 +77,20 @@ class Check:
         return Sample.of(
             question=require_text(self.question, "question") if self.question is not None else "",
             answer=require_text(self.answer, "answer", allow_empty=True) if self.answer is not None else "",
-            contexts=self.context,
+            contexts=self.contexts,
             reference=self.reference,
         )
 
 
 class CheckRunner(Protocol):
-    """What a form is bound to: scores a check, and with ``enforce`` fails below its threshold."""
+    """What a form is bound to: scores a check, and with ``enforce`` fails below its threshold;
+    ``refuse`` hears of a call refused before it became a check (its test proves nothing)."""
 
     def run_check(self, check: Check, *, enforce: bool) -> MetricResult: ...
 
     async def arun_check(self, check: Check, *, enforce: bool) -> MetricResult: ...
+
+    def refuse(self, error: RagError) -> None: ...
 
 
 Build = Callable[Concatenate[Any, P], Check]
@@ -116,22 +127,45 @@ class _Form(Generic[P]):
         if self.renamed_to is not None:
             warn_renamed(f"rag_judge.{self.name}", f"rag_judge.{self.renamed_to.name}")
         try:
-            self.signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise InputError(self._misuse(str(exc), kwargs)) from None
-        check = self.build(runner, *args, **kwargs)
+            kwargs = self._current_names(kwargs)
+            try:
+                self.signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise InputError(self._misuse(str(exc), kwargs)) from None
+            check = self.build(runner, *args, **kwargs)
+            check = replace(check, threshold=read_threshold(check.threshold, f"{self.name}()"))
+        except RagError as exc:
+            runner.refuse(exc)
+            raise
         metric = self.metric or check.metric
         if metric is None:
             raise TypeError(f"{self.name} names no metric; declare it with score_form('NAME')")
         return replace(check, metric=metric, mode=check.mode if check.mode is not None else self.mode)
 
+    def _current_names(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``kwargs`` with the inputs' old names (``output=``, ``context=``, ``prompt=``) replaced by
+        this form's, warning once per old name. Another tool's name for an input (``response=``) is an
+        error pointing at this form's, even where unknown keywords are the metric's options."""
+        parameters = self.signature.parameters
+        renamed = dict(kwargs)
+        for key in kwargs:
+            if key in parameters:
+                continue
+            new = RENAMED_INPUTS.get(key)
+            if new is not None and new in parameters:
+                if new in renamed:
+                    raise InputError(f"{self.name}(): {key}= is the old name of {new}=; pass {new}= only")
+                warn_renamed_input(key, new)
+                renamed[new] = renamed.pop(key)
+            elif OTHER_NAMES.get(key) in parameters:
+                raise InputError(self._misuse(f"{key}= is not one of its inputs", kwargs))
+        return renamed
+
     def _misuse(self, problem: str, kwargs: Mapping[str, Any]) -> str:
-        names = list(self.signature.parameters)
+        names = [p.name for p in self.signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
         unknown = [key for key in kwargs if key not in names]
-        hint = ""
-        if unknown:
-            close = difflib.get_close_matches(unknown[0], names, n=1)
-            hint = f" (did you mean {close[0]}=?)" if close else ""
+        meant = [(key, meant_input(key, names)) for key in unknown]
+        hint = "".join(f" (did you mean {new}= instead of {key}=?)" for key, new in meant[:1] if new)
         shown = self.signature.replace(
             parameters=[
                 p.replace(annotation=inspect.Parameter.empty) for p in self.signature.parameters.values()

@@ -7,6 +7,8 @@ tuple of :class:`Chunk` with a stable 1-based position, the rank the retriever g
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,8 +64,9 @@ def _chunk_from(item: Any, position: int) -> Chunk:
         if isinstance(text, str):
             return Chunk(text=text)
     raise InputError(
-        f"context item {position} is a {type(item).__name__}, which pytest-rag cannot read as text; "
-        "pass a string, a pytest_rag.Chunk, a mapping with 'text', or an object with .text/.page_content"
+        f"context item {position} is {_a(type(item).__name__)}, which pytest-rag cannot read as text; "
+        "pass a string, a pytest_rag.Chunk, a mapping with 'text', 'page_content' or 'content', or an "
+        "object with .text, .page_content or .content (LangChain documents, LlamaIndex nodes)"
     )
 
 
@@ -92,6 +95,36 @@ def require_text(value: Any, name: str, *, allow_empty: bool = False) -> str:
     if not allow_empty and not value.strip():
         raise InputError(f"{name} is empty; a judge cannot score an empty {name}")
     return value
+
+
+def read_threshold(value: Any, caller: str, argument: str = "threshold", written: str = "") -> float | None:
+    """A threshold as ``caller`` got it: None (the metric's or the ini's bar) or a real number. A
+    string, a bool (``True`` is not the bar 1) or NaN (which no score compares with) is an input error
+    naming the ``argument`` and how to write it (``written``, with ``{}`` for the number; by default
+    ``argument={}``). Whether the number lies on the metric's scale is checked once the metric is known."""
+    if value is None:
+        return None
+    example = (written or f"{argument}={{}}").format
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        number = float(value)
+        if math.isnan(number):
+            raise InputError(
+                f"{caller}: {argument} is NaN, which no score can be held to; write e.g. {example(4)}"
+            )
+        return number
+    try:
+        suggested = f"{float(value):g}" if isinstance(value, str) else "4"
+    except ValueError:
+        suggested = "4"
+    raise InputError(
+        f"{caller}: {argument} must be a number on the metric's scale, got {_a(type(value).__name__)} "
+        f"({value!r}); write e.g. {example(suggested)}"
+    )
+
+
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article: "a str", "an int"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 @dataclass(frozen=True)
@@ -123,23 +156,79 @@ class Sample:
         )
 
 
+#: The inputs of a check, named as :class:`Sample` names them: every helper's parameters, every
+#: sample mapping's keys.
+SAMPLE_KEYS = ("question", "answer", "contexts", "reference", "id")
+
+#: The names the helpers (and sample mappings) gave these inputs before: still accepted, with a
+#: warning naming the new one (:mod:`pytest_rag.deprecation`).
+RENAMED_INPUTS: Mapping[str, str] = {"output": "answer", "context": "contexts", "prompt": "question"}
+
+#: What other evaluation tools call the same inputs: never accepted, only suggested.
+OTHER_NAMES: Mapping[str, str] = {
+    "response": "answer",
+    "actual_output": "answer",
+    "generated_answer": "answer",
+    "query": "question",
+    "input": "question",
+    "user_input": "question",
+    "retrieved_contexts": "contexts",
+    "retrieval_context": "contexts",
+    "documents": "contexts",
+    "passages": "contexts",
+    "chunks": "contexts",
+    "ground_truth": "reference",
+    "expected_output": "reference",
+    "expected": "reference",
+}
+
+
+def meant_input(key: str, names: Iterable[str]) -> str | None:
+    """The one of ``names`` that ``key`` most likely means: an old or another tool's name for it, or
+    a near spelling; None when nothing is close."""
+    names = list(names)
+    for table in (RENAMED_INPUTS, OTHER_NAMES):
+        if table.get(key) in names:
+            return table[key]
+    import difflib
+
+    close = difflib.get_close_matches(key, names, n=1)
+    return close[0] if close else None
+
+
+def warn_renamed_input(old: str, new: str) -> None:
+    from .deprecation import warn_renamed
+
+    warn_renamed(f"the input name {old!r}", repr(new), "pytest-rag names inputs as pytest_rag.Sample does")
+
+
 def coerce_sample(value: Sample | Mapping[str, Any]) -> Sample:
-    """Accept a :class:`Sample` or a mapping with the same keys (``context`` is an alias of ``contexts``)."""
+    """Accept a :class:`Sample` or a mapping with its keys (the old names ``output``, ``context`` and
+    ``prompt`` still work, with a deprecation warning)."""
     if isinstance(value, Sample):
         return value
     if isinstance(value, Mapping):
-        known = {"question", "answer", "contexts", "context", "reference", "id", "output", "prompt"}
-        unknown = set(value) - known
-        if unknown:
-            raise InputError(
-                f"sample has unknown keys {sorted(unknown)}; use question, answer, contexts, reference, id"
-            )
-        contexts = value.get("contexts", value.get("context"))
+        fields: dict[str, Any] = {}
+        for key, item in value.items():
+            name = RENAMED_INPUTS.get(key, key)
+            if name not in SAMPLE_KEYS:
+                meant = meant_input(str(key), SAMPLE_KEYS)
+                hint = f"did you mean {meant!r}? " if meant else ""
+                raise InputError(
+                    f"sample has an unknown key {key!r}; {hint}a sample's keys: {', '.join(SAMPLE_KEYS)}"
+                )
+            if name != key:
+                if name in value:
+                    raise InputError(
+                        f"sample has both {key!r} and {name!r}; {key!r} is the old name, keep {name!r}"
+                    )
+                warn_renamed_input(key, name)
+            fields[name] = item
         return Sample.of(
-            question=str(value.get("question", value.get("prompt", "")) or ""),
-            answer=str(value.get("answer", value.get("output", "")) or ""),
-            contexts=contexts,
-            reference=value.get("reference"),
-            id=value.get("id"),
+            question=str(fields.get("question", "") or ""),
+            answer=str(fields.get("answer", "") or ""),
+            contexts=fields.get("contexts"),
+            reference=fields.get("reference"),
+            id=fields.get("id"),
         )
     raise InputError(f"a sample must be a pytest_rag.Sample or a mapping, got {type(value).__name__}")

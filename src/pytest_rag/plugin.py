@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 SESSION_KEY = pytest.StashKey["RagSession"]()
 SETTINGS_KEY = pytest.StashKey["tuple[RagSettings, tuple[str, ...]]"]()
+JUDGE_KEY = pytest.StashKey["RagJudge"]()
+"""The test's ``rag_judge``, whose refused checks :func:`pytest_runtest_makereport` reads."""
 WORKER_OUTPUT_KEY = "pytest_rag_records"
 CASE_MARKERS = {
     "rag_case": "a test case read from a pytest-rag case file (*.rag.jsonl, *.rag.yaml, *.rag.csv)",
@@ -63,6 +65,10 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         names = rag_config.threshold_names(config.pluginmanager, builtin)
         settings = rag_config.read_settings(config, names)
+        if settings.checked_at_startup:
+            from .startup import check_configuration
+
+            check_configuration(config, settings, names)
         config.stash[SETTINGS_KEY] = (settings, names)
         if (settings.regression.reports or settings.html_path) and not hasattr(config, "workerinput"):
             from .run_record import count_the_run  # what the files record of the run: tests, outcomes
@@ -74,6 +80,10 @@ def pytest_configure(config: pytest.Config) -> None:
             import_judgments(config, rag_session(config))
     except RagError as exc:
         raise pytest.UsageError(f"pytest-rag: {exc}") from None
+    if config.getoption("xmlpath", None):
+        from .unjudged import JUnitErrors
+
+        config.pluginmanager.register(JUnitErrors(config), "pytest-rag-junit-errors")
 
 
 def rag_session(config: pytest.Config) -> RagSession:
@@ -100,16 +110,13 @@ def _settings(config: pytest.Config) -> RagSettings | None:
 @pytest.fixture
 def rag_judge(request: pytest.FixtureRequest) -> Iterator[RagJudge]:
     """Judged assertions for RAG answers: ``rag_judge.assert_faithful(answer, contexts)`` and friends."""
-    from .errors import ConfigError
     from .rag_judge import RagJudge
 
     assert SETTINGS_KEY in request.config.stash, "pytest-rag is not configured"
     session = rag_session(request.config)
-    try:
-        session.judges()
-    except ConfigError as exc:
-        pytest.fail(f"pytest-rag: {exc}", pytrace=False)
-    yield RagJudge(session, request.node.nodeid)
+    session.judges()  # a judge that cannot be built is this test's error (pytest_runtest_makereport)
+    judge = request.node.stash[JUDGE_KEY] = RagJudge(session, request.node.nodeid)
+    yield judge
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -132,11 +139,12 @@ def rag_app() -> Any:
     )
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """Failures of pytest-rag read at a glance (the user's line, the message, one line for a judge
     already known to be unusable); under --rag-dry-run or --rag-batch a test whose checks were counted
-    or queued instead of judged is reported as skipped."""
+    or queued instead of judged is reported as skipped; a test with a check that ended without a
+    verdict is an error whatever its marks (outermost, so after pytest's own xfail handling)."""
     rag = _session(item.config)
     fulltrace = item.config.getoption("fulltrace", False)
     if rag is not None and call.excinfo is not None and not fulltrace:
@@ -144,15 +152,33 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
         stop_at_user_code(call.excinfo, item.path)
     report = yield
-    if rag is not None and call.excinfo is not None and not fulltrace:
+    if rag is None:
+        return report
+    if call.excinfo is not None and not fulltrace:
         from .report.tracebacks import one_line_repeat
 
         one_line_repeat(report, call.excinfo)
-    if rag is not None and (rag.settings.dry_run or rag.batching) and call.when == "call":
+    records = rag.results.for_test(item.nodeid) if call.when == "call" else []
+    if (rag.settings.dry_run or rag.batching) and call.when == "call":
         from .engine.spending import skip_not_judged
 
-        skip_not_judged(report, call.excinfo, rag.results.for_test(item.nodeid))
+        skip_not_judged(report, call.excinfo, records)
+    from .unjudged import judge_report
+
+    judge = item.stash.get(JUDGE_KEY, None)
+    refused = judge.refused if judge is not None and call.when == "call" else []
+    judge_report(report, call.excinfo, records, refused, rag.settings)
     return report
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    """A test made an error by :func:`pytest_runtest_makereport` counts and reads as one."""
+    if getattr(report, "rag_no_verdict", None) is None:  # unjudged.NO_VERDICT: nothing of ours
+        return None
+    from .unjudged import status_of
+
+    return status_of(report)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -198,8 +224,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if rag is None and not settings.regression.any_requested():
         return  # nothing judged and no gate: nothing to say
     from .run_end import write_summary
+    from .unjudged import tally_lines
 
-    write_summary(terminalreporter, config, rag)
+    write_summary(terminalreporter, config, rag, tally_lines(terminalreporter.stats))
 
 
 def pytest_runtest_teardown(item: pytest.Item) -> None:

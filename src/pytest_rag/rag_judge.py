@@ -14,14 +14,15 @@ registered metric by name (plugin metrics included), ``overall_score``, and ``ev
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .cases.run import CaseHelpers
 from .errors import InputError, RagError
 from .failures import RagAssertionError, describe
 from .helper_forms import Check, score_form
-from .inputs import ContextLike, Sample, coerce_sample
+from .inputs import ContextLike, Sample, coerce_sample, read_threshold
 from .metrics.citation import CitationHelpers
 from .metrics.consistency import ConsistencyHelpers
 from .metrics.context_use import ContextUseHelpers
@@ -70,6 +71,22 @@ class RagJudge(
     def __init__(self, session: RagSession, test_id: str) -> None:
         self._session = session
         self.test_id = test_id
+        self.refused: list[RagError] = []
+        """Calls of this test refused before a judge was asked (bad input, unknown metric, no bar):
+        never recorded as checks, yet they leave the test without a verdict (:mod:`.unjudged`)."""
+
+    def refuse(self, error: RagError) -> None:
+        self.refused.append(error)
+
+    @contextmanager
+    def _refusing(self) -> Iterator[None]:
+        """A pytest-rag error raised inside is a refused call of this test (then re-raised)."""
+        __tracebackhide__ = True
+        try:
+            yield
+        except RagError as exc:
+            self.refuse(exc)
+            raise
 
     @property
     def judges(self) -> list[str]:
@@ -82,9 +99,10 @@ class RagJudge(
         the plan has a bar: all before any judge is paid or any check recorded."""
         __tracebackhide__ = True
         assert check.metric is not None  # filled in by the form
-        plan = self._session.plan(self.test_id, check, check.sample())
-        if enforce:
-            require_threshold(check.metric, plan.threshold)
+        with self._refusing():
+            plan = self._session.plan(self.test_id, check, check.sample())
+            if enforce:
+                require_threshold(check.metric, plan.threshold)
         return plan
 
     def run_check(self, check: Check, *, enforce: bool) -> MetricResult:
@@ -107,7 +125,7 @@ class RagJudge(
         *,
         answer: str | None = None,
         question: str | None = None,
-        context: ContextLike = None,
+        contexts: ContextLike = None,
         reference: str | None = None,
         mode: str | None = None,
         threshold: float | None = None,
@@ -117,7 +135,7 @@ class RagJudge(
         return Check(
             answer=answer,
             question=question,
-            context=context,
+            contexts=contexts,
             reference=reference,
             mode=mode,
             threshold=threshold,
@@ -134,7 +152,9 @@ class RagJudge(
         recorded in the session results like any check."""
         from .metrics.overall import NAME, overall_score
 
-        result = overall_score(results, self._session.threshold_for(NAME, None, threshold))
+        with self._refusing():
+            bar = read_threshold(threshold, "overall_score()")
+            result = overall_score(results, self._session.threshold_for(NAME, None, bar))
         return self._session.record(self.test_id, result)
 
     def assert_overall_score(
@@ -154,21 +174,29 @@ class RagJudge(
         batch: bool = False,
     ) -> ResultsTable:
         """Score every sample on every metric, all judgments concurrently; never raises for a judge
-        error (it is a row of the table, counted in the summary).
+        error (it is a row of the table, counted in the summary, and makes the test an error:
+        :mod:`pytest_rag.unjudged`).
 
         With ``batch=True`` the judgments that are not cached go to the providers' batch APIs at half
         price: the call submits its batches, waits for them (round after round for multi-step
         metrics) and returns the judged table."""
-        if not metrics:
-            raise InputError("evaluate() needs at least one metric name, e.g. metrics=['faithfulness']")
-        prepared = [coerce_sample(s) for s in samples]
+        with self._refusing():
+            if not metrics:
+                raise InputError("evaluate() needs at least one metric name, e.g. metrics=['faithfulness']")
+            prepared = [coerce_sample(s) for s in samples]
+            bars = {
+                name: read_threshold(
+                    bar, "evaluate()", f"thresholds[{name!r}]", f"thresholds={{{{{name!r}: {{}}}}}}"
+                )
+                for name, bar in (thresholds or {}).items()
+            }
         jobs = [
-            (Check(metric=name, threshold=(thresholds or {}).get(name)), sample)
-            for sample in prepared
-            for name in metrics
+            (Check(metric=name, threshold=bars.get(name)), sample) for sample in prepared for name in metrics
         ]
         indices = [i for i in range(len(prepared)) for _ in metrics]
-        outcomes = self._session.score_many(self.test_id, jobs, batch=batch, sample_indices=indices)
+        outcomes = self._session.score_many(
+            self.test_id, jobs, batch=batch, sample_indices=indices, refuse=self.refuse
+        )
         rows = []
         for (check, sample), outcome, index in zip(jobs, outcomes, indices, strict=True):
             name = check.metric or ""
@@ -182,11 +210,17 @@ class RagJudge(
         """Score one sample on several metrics at once (concurrently) and fail with every metric that
         fell short, e.g. ``assert_rag(sample, faithfulness=4, answer_relevancy=3)``."""
         __tracebackhide__ = True
-        if not thresholds:
-            raise InputError("assert_rag() needs at least one METRIC=THRESHOLD, e.g. faithfulness=4")
-        prepared = coerce_sample(sample)
-        jobs = [(Check(metric=name, threshold=float(bar)), prepared) for name, bar in thresholds.items()]
-        outcomes = self._session.score_many(self.test_id, jobs)
+        with self._refusing():
+            if not thresholds:
+                raise InputError("assert_rag() needs at least one METRIC=THRESHOLD, e.g. faithfulness=4")
+            prepared = coerce_sample(sample)
+            bars = {name: read_threshold(bar, "assert_rag()", name) for name, bar in thresholds.items()}
+            if None in bars.values():
+                raise InputError(
+                    "assert_rag() holds every metric to the bar given; write e.g. faithfulness=4"
+                )
+        jobs = [(Check(metric=name, threshold=bars[name]), prepared) for name in thresholds]
+        outcomes = self._session.score_many(self.test_id, jobs, refuse=self.refuse)
         errors = [o for o in outcomes if isinstance(o, RagError)]
         if errors:
             raise errors[0]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .errors import ConfigError
 from .judges.protocol import JudgeFactory
 from .metrics.base import Metric
+from .metrics.catalog import ALIASES
 
 
 class Registry:
@@ -49,6 +51,9 @@ class Registry:
         if modes:
             raise ConfigError(f"metric {name!r} has no mode {wanted!r}; its modes: {', '.join(modes)}")
         names = sorted({n for (n, _) in self.metrics})
+        close = difflib.get_close_matches(name, [*names, *ALIASES], n=1)
+        if close:
+            raise ConfigError(f"unknown metric {name!r}; did you mean {close[0]!r}?")
         raise ConfigError(f"unknown metric {name!r}; registered metrics: {', '.join(names)}")
 
     def metric_names(self) -> list[str]:

@@ -13,6 +13,7 @@ that uses none of pytest-rag's options pays for none of it.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -134,10 +135,13 @@ def _fail_session(session: pytest.Session, failed: bool) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-def write_summary(reporter: Any, config: pytest.Config, rag: RagSession | None) -> None:
-    """The "pytest-rag summary" section; when the summary is hidden (``--rag-no-summary``) or there is
-    nothing to tabulate, the "pytest-rag gates" section instead if a gate failed the run: an exit
-    status that says 'failed' must come with its reason on the screen."""
+def write_summary(
+    reporter: Any, config: pytest.Config, rag: RagSession | None, tests: Sequence[str] = ()
+) -> None:
+    """The "pytest-rag summary" section, closing with ``tests`` (how many tests ended without a
+    verdict, :func:`pytest_rag.unjudged.tally_lines`); when the summary is hidden
+    (``--rag-no-summary``) or there is nothing to tabulate, the "pytest-rag gates" section instead if
+    a gate failed the run: an exit status that says 'failed' must come with its reason on the screen."""
     conclusion = config.stash.get(CONCLUSION_KEY, None)
     if rag is None or not rag.settings.summary or not len(rag.results):
         if conclusion is not None and conclusion.failed:
@@ -147,7 +151,7 @@ def write_summary(reporter: Any, config: pytest.Config, rag: RagSession | None) 
         return
     lines = summary_text(
         final_records(rag),
-        conclusion.summary_lines if conclusion is not None else (),
+        [*tests, *(conclusion.summary_lines if conclusion is not None else ())],
         quiet=config.get_verbosity() < 0,
         dry_run=rag.settings.dry_run,
         budget_usd=rag.settings.budget_usd,

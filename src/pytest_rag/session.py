@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ from .engine.ratelimit import RateLimiter
 from .engine.spending import Spending
 from .errors import ConfigError, RagError, WaitingForBatchError
 from .judges.openai.embeddings import close_embedding_clients
-from .judges.spec import check_base_urls, parse_judge_specs
+from .judges.spec import JudgeReach, check_base_urls, parse_judge_specs
 from .metrics.catalog import resolve_metric
 from .registry import Registry
 from .report.progress import batch_progress
@@ -99,15 +99,18 @@ class RagSession:
     def _build_judges(self) -> list[Judge]:
         settings = self.settings
         assert settings.judge is not None
-        try:
+        try:  # checked at start-up (pytest_rag.startup): this only fails for a session built by hand
             specs = parse_judge_specs(
                 settings.judge, known_providers=set(self.registry.providers), base_url=settings.base_url
             )
         except ConfigError as exc:
-            raise ConfigError(f"{exc} (from {settings.judge_source})") from None
-        self.thresholds.check_names()
+            raise ConfigError(f"{settings.judge_source}: {exc}") from None
         judges = [self.registry.providers[spec.provider](spec, settings.judge_options) for spec in specs]
-        check_base_urls(list(zip(specs, judges, strict=True)), settings.base_url, settings.base_url_source)
+        reach = [
+            JudgeReach(spec, judge.offline, getattr(judge, "base_url", None))
+            for spec, judge in zip(specs, judges, strict=True)
+        ]
+        check_base_urls(reach, settings.base_url, settings.base_url_source)
         return judges
 
     @property
@@ -225,11 +228,13 @@ class RagSession:
         *,
         batch: bool = False,
         sample_indices: Sequence[int] | None = None,
+        refuse: Callable[[RagError], None] = lambda error: None,
     ) -> list[MetricResult | RagError]:
         """Score several checks concurrently; each ends as a result or an error. With ``batch``, the
         judgments go through the providers' batch APIs, round after round, until none waits.
         ``sample_indices`` (one per job) are the samples' positions in an ``evaluate`` call, kept on
-        the records."""
+        the records. A check that cannot even be planned is handed to ``refuse`` too (it is not
+        recorded: no judge saw it)."""
         plans: list[CheckPlan | None] = []
         outcomes: list[MetricResult | RagError | None] = []
         for job, (check, sample) in enumerate(jobs):
@@ -242,6 +247,7 @@ class RagSession:
             except RagError as exc:  # bad input or unknown metric: the caller's error, not a judgment
                 plans.append(None)
                 outcomes.append(exc)
+                refuse(exc)
         pending = [(i, plan) for i, plan in enumerate(plans) if plan is not None]
         progress = batch_progress(self.config, len(pending), test_id)
         fast: dict[int, MetricResult] = {}

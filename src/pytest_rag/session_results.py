@@ -23,6 +23,8 @@ class SessionResults:
 
     def __init__(self, announce: Callable[[CheckRecord], None] = lambda record: None) -> None:
         self._records: list[CheckRecord] = []
+        self._by_test: dict[str, list[CheckRecord]] = {}
+        """The same records by test: every test's report reads its own (:mod:`pytest_rag.unjudged`)."""
         self._lock = threading.Lock()
         self._announce = announce
 
@@ -30,6 +32,7 @@ class SessionResults:
         """Keep one check of this process and tell the plugins about it."""
         with self._lock:
             self._records.append(record)
+            self._by_test.setdefault(record.test_id, []).append(record)
         self._announce(record)
 
     def record_result(
@@ -55,7 +58,8 @@ class SessionResults:
             return len(self._records)
 
     def for_test(self, test_id: str) -> list[CheckRecord]:
-        return [r for r in self if r.test_id == test_id]
+        with self._lock:
+            return list(self._by_test.get(test_id, ()))
 
     def to_json_rows(self) -> list[dict[str, Any]]:
         """The records as a pytest-xdist worker sends them to the controller."""
@@ -66,3 +70,5 @@ class SessionResults:
         records = [CheckRecord.model_validate(row) for row in rows]
         with self._lock:
             self._records.extend(records)
+            for record in records:
+                self._by_test.setdefault(record.test_id, []).append(record)

@@ -8,6 +8,7 @@ the ini's ``name`` key when the mode scores on the default mode's scale (a 1-5 b
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 
 from .errors import ConfigError, InputError, RagError
@@ -58,21 +59,37 @@ class Thresholds:
                 return f"the ini threshold {key} = {self.ini[key]:g}"
         return f"the default threshold {metric.default_threshold}"
 
-    def check_names(self) -> None:
-        """A threshold for a metric nobody registered is a typo that would silently leave the default."""
+    def check(self, sources: Mapping[str, str]) -> None:
+        """Every ini threshold names a registered metric (and mode) and lies on its scale. Checked once,
+        at start-up: a typo must not silently leave the default in place, and a bar off the scale
+        would fail (or pass) every check of the metric. ``sources`` names each as the user set it."""
         known = set(self.registry.metric_names()) | set(COMPUTED)
-        for key in self.ini:
-            name = key.split("[", 1)[0].strip()
+        for key, value in self.ini.items():
+            where = sources.get(key, key)
+            name, _, bracket = key.partition("[")
+            name, mode = name.strip(), bracket.rstrip("]").strip() or None
             if name in ALIASES and name not in known:
-                canonical = ALIASES[name][0]
                 raise ConfigError(
-                    f"thresholds are keyed by metric name: write {canonical!r} instead of {name!r} in the ini"
+                    f"{where}: thresholds are keyed by metric name: write {ALIASES[name][0]!r}, not {name!r}"
                 )
             if name not in known:
-                raise ConfigError(
-                    f"a threshold is set for {name!r}, which is not a registered metric; registered "
-                    f"metrics: {', '.join(sorted(known))} (check rag_thresholds and rag_threshold_* in the ini)"
+                close = difflib.get_close_matches(name, sorted(known), n=1)
+                hint = (
+                    f"; did you mean {close[0]!r}?"
+                    if close
+                    else f"; registered metrics: {', '.join(sorted(known))}"
                 )
+                raise ConfigError(f"{where}: {name!r} is not a registered metric{hint}")
+            if name in COMPUTED:
+                continue
+            try:
+                metric = self.registry.metric(name, mode)
+            except ConfigError as exc:
+                if mode is not None:
+                    raise ConfigError(f"{where}: {exc}") from None
+                continue  # no default mode to share the bar with: it applies to no check
+            if metric.scale_for is Metric.scale_for:  # else the scale comes with each check (rubric)
+                metric().check_threshold(value, {}, where)
 
     def _same_scale_as_default(self, name: str, mode: str) -> bool:
         try:

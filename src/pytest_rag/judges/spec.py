@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..errors import ConfigError
-from .protocol import Judge, JudgeSpec
+from .protocol import JudgeSpec
 
 _OWN_URL = re.compile(r"@(?=https?://)", re.IGNORECASE)
 
@@ -23,10 +24,47 @@ HOW_TO_CHOOSE = (
 )
 
 
+@dataclass(frozen=True)
+class SpecForm:
+    """How the judges of a built-in provider are written, so that a spec missing its model (or naming
+    one the provider does not have) is refused at start-up, with the form to write instead. Providers
+    that plugins register have none: their factory is the first to see their specs."""
+
+    written: str
+    """The form, as an error shows it: ``openai:MODEL``."""
+    example: str
+    models: tuple[str, ...] | None = None
+    """The only models the provider takes (``""``: none named); None: any model, and one is needed."""
+    offline: bool = False
+    """True for an in-process judge, which talks to no server and so takes no URL."""
+
+    def check(self, spec: JudgeSpec) -> None:
+        if self.models is None and not spec.model:
+            raise ConfigError(
+                f"judge {spec.label!r} names no model; write {self.written}, e.g. {self.example}"
+            )
+        if self.models is not None and spec.model not in self.models:
+            raise ConfigError(
+                f"{spec.label!r} names a model {spec.provider!r} does not have; write {self.written} "
+                f"(or {' or '.join(f'{spec.provider}:{m}' for m in self.models if m)})"
+            )
+
+
+#: The built-in providers' spec forms (``builtin.py`` registers their factories).
+SPEC_FORMS: dict[str, SpecForm] = {
+    "openai": SpecForm("openai:MODEL", "openai:gpt-4o"),
+    "anthropic": SpecForm("anthropic:MODEL", "anthropic:claude-sonnet-4-5"),
+    "ollama": SpecForm("ollama:MODEL", "ollama:llama3.1"),
+    "local": SpecForm("local", "local", models=("", "wordllama"), offline=True),
+    "nli": SpecForm("nli:/path/to/model_dir", "nli:./models/nli-deberta", offline=True),
+}
+
+
 def parse_judge_specs(
     text: str, *, known_providers: set[str], base_url: str | None = None
 ) -> list[JudgeSpec]:
-    """Split a comma-separated list of specs; an unknown provider is an error that lists the known ones."""
+    """Split a comma-separated list of specs; an unknown provider is an error that lists the known ones,
+    a built-in provider's spec must have its :class:`SpecForm`."""
     specs: list[JudgeSpec] = []
     for raw in text.split(","):
         item = raw.strip()
@@ -41,7 +79,10 @@ def parse_judge_specs(
                 f"unknown judge provider {provider!r} in {item!r}; known providers: "
                 f"{', '.join(sorted(known_providers))}. Write PROVIDER:MODEL, e.g. openai:gpt-4o"
             )
-        specs.append(JudgeSpec(provider=provider, model=model, base_url=own_url or base_url))
+        spec = JudgeSpec(provider=provider, model=model, base_url=own_url or base_url)
+        if provider in SPEC_FORMS:
+            SPEC_FORMS[provider].check(spec)
+        specs.append(spec)
     if not specs:
         raise ConfigError(f"the judge spec {text!r} names no judge; {HOW_TO_CHOOSE}")
     labels = [s.label for s in specs]
@@ -60,29 +101,46 @@ def _split_url(item: str) -> tuple[str, str | None]:
     return parts[0].strip(), parts[1].strip().rstrip("/")
 
 
-def check_base_urls(judges: Sequence[tuple[JudgeSpec, Judge]], base_url: str | None, source: str) -> None:
+@dataclass(frozen=True)
+class JudgeReach:
+    """What the base-URL check needs to know of a judge: its spec, whether it runs in-process, and the
+    URL it would send its requests to."""
+
+    spec: JudgeSpec
+    offline: bool
+    url: str | None
+
+
+def reach_of_builtin(specs: Sequence[JudgeSpec]) -> list[JudgeReach] | None:
+    """The reach of judges known before any is built: None when a plugin's provider is among them
+    (its judge must be built to know)."""
+    if any(spec.provider not in SPEC_FORMS for spec in specs):
+        return None
+    return [JudgeReach(spec, SPEC_FORMS[spec.provider].offline, spec.base_url) for spec in specs]
+
+
+def check_base_urls(judges: Sequence[JudgeReach], base_url: str | None, source: str) -> None:
     """Fail at start-up when a base URL would be ignored or is ambiguous.
 
-    ``judges`` pairs each parsed spec with the judge built from it. ``base_url`` is the run-wide URL
-    (``--rag-judge-base-url`` or the ini key, named by ``source``); a spec that carries another URL
-    got it from its own ``@URL``. An offline judge has no
-    server, so a URL of its own is a mistake; a run-wide URL must reach at least one judge, and one
-    provider's kind of server only: an OpenAI-compatible address is not an Anthropic one.
+    ``base_url`` is the run-wide URL (``--rag-judge-base-url`` or the ini key, named by ``source``);
+    a spec that carries another URL got it from its own ``@URL``. An offline judge has no server, so
+    a URL of its own is a mistake; a run-wide URL must reach at least one judge, and one provider's
+    kind of server only: an OpenAI-compatible address is not an Anthropic one.
     """
     served: dict[str, list[str]] = {}
-    for spec, judge in judges:
-        url = spec.base_url
+    for reach in judges:
+        spec, url = reach.spec, reach.spec.base_url
         if url is None:
             continue
         own = url != base_url
-        if judge.offline:
+        if reach.offline:
             if own:
                 raise ConfigError(
                     f"judge {spec.label!r} runs in-process and talks to no server, so its URL "
                     f"{url!r} would be ignored; remove the @URL from that judge"
                 )
             continue
-        used = getattr(judge, "base_url", url)
+        used = reach.url if reach.url is not None else url
         if str(used).rstrip("/") != url.rstrip("/"):
             raise ConfigError(
                 f"judge {spec.label!r} would send its requests to {used!r}, not to {url!r}; "
@@ -93,7 +151,7 @@ def check_base_urls(judges: Sequence[tuple[JudgeSpec, Judge]], base_url: str | N
     if base_url is None:
         return
     if not served:
-        labels = ", ".join(spec.label for spec, _ in judges)
+        labels = ", ".join(reach.spec.label for reach in judges)
         raise ConfigError(
             f"{source} is set to {base_url!r}, but no judge of this run talks to a server ({labels}); "
             "remove it, or choose a judge that does (openai:MODEL, anthropic:MODEL, ollama:MODEL)"

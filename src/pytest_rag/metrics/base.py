@@ -116,6 +116,6 @@ class Metric(ABC):
             value = getattr(sample, name)
             if name == "contexts":
                 if not value:
-                    raise InputError(f"{self.name} needs retrieved contexts; pass context=[...]")
+                    raise InputError(f"{self.name} needs retrieved contexts; pass contexts=[...]")
             elif value is None or (isinstance(value, str) and not value.strip()):
                 raise InputError(f"{self.name} needs a non-empty {name}; pass {name}=...")

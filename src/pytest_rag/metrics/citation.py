@@ -174,13 +174,13 @@ class CitationHelpers:
     def citation(
         self,
         citations: Sequence[Any],
-        context: ContextLike,
+        contexts: ContextLike,
         *,
-        output: str | None = None,
+        answer: str | None = None,
         threshold: float | None = None,
     ) -> Check:
         """F1 of the support the cited passages give the answer parts that cite them."""
-        return Check(answer=output, context=context, threshold=threshold, options={"citations": citations})
+        return Check(answer=answer, contexts=contexts, threshold=threshold, options={"citations": citations})
 
     assert_citation, acitation, aassert_citation = citation.other_forms()
     assert_citations = assert_citation.deprecated_alias()

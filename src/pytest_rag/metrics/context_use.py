@@ -148,10 +148,10 @@ class ContextUseHelpers:
 
     @score_form("augmentation_precision")
     def augmentation_precision(
-        self, output: str, question: str, context: ContextLike, threshold: float | None = None
+        self, answer: str, question: str, contexts: ContextLike, threshold: float | None = None
     ) -> Check:
         """Share of the relevant passages whose information appears in the answer."""
-        return Check(answer=output, question=question, context=context, threshold=threshold)
+        return Check(answer=answer, question=question, contexts=contexts, threshold=threshold)
 
     assert_augmentation_precision, aaugmentation_precision, aassert_augmentation_precision = (
         augmentation_precision.other_forms()
@@ -159,10 +159,10 @@ class ContextUseHelpers:
 
     @score_form("augmentation_accuracy")
     def augmentation_accuracy(
-        self, output: str, context: ContextLike, threshold: float | None = None
+        self, answer: str, contexts: ContextLike, threshold: float | None = None
     ) -> Check:
         """Share of retrieved passages whose information appears in the answer."""
-        return Check(answer=output, context=context, threshold=threshold)
+        return Check(answer=answer, contexts=contexts, threshold=threshold)
 
     assert_augmentation_accuracy, aaugmentation_accuracy, aassert_augmentation_accuracy = (
         augmentation_accuracy.other_forms()

@@ -352,7 +352,7 @@ class ConversationHelpers:
         (``history``) read to resolve what it refers to."""
         return Check(
             answer=answer,
-            context=contexts,
+            contexts=contexts,
             question=question,
             threshold=threshold,
             options={"history": history},

@@ -189,7 +189,7 @@ class ExpectationHelpers:
         self, contexts: ContextLike, expected: ExpectedLike, threshold: float | None = None
     ) -> Check:
         """Share of the ``expected`` passages (ids, or mappings with ``id``/``text``) found in ``contexts``."""
-        return Check(context=contexts, threshold=threshold, options={"expected": expected})
+        return Check(contexts=contexts, threshold=threshold, options={"expected": expected})
 
     assert_passages_retrieved, apassage_recall, aassert_passages_retrieved = passage_recall.other_forms()
 

@@ -496,35 +496,35 @@ class GroundingHelpers:
     @score_form("faithfulness")
     def faithfulness(
         self,
-        output: str,
-        context: ContextLike,
+        answer: str,
+        contexts: ContextLike,
         threshold: float | None = None,
         *,
         mode: str | None = None,
         question: str | None = None,
     ) -> Check:
-        """Is ``output`` supported by ``context``? 1-5 (single mode) or supported/total (claims mode).
+        """Is ``answer`` supported by ``contexts``? 1-5 (single mode) or supported/total (claims mode).
         ``question`` lets a judge that reads inputs (the offline one) check a bare "yes" or a lone
         entity as the claim it makes; LLM prompts do not show it."""
-        return Check(answer=output, context=context, threshold=threshold, mode=mode, question=question)
+        return Check(answer=answer, contexts=contexts, threshold=threshold, mode=mode, question=question)
 
     assert_faithful, afaithfulness, aassert_faithful = faithfulness.other_forms()
 
     @score_form("faithfulness", mode="claims")
     def faithfulness_claims(
         self,
-        output: str,
-        context: ContextLike,
+        answer: str,
+        contexts: ContextLike,
         *,
         batch_size: int | None = None,
         threshold: float | None = None,
         question: str | None = None,
     ) -> Check:
-        """Share of the answer's claims the context supports (claims extracted, verified in batches).
+        """Share of the answer's claims the contexts support (claims extracted, verified in batches).
         ``question``, as for :meth:`faithfulness`, reaches judges that read inputs only."""
         return Check(
-            answer=output,
-            context=context,
+            answer=answer,
+            contexts=contexts,
             threshold=threshold,
             question=question,
             options=given(batch_size=batch_size),
@@ -533,16 +533,16 @@ class GroundingHelpers:
     assert_faithful_claims, afaithfulness_claims, aassert_faithful_claims = faithfulness_claims.other_forms()
 
     @score_form("hallucination")
-    def hallucination(self, output: str, context: ContextLike, threshold: float | None = None) -> Check:
+    def hallucination(self, answer: str, contexts: ContextLike, threshold: float | None = None) -> Check:
         """0-1 factual consistency of the answer with the passages (HHEM-style; higher is better)."""
-        return Check(answer=output, context=context, threshold=threshold)
+        return Check(answer=answer, contexts=contexts, threshold=threshold)
 
     assert_no_hallucination, ahallucination, aassert_no_hallucination = hallucination.other_forms()
 
     @score_form("answer_consistency")
-    def answer_consistency(self, output: str, context: ContextLike, threshold: float | None = None) -> Check:
+    def answer_consistency(self, answer: str, contexts: ContextLike, threshold: float | None = None) -> Check:
         """Share of the answer's main points attributable to the contexts."""
-        return Check(answer=output, context=context, threshold=threshold)
+        return Check(answer=answer, contexts=contexts, threshold=threshold)
 
     assert_answer_consistency, aanswer_consistency, aassert_answer_consistency = (
         answer_consistency.other_forms()
@@ -550,10 +550,10 @@ class GroundingHelpers:
 
     @score_form("answer_consistency_binary")
     def answer_consistency_binary(
-        self, output: str, context: ContextLike, threshold: float | None = None
+        self, answer: str, contexts: ContextLike, threshold: float | None = None
     ) -> Check:
         """1 when everything in the answer derives from the contexts, else 0."""
-        return Check(answer=output, context=context, threshold=threshold)
+        return Check(answer=answer, contexts=contexts, threshold=threshold)
 
     assert_answer_consistency_binary, aanswer_consistency_binary, aassert_answer_consistency_binary = (
         answer_consistency_binary.other_forms()
@@ -561,9 +561,9 @@ class GroundingHelpers:
 
     @score_form("response_groundedness")
     def response_groundedness(
-        self, output: str, context: ContextLike, threshold: float | None = None
+        self, answer: str, contexts: ContextLike, threshold: float | None = None
     ) -> Check:
         """Two 0/1/2 judgments of the answer's grounding in the contexts, averaged."""
-        return Check(answer=output, context=context, threshold=threshold)
+        return Check(answer=answer, contexts=contexts, threshold=threshold)
 
     assert_grounded, aresponse_groundedness, aassert_grounded = response_groundedness.other_forms()

@@ -265,9 +265,9 @@ class NuggetsHelpers:
     @score_form("nuggets")
     def nuggets(
         self,
-        output: str,
+        answer: str,
         question: str,
-        context: ContextLike,
+        contexts: ContextLike,
         *,
         umbrela_grades: Sequence[int] | None = None,
         score: str | None = None,
@@ -275,6 +275,8 @@ class NuggetsHelpers:
     ) -> Check:
         """AutoNuggetizer score: nuggets from the passages, labelled vital/okay, assigned to the answer."""
         options = given(umbrela_grades=umbrela_grades, score=score)
-        return Check(answer=output, question=question, context=context, threshold=threshold, options=options)
+        return Check(
+            answer=answer, question=question, contexts=contexts, threshold=threshold, options=options
+        )
 
     assert_nuggets, anuggets, aassert_nuggets = nuggets.other_forms()

@@ -240,18 +240,18 @@ class RelevanceHelpers:
 
     @score_form("answer_relevancy")
     def answer_relevancy(
-        self, output: str, prompt: str, threshold: float | None = None, *, mode: str | None = None
+        self, answer: str, question: str, threshold: float | None = None, *, mode: str | None = None
     ) -> Check:
-        """Does ``output`` address ``prompt``? 1-5."""
-        return Check(answer=output, question=prompt, threshold=threshold, mode=mode)
+        """Does ``answer`` address ``question``? 1-5."""
+        return Check(answer=answer, question=question, threshold=threshold, mode=mode)
 
     assert_relevant, aanswer_relevancy, aassert_relevant = answer_relevancy.other_forms()
 
     @score_form("answer_relevancy", mode="questions")
     def answer_relevancy_questions(
         self,
-        output: str,
-        prompt: str,
+        answer: str,
+        question: str,
         *,
         n_questions: int | None = None,
         embedding_model: str | None = None,
@@ -259,15 +259,15 @@ class RelevanceHelpers:
     ) -> Check:
         """Mean cosine between the question and questions generated from the answer."""
         options = given(n_questions=n_questions, embedding_model=embedding_model)
-        return Check(answer=output, question=prompt, threshold=threshold, options=options)
+        return Check(answer=answer, question=question, threshold=threshold, options=options)
 
     assert_relevant_questions, aanswer_relevancy_questions, aassert_relevant_questions = (
         answer_relevancy_questions.other_forms()
     )
 
     @score_form("no_answer")
-    def no_answer(self, output: str, question: str, threshold: float | None = None) -> Check:
+    def no_answer(self, answer: str, question: str, threshold: float | None = None) -> Check:
         """1 when the answer attempts the question, 0 when it declines."""
-        return Check(answer=output, question=question, threshold=threshold)
+        return Check(answer=answer, question=question, threshold=threshold)
 
     assert_answered, ano_answer, aassert_answered = no_answer.other_forms()

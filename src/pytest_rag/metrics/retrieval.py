@@ -432,13 +432,13 @@ class RetrievalHelpers:
     def context_precision(
         self,
         question: str,
-        context: ContextLike,
+        contexts: ContextLike,
         *,
         reference: str | None = None,
         threshold: float | None = None,
     ) -> Check:
         """Average precision of the passages judged useful, over their ranks."""
-        return Check(question=question, context=context, reference=reference, threshold=threshold)
+        return Check(question=question, contexts=contexts, reference=reference, threshold=threshold)
 
     assert_context_precision, acontext_precision, aassert_context_precision = context_precision.other_forms()
 
@@ -446,32 +446,34 @@ class RetrievalHelpers:
     def umbrela(
         self,
         question: str,
-        context: ContextLike,
+        contexts: ContextLike,
         *,
         k_values: Sequence[int] | None = None,
         threshold: float | None = None,
     ) -> Check:
         """UMBRELA 0-3 grade per passage; mean grade, with P@k, AP@k and MRR in the details."""
         return Check(
-            question=question, context=context, threshold=threshold, options=given(k_values=k_values)
+            question=question, contexts=contexts, threshold=threshold, options=given(k_values=k_values)
         )
 
     assert_umbrela, aumbrela, aassert_umbrela = umbrela.other_forms()
 
     @score_form("retrieval_precision")
     def retrieval_precision(
-        self, question: str, context: ContextLike, threshold: float | None = None
+        self, question: str, contexts: ContextLike, threshold: float | None = None
     ) -> Check:
         """Share of retrieved passages relevant to the question."""
-        return Check(question=question, context=context, threshold=threshold)
+        return Check(question=question, contexts=contexts, threshold=threshold)
 
     assert_retrieval_precision, aretrieval_precision, aassert_retrieval_precision = (
         retrieval_precision.other_forms()
     )
 
     @score_form("context_relevance")
-    def context_relevance(self, question: str, context: ContextLike, threshold: float | None = None) -> Check:
+    def context_relevance(
+        self, question: str, contexts: ContextLike, threshold: float | None = None
+    ) -> Check:
         """Two 0/1/2 judgments of the contexts' relevance to the question, averaged."""
-        return Check(question=question, context=context, threshold=threshold)
+        return Check(question=question, contexts=contexts, threshold=threshold)
 
     assert_context_relevance, acontext_relevance, aassert_context_relevance = context_relevance.other_forms()

@@ -128,20 +128,20 @@ class RubricHelpers:
     @score_form("rubric")
     def rubric(
         self,
-        output: str,
+        answer: str,
         rubric: Mapping[int, str],
         *,
         question: str | None = None,
-        context: ContextLike = None,
+        contexts: ContextLike = None,
         reference: str | None = None,
         criteria: str | None = None,
         threshold: float | None = None,
     ) -> Check:
         """One judgment against the levels of a rubric the test writes."""
         return Check(
-            answer=output,
+            answer=answer,
             question=question,
-            context=context,
+            contexts=contexts,
             reference=reference,
             threshold=threshold,
             options={"rubric": rubric, **given(criteria=criteria)},

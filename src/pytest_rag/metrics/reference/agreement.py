@@ -340,17 +340,17 @@ class AgreementHelpers:
 
     @score_form("answer_similarity")
     def answer_similarity(
-        self, output: str, reference: str, *, question: str | None = None, threshold: float | None = None
+        self, answer: str, reference: str, *, question: str | None = None, threshold: float | None = None
     ) -> Check:
         """0-5 judgment of how well the answer matches the reference in meaning."""
-        return Check(answer=output, reference=reference, question=question, threshold=threshold)
+        return Check(answer=answer, reference=reference, question=question, threshold=threshold)
 
     assert_answer_similarity, aanswer_similarity, aassert_answer_similarity = answer_similarity.other_forms()
 
     @score_form("semantic_similarity")
     def semantic_similarity(
         self,
-        output: str,
+        answer: str,
         reference: str,
         *,
         embedding_model: str | None = None,
@@ -358,7 +358,7 @@ class AgreementHelpers:
     ) -> Check:
         """Cosine of the answer's and reference's embeddings."""
         options = given(embedding_model=embedding_model)
-        return Check(answer=output, reference=reference, threshold=threshold, options=options)
+        return Check(answer=answer, reference=reference, threshold=threshold, options=options)
 
     assert_semantic_similarity, asemantic_similarity, aassert_semantic_similarity = (
         semantic_similarity.other_forms()
@@ -366,19 +366,19 @@ class AgreementHelpers:
 
     @score_form("answer_accuracy")
     def answer_accuracy(
-        self, output: str, reference: str, question: str, threshold: float | None = None
+        self, answer: str, reference: str, question: str, threshold: float | None = None
     ) -> Check:
         """Two 0/2/4 judgments (roles swapped in the second), averaged."""
-        return Check(answer=output, reference=reference, question=question, threshold=threshold)
+        return Check(answer=answer, reference=reference, question=question, threshold=threshold)
 
     assert_answer_accuracy, aanswer_accuracy, aassert_answer_accuracy = answer_accuracy.other_forms()
 
     @score_form("factual_correctness")
     def factual_correctness(
-        self, output: str, reference: str, *, score: str | None = None, threshold: float | None = None
+        self, answer: str, reference: str, *, score: str | None = None, threshold: float | None = None
     ) -> Check:
         """F1 (or precision/recall) of the claims of answer and reference entailing each other."""
-        return Check(answer=output, reference=reference, threshold=threshold, options=given(score=score))
+        return Check(answer=answer, reference=reference, threshold=threshold, options=given(score=score))
 
     assert_factual_correctness, afactual_correctness, aassert_factual_correctness = (
         factual_correctness.other_forms()

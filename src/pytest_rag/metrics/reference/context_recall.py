@@ -213,24 +213,24 @@ class ContextRecallHelpers:
     @score_form("context_recall")
     def context_recall(
         self,
-        output: str,
+        answer: str,
         reference: str | None = None,
         threshold: float | None = None,
         *,
-        context: ContextLike = None,
+        contexts: ContextLike = None,
         mode: str | None = None,
     ) -> Check:
-        """Does ``output`` cover the key facts of ``reference`` (falling back to ``context``)? 1-5."""
-        return Check(answer=output, reference=reference, context=context, threshold=threshold, mode=mode)
+        """Does ``answer`` cover the key facts of ``reference`` (falling back to ``contexts``)? 1-5."""
+        return Check(answer=answer, reference=reference, contexts=contexts, threshold=threshold, mode=mode)
 
     assert_context_recall, acontext_recall, aassert_context_recall = context_recall.other_forms()
 
     @score_form("context_recall", mode="attribution")
     def context_recall_attribution(
-        self, reference: str, context: ContextLike, threshold: float | None = None
+        self, reference: str, contexts: ContextLike, threshold: float | None = None
     ) -> Check:
         """Share of the reference's facts found in the contexts, each with its 1-indexed source."""
-        return Check(reference=reference, context=context, threshold=threshold)
+        return Check(reference=reference, contexts=contexts, threshold=threshold)
 
     assert_context_recall_attribution, acontext_recall_attribution, aassert_context_recall_attribution = (
         context_recall_attribution.other_forms()

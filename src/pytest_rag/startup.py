@@ -1,0 +1,95 @@
+"""The run's configuration checked once, before any test runs.
+
+``config.py`` reads every option into :class:`~pytest_rag.config.RagSettings`; a malformed number or
+mode fails there. What needs more than the option's own text is checked here, from
+``pytest_configure``: the judge spec against the providers (plugins' included) and, for the built-in
+ones, the form of their specs and where their base URLs lead; every ``rag_threshold_*`` key of the ini
+file against the metrics (with a did-you-mean); the thresholds' metric names, modes and scales; the
+price overrides; the paths of the files written at the end. A mistake is one usage error naming the
+setting and where it came from (command line, environment, ini file), and pytest exits 4 before
+collecting anything, instead of every test failing alike.
+
+Start-up stays cheap: a suite on the default settings never imports this module
+(:attr:`~pytest_rag.config.RagSettings.checked_at_startup`), the metric classes (pydantic models) are
+imported only when thresholds are configured, the price table only when prices are, and no judge is
+built.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from typing import Any
+
+from .config import RagSettings, in_ini_file, on_command_line
+from .errors import ConfigError
+from .judges.spec import check_base_urls, parse_judge_specs, reach_of_builtin
+from .metrics.catalog import ALIASES
+
+THRESHOLD_KEY = "rag_threshold_"
+
+
+def check_configuration(config: Any, settings: RagSettings, metric_names: Sequence[str]) -> None:
+    """Raise :class:`~pytest_rag.errors.ConfigError` for the first setting that cannot work."""
+    check_judges(config.hook, settings)
+    check_threshold_keys(settings.threshold_keys, metric_names)
+    if settings.thresholds:
+        from .registry import Registry
+        from .thresholds import Thresholds
+
+        Thresholds(settings.thresholds, Registry.from_hook(config.hook)).check(settings.threshold_sources)
+    if settings.prices:
+        from .engine.pricing import PriceTable
+
+        PriceTable.from_ini_lines(settings.prices)  # its errors name the rag_prices line
+    check_output_paths(config, settings)
+
+
+def check_judges(hook: Any, settings: RagSettings) -> None:
+    """The judge spec against the registered providers; a run-wide or per-judge URL that no judge
+    would use, when every judge is a built-in one (a plugin's judge is checked once it is built)."""
+    assert settings.judge is not None
+    providers = {name.lower() for provided in hook.pytest_rag_judge_providers() for name in provided}
+    try:
+        specs = parse_judge_specs(settings.judge, known_providers=providers, base_url=settings.base_url)
+    except ConfigError as exc:
+        raise ConfigError(f"{settings.judge_source}: {exc}") from None
+    reach = reach_of_builtin(specs)
+    if reach is not None:
+        check_base_urls(reach, settings.base_url, settings.base_url_source)
+
+
+def check_threshold_keys(keys: Sequence[str], names: Sequence[str]) -> None:
+    """A ``rag_threshold_<name>`` key for no registered metric is a typo that pytest would only warn
+    about, leaving the metric's default bar in place."""
+    valid = {f"{THRESHOLD_KEY}{name}" for name in names}
+    for key in keys:
+        if key in valid:
+            continue
+        name = key[len(THRESHOLD_KEY) :]
+        if name in ALIASES:
+            hint = f"thresholds are keyed by metric name: write {THRESHOLD_KEY}{ALIASES[name][0]}"
+        else:
+            close = difflib.get_close_matches(key, sorted(valid), n=1)
+            hint = f"did you mean {close[0]}?" if close else "no registered metric has that name"
+        raise ConfigError(f"{in_ini_file(key)} sets the threshold of no registered metric; {hint}")
+
+
+def check_output_paths(config: Any, settings: RagSettings) -> None:
+    """The files the run writes at its end: a path that cannot be a file is refused now, not after
+    every test has run."""
+    regression = settings.regression
+    for option, path in (
+        *(("rag_report", report) for report in regression.reports),
+        ("rag_html", settings.html_path),
+        ("rag_cache_export", regression.cache_export),
+    ):
+        if path is None:
+            continue
+        given = config.getoption(option)
+        source = on_command_line(f"--{option.replace('_', '-')}") if given else in_ini_file(option)
+        if path.is_dir():
+            raise ConfigError(f"{source}: {path} is a directory; give the path of a file in it")
+        parent = next(p for p in path.parents if p.exists())
+        if not parent.is_dir():
+            raise ConfigError(f"{source}: {parent} is a file, so {path} cannot be written")

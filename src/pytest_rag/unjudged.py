@@ -1,0 +1,216 @@
+"""A test whose check ended without a verdict is an error: never a pass, a skip or an expected failure.
+
+A judged assertion that could not be judged (no API key, a replay-cache miss, a spent budget, a judge
+that kept replying nonsense, inputs the metric cannot read, a metric name nobody registered) has
+learnt nothing about the application. Left alone, pytest would still let such a test end green: an
+``xfail`` mark turns the error into an expected failure, ``pytest.raises(Exception)`` or a
+``try``/``except`` swallows it, an ``evaluate()`` table carries it as a row. So after pytest has made
+a test's report (outside the ``xfail`` handling), :func:`judge_report` looks at what the test's checks
+came to, from the session's records and the checks the test's ``rag_judge`` refused before judging,
+and turns the report of a test with a non-verdict into an error, whatever its marks and whatever the
+test made of the exception. Two kinds of non-verdict are no error: checks only counted under
+``--rag-dry-run`` and checks waiting for a provider batch under ``--rag-batch``; their tests are
+skipped (:func:`pytest_rag.engine.spending.skip_not_judged`), and the summary says how many.
+
+The report carries its verdict in the attribute :data:`NO_VERDICT`, a string, so it survives
+pytest-xdist's serialization; the terminal reads it through :func:`status_of`, the JUnit XML
+through :class:`JUnitErrors`, the summary through :func:`tally_lines`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .errors import ConfigError, NotJudgedError, NoVerdictError, RagError, WaitingForBatchError, cut_text
+
+if TYPE_CHECKING:
+    from .config import RagSettings
+    from .results import CheckRecord
+
+NO_VERDICT = "rag_no_verdict"
+"""Name of the report attribute: ``"error"`` for a test made an error here, or why a test was skipped
+without a verdict (``"dry run"``, ``"batch"``)."""
+
+ERROR = "error"
+DRY_RUN = "dry run"
+BATCH = "batch"
+
+#: Most different non-verdicts listed in one test's report, and most characters of each.
+SHOWN = 5
+LINE_CHARS = 300
+
+
+def pending_kinds(settings: RagSettings) -> frozenset[str]:
+    """Error kinds of checks that wait for a later run instead of failing this one: counted under
+    ``--rag-dry-run``, queued under ``--rag-batch``. Anywhere else (a batch ``evaluate`` that timed out
+    in a run that waits for its batches) they are checks without a verdict like any other."""
+    kinds = set()
+    if settings.dry_run:
+        kinds.add(NotJudgedError.__name__)
+    if settings.batch.enabled:
+        kinds.add(WaitingForBatchError.__name__)
+    return frozenset(kinds)
+
+
+def non_verdicts(
+    records: Iterable[CheckRecord], refused: Sequence[RagError], pending: frozenset[str]
+) -> list[str]:
+    """One line per check of a test that ended without a verdict: recorded judge errors, then the
+    checks refused before judging; the pending kinds left out."""
+    lines = [
+        f"{record.metric} [{record.judge}]: {record.error_kind}: {_first_line(record.error or '')}"
+        for record in records
+        if record.error is not None and record.error_kind not in pending
+    ]
+    lines.extend(f"{type(error).__name__}: {_first_line(str(error))}" for error in refused)
+    return lines
+
+
+def _first_line(text: str) -> str:
+    return text.strip().split("\n", 1)[0]
+
+
+def _raised_non_verdict(excinfo: pytest.ExceptionInfo[BaseException] | None, pending: frozenset[str]) -> bool:
+    """True when the test stopped at a pytest-rag error that is no pending check."""
+    return (
+        excinfo is not None
+        and excinfo.errisinstance(RagError)
+        and type(excinfo.value).__name__ not in pending
+    )
+
+
+def judge_report(
+    report: pytest.TestReport,
+    excinfo: pytest.ExceptionInfo[BaseException] | None,
+    records: Iterable[CheckRecord],
+    refused: Sequence[RagError],
+    settings: RagSettings,
+) -> None:
+    """Make ``report`` an error when a check of its test ended without a verdict; mark a test skipped
+    because its checks were only counted or queued, for the summary's count."""
+    pending = pending_kinds(settings)
+    records = list(records)
+    lines = non_verdicts(records, refused, pending) if report.when == "call" else []
+    raised = _raised_non_verdict(excinfo, pending)
+    if not lines and not raised:
+        if report.skipped and any(r.error_kind in pending for r in records):
+            setattr(report, NO_VERDICT, DRY_RUN if settings.dry_run else BATCH)
+        return
+    excused = _excuse(report)
+    report.outcome = "failed"
+    setattr(report, NO_VERDICT, ERROR)
+    if not raised:
+        report.longrepr = _no_verdict_repr(lines, excinfo)
+    elif report.when != "call" and excinfo is not None and excinfo.errisinstance(ConfigError):
+        # the run's judges could not be built (the rag_judge fixture): the message says it all
+        report.longrepr = f"pytest-rag: {excinfo.value}"
+    if excused:
+        note = (
+            f"pytest-rag: {excused}, but a check of it ended without a verdict, so it proves nothing: "
+            "that is an error, never an expected failure, a skip or a pass"
+        )
+        _add_note(report, note)
+
+
+def _excuse(report: pytest.TestReport) -> str | None:
+    """What pytest was about to make of the test (an expected failure, a pass), undone here."""
+    reason = getattr(report, "wasxfail", None)
+    if reason is not None:
+        del report.wasxfail
+        return f"this test is marked xfail ({reason})" if reason else "this test is marked xfail"
+    if isinstance(report.longrepr, str) and report.longrepr.startswith("[XPASS(strict)]"):
+        return "this test is marked xfail(strict=True)"
+    if report.passed:
+        return "this test caught the error"
+    return None
+
+
+def _no_verdict_repr(lines: Sequence[str], excinfo: pytest.ExceptionInfo[BaseException] | None) -> Any:
+    """The report of a test that did not raise its non-verdict itself: the checks and what they ended
+    in, as an exception pytest shows without a traceback (and the short summary shows by its first
+    line)."""
+    counted = Counter(cut_text(line, LINE_CHARS) for line in lines)
+    shown = [f"  - {line}" + (f" (x{n})" if n > 1 else "") for line, n in list(counted.items())[:SHOWN]]
+    if len(counted) > SHOWN:
+        shown.append(f"  ... and {sum(list(counted.values())[SHOWN:])} more")
+    message = f"{len(lines)} check(s) of this test ended without a verdict:\n" + "\n".join(shown)
+    if excinfo is not None:
+        own = _first_line(excinfo.exconly())
+        message += f"\nthe test itself then ended with {own}"
+    try:
+        raise NoVerdictError(message)
+    except NoVerdictError as exc:
+        info = pytest.ExceptionInfo.from_exception(exc)
+    return info.getrepr(style="value", chain=False)
+
+
+def _add_note(report: pytest.TestReport, note: str) -> None:
+    longrepr = report.longrepr
+    add_section = getattr(longrepr, "addsection", None)  # an exception's repr: shown after it, kept by xdist
+    if add_section is not None:
+        add_section("pytest-rag", note)
+    else:
+        report.longrepr = f"{longrepr}\n{note}" if longrepr else note
+
+
+def status_of(report: pytest.TestReport) -> tuple[str, str, str] | None:
+    """The terminal's category, letter and word for a report made an error here."""
+    if getattr(report, NO_VERDICT, None) == ERROR and report.failed:
+        return "error", "E", "ERROR"
+    return None
+
+
+class JUnitErrors:
+    """Registered at start-up when a JUnit XML file is written: in it, the ``<failure>`` of a test made
+    an error here becomes an ``<error>``, as for a test whose set-up failed (CI systems count and show
+    the two apart). It runs after pytest's writer has seen the report (on the controller of a
+    pytest-xdist run), and leaves the failure when that writer is not the one this was written for."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if getattr(report, NO_VERDICT, None) != ERROR or report.when != "call":
+            return
+        try:
+            from _pytest.junitxml import xml_key
+        except ImportError:  # pragma: no cover - another pytest
+            return
+        xml = self.config.stash.get(xml_key, None)
+        stats = getattr(xml, "stats", None)
+        if xml is None or not isinstance(stats, dict):
+            return
+        nodes = getattr(xml.node_reporter(report), "nodes", [])
+        for node in reversed(nodes):
+            if getattr(node, "tag", None) == "failure":
+                node.tag = "error"
+                stats["failure"] = stats.get("failure", 1) - 1
+                stats["error"] = stats.get("error", 0) + 1
+                return
+
+
+def tally_lines(stats: Mapping[str, Sequence[Any]]) -> list[str]:
+    """The summary's lines on tests that ended without a verdict, counted from the terminal's reports
+    (on the controller of a pytest-xdist run, the workers' reports)."""
+    counts: dict[str, int] = {}
+    for reports in stats.values():
+        for report in reports:
+            kind = getattr(report, NO_VERDICT, None)
+            if kind is not None and getattr(report, "when", "call") in ("call", "setup"):
+                counts[kind] = counts.get(kind, 0) + 1
+    lines = []
+    if counts.get(ERROR):
+        lines.append(
+            f"{counts[ERROR]} test(s) reported as errors: a check ended without a verdict (judge error, "
+            "cache miss, bad input or configuration), whatever the test's marks"
+        )
+    if counts.get(DRY_RUN):
+        lines.append(f"{counts[DRY_RUN]} test(s) skipped: --rag-dry-run counted their checks, none judged")
+    if counts.get(BATCH):
+        lines.append(f"{counts[BATCH]} test(s) skipped: their checks wait for provider batches (--rag-batch)")
+    return lines

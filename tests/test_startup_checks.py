@@ -1,0 +1,185 @@
+"""Configuration is validated once, at start-up: a wrong setting is one usage-error line naming the
+setting and where it came from (command line, environment, ini file), exit status 4, no test run.
+
+Before, a judge spec without a model printed 510 lines and 9 tracebacks, an unknown provider or a
+threshold typo printed its message once per test, and an unknown ``rag_threshold_*`` ini key only got
+pytest's unknown-option warning while the default bar stayed in place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import FAITHFUL_TEST
+
+EXTENSION_CONFTEST = """
+from pytest_rag.judges.protocol import JudgeReply
+
+class MyJudge:
+    offline = True
+    cacheable = False
+
+    def __init__(self, spec, options):
+        self.spec = spec
+
+    def identity(self):
+        return {"provider": "mycorp"}
+
+    async def complete(self, request):
+        return JudgeReply(text='{"reasoning": "ok", "unsupported_statements": [], "score": 5}')
+
+    async def aclose(self):
+        pass
+
+def pytest_rag_judge_providers():
+    return {"mycorp": MyJudge}
+"""
+
+
+def only_usage_error(result: pytest.RunResult) -> str:
+    """The one line of a usage error; nothing collected or run."""
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1, result.stderr.lines
+    assert "collected" not in result.stdout.str() and "Traceback" not in result.stderr.str()
+    return errors[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "ini", "expected"),
+    [
+        (
+            ["--rag-judge=openai"],
+            {},
+            "",
+            "--rag-judge (command line): judge 'openai' names no model; write openai:MODEL, e.g. openai:gpt-4o",
+        ),
+        (
+            ["--rag-judge=local,anthropic"],
+            {},
+            "",
+            "*judge 'anthropic' names no model; write anthropic:MODEL*",
+        ),
+        (
+            [],
+            {},
+            "rag_judge = ollama",
+            "rag_judge (ini file): judge 'ollama' names no model; write ollama:MODEL*",
+        ),
+        (
+            [],
+            {"PYTEST_RAG_JUDGE": "bogus"},
+            "",
+            "PYTEST_RAG_JUDGE (environment): unknown judge provider 'bogus'*known providers: *openai*",
+        ),
+        (["--rag-judge=foo:bar"], {}, "", "--rag-judge (command line): unknown judge provider 'foo'*"),
+        (["--rag-judge=local:minilm"], {}, "", "*'local:minilm' names a model 'local' does not have*"),
+        (
+            ["--rag-judge=local", "--rag-judge-base-url=http://127.0.0.1:9/v1"],
+            {},
+            "",
+            "--rag-judge-base-url (command line) is set to*no judge of this run talks to a server*",
+        ),
+        (
+            [],
+            {},
+            "rag_threshold_faithfulnes = 4",
+            "rag_threshold_faithfulnes (ini file) *; did you mean rag_threshold_faithfulness?",
+        ),
+        (
+            [],
+            {},
+            "rag_threshold_faithfulness = 7",
+            "*rag_threshold_faithfulness (ini file) = 7 is outside the metric's 1-5 scale*from 1 to 5",
+        ),
+        (
+            [],
+            {},
+            "rag_thresholds =\n    faithfulness[claims] = 4",
+            "*rag_thresholds (ini file): faithfulness[[]claims] = 4 is outside the metric's 0-1 scale*",
+        ),
+        (
+            [],
+            {},
+            "rag_thresholds =\n    faithfulness[nope] = 0.5",
+            "*metric 'faithfulness' has no mode 'nope'; its modes: claims, default",
+        ),
+        (
+            [],
+            {},
+            "rag_thresholds =\n    answer_relevancy = four",
+            "rag_thresholds (ini file): answer_relevancy must be a number, got 'four'",
+        ),
+        ([], {}, "rag_cache = sometimes", "rag_cache (ini file): unknown cache mode 'sometimes'*"),
+        ([], {}, "rag_prices =\n    gpt-4o = cheap", "*rag_prices line 'gpt-4o = cheap' is malformed*"),
+        ([], {}, "rag_concurrency = 1.5", "rag_concurrency (ini file) must be a whole number, got '1.5'"),
+    ],
+)
+def test_a_bad_setting_is_one_usage_error_line(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    judge_env: None,
+    args: list[str],
+    env: dict[str, str],
+    ini: str,
+    expected: str,
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    pytester.makepyfile(FAITHFUL_TEST, test_two=FAITHFUL_TEST)
+    line = only_usage_error(pytester.runpytest("-p", "no:cacheprovider", *args))
+    assert line.startswith("ERROR: pytest-rag: ")
+    pytester_line = pytest.LineMatcher([line.removeprefix("ERROR: pytest-rag: ")])
+    pytester_line.fnmatch_lines([expected])
+
+
+def test_files_the_run_would_write_at_its_end_are_checked_before_it_starts(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    pytester.makepyfile(FAITHFUL_TEST)
+    a_file = tmp_path / "plain.txt"
+    a_file.write_text("not a directory")
+    line = only_usage_error(pytester.runpytest(f"--rag-report={a_file / 'results.json'}"))
+    assert f"--rag-report (command line): {a_file} is a file" in line
+    line = only_usage_error(pytester.runpytest(f"--rag-html={tmp_path}"))
+    assert f"--rag-html (command line): {tmp_path} is a directory" in line
+
+
+def test_a_plugin_provider_is_still_accepted(pytester: pytest.Pytester, judge_env: None) -> None:
+    pytester.makeconftest(EXTENSION_CONFTEST)
+    pytester.makepyfile(
+        """
+        def test_judges(rag_judge):
+            assert rag_judge.judges == ["mycorp:v1"]
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--rag-judge=mycorp:v1")
+    result.assert_outcomes(passed=1)
+
+
+def test_a_plugin_metric_threshold_is_checked_on_its_scale(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        from pytest_rag.metrics.base import Metric, Scale, Scored
+
+        class Loudness(Metric):
+            name = "loudness"
+            scale = Scale(0, 10)
+            required = ("answer",)
+
+            async def score(self, ask, sample, options):
+                return Scored(score=sum(c.isupper() for c in sample.answer))
+
+        def pytest_rag_metrics():
+            return [Loudness]
+        """
+    )
+    pytester.makepyfile("def test_nothing():\n    pass\n")
+    pytester.makeini("[pytest]\nrag_threshold_loudness = 5\n")
+    assert pytester.runpytest("-p", "no:cacheprovider").ret == pytest.ExitCode.OK
+    pytester.makeini("[pytest]\nrag_threshold_loudness = 50\n")
+    line = only_usage_error(pytester.runpytest("-p", "no:cacheprovider"))
+    assert "rag_threshold_loudness (ini file) = 50 is outside the metric's 0-10 scale" in line
