@@ -54,9 +54,23 @@ TOLERANCE = 0.005
 DATASETS = ("lfqa_answer", "lfqa_sentence", "begin")
 
 
-def record_kind(record: fit.GroundingRecord) -> str:
-    """The kind the judge reads from this record's answer (its claim units)."""
-    return read_answer_kind([unit.sentence for unit in record.units])
+def answers_in_load_order(root: Path) -> list[str]:
+    """The answer of every grounding record, in the order ``fit.load_grounding`` reads them (the
+    records keep the answer's claim units only, and the kind's register is read on the answer)."""
+    lfqa = root / "lfqa_verification"
+    files = [
+        lfqa / "sentence_level.jsonl",
+        lfqa / "answer_level.jsonl",
+        root / "begin_grounded_dialogue" / "data.jsonl",
+    ]
+    return [str(row["answer"]) for path in files for row in fit.read_jsonl(path)]
+
+
+def attach_kinds(records: Sequence[fit.GroundingRecord], answers: Sequence[str]) -> list[str]:
+    """The kind the judge reads from each record's answer."""
+    if len(answers) != len(records):
+        raise SystemExit(f"{len(answers)} answers for {len(records)} records: the fit reads other files now")
+    return [read_answer_kind(answer) for answer in answers]
 
 
 @dataclass(frozen=True)
@@ -80,7 +94,9 @@ class Scored:
         )
 
 
-def scored(models: tuple[LogisticModel, LogisticModel], records: Sequence[fit.GroundingRecord]) -> Scored:
+def scored(
+    models: tuple[LogisticModel, LogisticModel], records: Sequence[fit.GroundingRecord], kinds: Sequence[str]
+) -> Scored:
     sentence_model = models[0]
     weakest = [
         min(fit.capped_logit(sentence_model.logit(u.features), u) for u in r.units) if r.units else 30.0
@@ -90,7 +106,7 @@ def scored(models: tuple[LogisticModel, LogisticModel], records: Sequence[fit.Gr
         probability=fit.predict_grounding(models, records),
         weakest=1 / (1 + np.exp(-np.array(weakest))),
         labels=np.array([r.label for r in records], dtype=np.float64),
-        kinds=np.array([record_kind(r) for r in records]),
+        kinds=np.array(kinds),
         groups=[r.group for r in records],
     )
 
@@ -110,12 +126,13 @@ class PassMark:
 
 def choose_mark(data: Scored, single: float) -> PassMark:
     """The pass mark with the best smoothed balanced accuracy on ``data`` (one kind's records):
-    candidate cuts are the 2nd to 98th percentiles of the probabilities, each rated with its
+    candidate cuts are the 2nd to 98th percentiles of the probabilities and ``single``, each rated with its
     ``fit.SMOOTHING`` neighbours on either side, as the fit's single cut is. Among marks within
     ``TOLERANCE`` of the best, the lowest floor and then the cut nearest ``single`` win: a kind moves
     from the single pass mark only as far as its records ask."""
     y = data.labels
-    candidates = np.quantile(data.probability, np.linspace(0.02, 0.98, 97))
+    # the single cut is a candidate itself, so a kind whose records do not ask to move keeps it exactly
+    candidates = np.sort(np.append(np.quantile(data.probability, np.linspace(0.02, 0.98, 97)), single))
     k = fit.SMOOTHING
     options: list[tuple[float, float, float]] = []  # (smoothed balanced accuracy, floor, cut)
     for floor in FLOORS:
@@ -156,7 +173,7 @@ class HeldOut:
     protocols: dict[str, str]
 
 
-def held_out_marks(records: Sequence[fit.GroundingRecord]) -> list[HeldOut]:
+def held_out_marks(records: Sequence[fit.GroundingRecord], kinds: Sequence[str]) -> list[HeldOut]:
     """Each dataset file's held-out verdicts under the single cut and the per-kind pass marks.
 
     A file is scored by models fitted without it; a kind's mark for it is chosen on those models'
@@ -166,12 +183,12 @@ def held_out_marks(records: Sequence[fit.GroundingRecord]) -> list[HeldOut]:
     out = []
     for dataset in DATASETS:
         groups = {r.group for r in records if r.dataset == dataset}
-        test = [r for r in records if r.dataset == dataset]
-        train = [r for r in records if r.dataset != dataset and r.group not in groups]
-        models = fit.fit_grounding(train)
+        test = [i for i, r in enumerate(records) if r.dataset == dataset]
+        train = [i for i, r in enumerate(records) if r.dataset != dataset and r.group not in groups]
+        models = fit.fit_grounding([records[i] for i in train])
         single = models[1].threshold
-        data = scored(models, test)
-        marks = kind_marks(scored(models, train), single)
+        data = scored(models, [records[i] for i in test], [kinds[i] for i in test])
+        marks = kind_marks(scored(models, [records[i] for i in train], [kinds[i] for i in train]), single)
         after = data.probability >= single
         protocols = {}
         for kind in ANSWER_KINDS:
@@ -208,10 +225,12 @@ def shipped_models(calibration: dict[str, Any]) -> tuple[LogisticModel, Logistic
     )
 
 
-def cuts_entry(records: Sequence[fit.GroundingRecord], calibration: dict[str, Any]) -> dict[str, Any]:
+def cuts_entry(
+    records: Sequence[fit.GroundingRecord], kinds: Sequence[str], calibration: dict[str, Any]
+) -> dict[str, Any]:
     """The ``answer_kind_cuts`` entry for ``calibration``: pass marks chosen with its own models."""
     models = shipped_models(calibration)
-    data = scored(models, records)
+    data = scored(models, records, kinds)
     marks = kind_marks(data, models[1].threshold)
     return {
         "calibration_version": calibration["version"],
@@ -222,10 +241,13 @@ def cuts_entry(records: Sequence[fit.GroundingRecord], calibration: dict[str, An
     }
 
 
-def write_stage(records: Sequence[fit.GroundingRecord], path: Path = fit.CALIBRATION_PATH) -> dict[str, Any]:
-    """Add (or replace) the per-kind cuts in the calibration file at ``path``; nothing else changes."""
+def write_stage(
+    records: Sequence[fit.GroundingRecord], root: Path, path: Path = fit.CALIBRATION_PATH
+) -> dict[str, Any]:
+    """Add (or replace) the per-kind pass marks in the calibration file at ``path``, for the
+    records ``fit.load_grounding`` read from ``root``; nothing else in the file changes."""
     calibration = json.loads(path.read_text(encoding="utf-8"))
-    entry = cuts_entry(records, calibration)
+    entry = cuts_entry(records, attach_kinds(records, answers_in_load_order(root)), calibration)
     calibration[CALIBRATION_KEY] = entry
     path.write_text(json.dumps(calibration, indent=1) + "\n", encoding="utf-8")
     return entry
@@ -242,7 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     records = fit.load_grounding(args.datasets, load_embedder())
     print(f"{'file (held out)':<15} {'kind':<15} {'n':>4}  {'bal.acc single -> kind':<24} protocol")
-    for held in held_out_marks(records):
+    kinds = attach_kinds(records, answers_in_load_order(args.datasets))
+    for held in held_out_marks(records, kinds):
         for kind, protocol in held.protocols.items():
             mask = held.data.kinds == kind
             y = held.data.labels[mask]
@@ -254,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{held.dataset:<15} {kind:<15} {mask.sum():>4}  {before:.3f} -> {after:.3f}           {protocol}"
             )
     calibration = json.loads(fit.CALIBRATION_PATH.read_text(encoding="utf-8"))
-    entry = write_stage(records) if args.write else cuts_entry(records, calibration)
+    entry = write_stage(records, args.datasets) if args.write else cuts_entry(records, kinds, calibration)
     print(f"\ncuts for {entry['calibration_version']} (records per kind {entry['records']}):")
     for kind, cut in entry["cuts"].items():
         floor = entry["weakest_sentence_floors"].get(kind)

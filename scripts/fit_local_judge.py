@@ -467,7 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\nwrote {CALIBRATION_PATH.relative_to(ROOT)}")
         from answer_kind_cuts import write_stage  # per-kind pass marks for these models (own stage)
 
-        print(f"per-kind pass marks: {write_stage(records)['cuts']}")
+        print(f"per-kind pass marks: {write_stage(records, root)['cuts']}")
     return 0
 
 

@@ -40,22 +40,20 @@ def packaged_calibration() -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("units", "kind"),
+    ("answer", "kind"),
     [
-        (["The depot opens at 06:30 on weekdays."], "short"),
-        (["The depot opens at 06:30.", "It closes at 22:00."], "short"),
-        (["Oh nice, the depot opens at half six on weekdays."], "conversational"),
-        (["We went there last year, it opens early."], "conversational"),
-        (["It opens at 06:30!"], "conversational"),
-        (
-            ["The depot opens at 06:30.", "Buses leave every ten minutes.", "Tickets are sold on board."],
-            "summary",
-        ),
-        (["A.", "B.", "C.", "Honestly I love it!"], "summary"),  # four units: a summary, chatty or not
+        ("The depot opens at 06:30 on weekdays.", "short"),
+        ("The depot opens at 06:30. It closes at 22:00.", "short"),
+        ("Yes, anyone can.", "short"),  # a bare yes with its echo: read with the question, not chat
+        ("Oh nice, the depot opens at half six on weekdays.", "conversational"),
+        ("We went there last year, it opens early.", "conversational"),
+        ("It opens at 06:30!", "conversational"),
+        ("The depot opens at 06:30. Buses leave every ten minutes. Tickets are sold on board.", "summary"),
+        ("A bus leaves at six. Another at seven. A third at eight. Honestly I love it!", "summary"),
     ],
 )
-def test_the_kind_is_read_from_the_claim_units(units: list[str], kind: str) -> None:
-    assert read_answer_kind(units) == kind
+def test_the_kind_is_read_from_the_answer(answer: str, kind: str) -> None:
+    assert read_answer_kind(answer) == kind
 
 
 # -- marks stored in the calibration, and the fallback -------------------------------------------

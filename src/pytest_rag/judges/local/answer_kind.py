@@ -15,10 +15,13 @@ A calibration without that key, or whose key was chosen for another version of t
 refit that did not re-run the stage), falls back to the single cut: a cut is a point on one
 model's probability scale and means nothing on another's.
 
-The kind is read from the answer's claim units (what the judge scores), unless the user names it:
+The kind is read from the answer, unless the user names it, by its claim units (the sentences the
+judge scores) and its register (read on the sentences as written, before the chat around a claim
+is cut off):
 
-* ``conversational``: at most three units, with the register of chat: a first-person word, an
-  opening interjection ("yeah", "oh", "sure"), or a "!" or "?";
+* ``conversational``: at most three units, with the register of chat: a first-person word, a "!"
+  or "?", or chat around a claim (an opening "yeah," or "oh", a frame such as "I think": see
+  :mod:`.chat_frames`);
 * ``summary``: three or more units otherwise;
 * ``short``: one or two plain units.
 """
@@ -33,8 +36,10 @@ from importlib import resources
 from typing import Any
 
 from ...answer_kinds import ANSWER_KINDS
-from ...scoring.text import tokenize
+from ...scoring.text import split_sentences, tokenize
+from .chat_frames import strip_chat
 from .conversational_register import FIRST_PERSON_PRONOUNS
+from .framing import claim_units
 
 CALIBRATION_KEY = "answer_kind_cuts"
 """The key of ``calibration.json`` that holds the per-kind cuts."""
@@ -42,29 +47,25 @@ CALIBRATION_KEY = "answer_kind_cuts"
 SUMMARY_UNITS = 3
 """Claim units from which a plain answer reads as a summary."""
 
-_INTERJECTIONS_TEXT = """
-    yeah yes yep yup oh ooh well haha lol wow cool sure hmm ah ok okay nope nah hey hi awesome nice
-"""
-_INTERJECTIONS = frozenset(_INTERJECTIONS_TEXT.split())
 
-
-def read_answer_kind(units: Sequence[str]) -> str:
-    """The kind of an answer made of these claim units (see the module docstring)."""
-    if len(units) <= SUMMARY_UNITS and _sounds_like_chat(units):
+def read_answer_kind(answer: str) -> str:
+    """The kind of ``answer`` (see the module docstring)."""
+    sentences = split_sentences(answer)
+    units = claim_units(sentences)
+    if len(units) <= SUMMARY_UNITS and _sounds_like_chat(sentences):
         return "conversational"
     return "summary" if len(units) >= SUMMARY_UNITS else "short"
 
 
-def _sounds_like_chat(units: Sequence[str]) -> bool:
-    text = " ".join(units)
-    tokens = tokenize(text)
-    if not tokens:
-        return False
+def _sounds_like_chat(sentences: Sequence[str]) -> bool:
+    """A first-person word, a "!" or "?", or chat around a claim that :mod:`.chat_frames` cuts off
+    (a short "Yes, anyone can." keeps its "yes", and stays a short answer)."""
+    text = " ".join(sentences)
     return (
-        tokens[0] in _INTERJECTIONS
-        or any(t in FIRST_PERSON_PRONOUNS for t in tokens)
+        any(t in FIRST_PERSON_PRONOUNS for t in tokenize(text))
         or "!" in text
         or "?" in text
+        or any(strip_chat(s) != s for s in sentences)
     )
 
 

@@ -114,19 +114,19 @@ def explain_grounding(report: GroundingReport, noun: str, source: str) -> str:
     return head + ("" if not details else " Unsupported:" + "".join(details))
 
 
-def grade_for_kind(scorer: LocalScorer, report: GroundingReport, hint: object = None) -> tuple[int, str]:
-    """The 1-5 grade of ``report`` under the pass mark of its answer's kind (``hint``, the user's
-    ``answer_kind``, or the kind read from the judged sentences), and that kind."""
-    kind = check_answer_kind(hint, "the offline judge") or read_answer_kind(
-        [s.sentence for s in report.sentences]
-    )
+def grade_for_kind(
+    scorer: LocalScorer, report: GroundingReport, answer: str, hint: object = None
+) -> tuple[int, str]:
+    """The 1-5 grade of ``report`` on ``answer`` under the pass mark of its kind (``hint``, the
+    user's ``answer_kind``, or the kind read from the answer), and that kind."""
+    kind = check_answer_kind(hint, "the offline judge") or read_answer_kind(answer)
     mark = packaged_cuts().mark(kind, report.cut, scorer.version)
     return grade_fraction(replace(report, cut=mark.cut), mark.floor), kind
 
 
 def faithfulness_single(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
     report = scorer.support(inputs["answer"], list(inputs["contexts"]), inputs.get("question"))
-    grade, kind = grade_for_kind(scorer, report, inputs.get("answer_kind"))
+    grade, kind = grade_for_kind(scorer, report, str(inputs["answer"]), inputs.get("answer_kind"))
     return {
         "reasoning": explain_grounding(report, "sentence", "context") + f" Judged as a {kind} answer.",
         "unsupported_statements": [s.sentence for s in report.unsupported(SUPPORTED)],
