@@ -5,19 +5,21 @@
 A stage of its own, after the fit: it reads the sentence and answer models already stored in
 ``calibration.json`` (so it can be re-run after any refit, without refitting), scores every
 labelled grounding record with them, and for each kind of answer (short answer, summary,
-conversational reply: :mod:`pytest_rag.judges.local.answer_kind`, which reads the kind from the
-answer's claim units) chooses the cut on the whole-answer probability that maximises that kind's
-balanced accuracy, smoothed as the fit's single cut is (``fit_local_judge.best_threshold``). A kind
+conversational reply: :func:`pytest_rag.judges.local.answer_kind.read_answer_kind` reads it from
+the answer) chooses the pass mark (:func:`choose_mark`): a cut on the whole-answer probability and
+a floor on the weakest sentence's support, by the smoothed balanced accuracy the fit's single cut
+is chosen by, staying at the single cut and no floor unless the kind's records ask to move. A kind
 with fewer than ``MIN_PER_CLASS`` records of either label keeps the single cut.
 
 Held out, as the fit's file-out protocol: each dataset file is scored by models fitted without it
-(and without any record sharing an answer with it), and each kind's cut for it is chosen on the
-training records of those models only. :func:`held_out_cuts` returns those predictions for
-``benchmarks/answer_kind_accuracy.py``, which prints them with intervals.
+(and without any record sharing an answer with it), and each kind's mark for it is chosen on the
+training records of those models only, or, for a kind the other files hold too few of, by grouped
+5-fold cross-validation over the file's own records of that kind (:func:`held_out_marks`, which
+``benchmarks/answer_kind_accuracy.py`` prints with intervals).
 
-With ``--write`` the cuts go into ``calibration.json`` under ``answer_kind_cuts``, with the
-calibration version they were chosen for (the judge ignores cuts chosen for another version), and
-nothing else in the file changes. ``scripts/fit_local_judge.py --write`` runs this stage after
+With ``--write`` the marks go into ``calibration.json`` under ``answer_kind_cuts``, with the
+calibration version they were chosen for (the judge ignores marks chosen for another version),
+and nothing else in the file changes. ``scripts/fit_local_judge.py --write`` runs this stage after
 writing its models.
 """
 
