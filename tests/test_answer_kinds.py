@@ -17,7 +17,7 @@ from pytest_rag.cases.files import CaseFileError, read_cases
 from pytest_rag.errors import InputError
 from pytest_rag.inputs import Sample, normalize_contexts
 from pytest_rag.judges.local.answer_kind import CALIBRATION_KEY, KindCuts, PassMark, read_answer_kind
-from pytest_rag.judges.local.scorer import GroundingReport, LocalScorer, SentenceSupport
+from pytest_rag.judges.local.scorer import GroundingReport, LocalScorer, SentenceSupport, load_calibration
 from pytest_rag.judges.local.tasks import faithfulness_single, grade_fraction
 from pytest_rag.judges.request import JudgeRequest
 from pytest_rag.metrics.grounding import Faithfulness, FaithfulnessClaims, FaithfulnessVerdict
@@ -63,6 +63,14 @@ def test_a_calibration_without_per_kind_marks_falls_back_to_the_single_cut() -> 
     cuts = KindCuts.from_calibration({"version": "v1", "models": {}})
     for kind in ANSWER_KINDS:
         assert cuts.mark(kind, 0.42, "v1") == PassMark(0.42)
+
+
+def test_the_scorer_loads_a_calibration_with_or_without_per_kind_marks() -> None:
+    data = packaged_calibration()
+    without = {key: value for key, value in data.items() if key != CALIBRATION_KEY}
+    for text in (json.dumps(data), json.dumps(without)):
+        assert load_calibration(text).models["answer"].threshold == data["models"]["answer"]["threshold"]
+    assert KindCuts.from_calibration(without).mark("summary", 0.4, data["version"]) == PassMark(0.4)
 
 
 def test_marks_chosen_for_other_models_are_not_used() -> None:
