@@ -6,6 +6,7 @@ the judgment, with the raw reply attached, and is counted in the summary.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 #: Most characters of a judge's raw reply that pytest-rag keeps anywhere (errors, records, reports).
@@ -17,6 +18,12 @@ def cut_text(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]} ...[cut: {len(text) - limit:,} more characters of {len(text):,}]"
+
+
+def json_error_text(exc: json.JSONDecodeError, where: str) -> str:
+    """What the JSON decoder said, then ``where`` (``"position 12"``, ``"line 3"``). Some of its messages
+    end in "at" already ("Unterminated string starting at"): that "at" is the one used, not doubled."""
+    return f"{exc.msg.removesuffix(' at')} at {where}"
 
 
 class RagError(Exception):
@@ -97,6 +104,9 @@ class NoVerdictError(RagError):
 
 class CacheMissError(JudgeError):
     """``--rag-cache=replay`` found no stored judgment for a request: the store must be re-recorded."""
+
+    #: the test whose miss explained this same reason in full (later misses are one line)
+    refers_to: str | None = None
 
 
 class UnsupportedMetricError(RagError):
