@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ..errors import json_error_text
 from ..judges.escaping import unescape_data
 
 V = TypeVar("V", bound=BaseModel)
@@ -56,7 +57,7 @@ def parse_verdict(model: type[V], text: str) -> V:
     try:
         data = json.loads(candidate, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise InvalidVerdict(f"not valid JSON ({exc.msg} at position {exc.pos})") from None
+        raise InvalidVerdict(f"not valid JSON ({json_error_text(exc, f'position {exc.pos}')})") from None
     except ValueError as exc:  # NaN or Infinity: not JSON, and never a score
         raise InvalidVerdict(str(exc)) from None
     if not isinstance(data, dict):
