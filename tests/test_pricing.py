@@ -60,3 +60,15 @@ def test_one_amount_prints_one_way_on_a_summary_line(amount: float) -> None:
 def test_the_dry_run_estimate_prints_dollars_like_the_batch_lines() -> None:
     text = _estimate_text(Estimate(calls=1, tokens_in=10, cost_usd=0.0036))
     assert usd(0.0036) in text and "$0.0036 " not in text
+
+
+def test_adding_tallies_sums_every_count_and_cost_field() -> None:
+    """``CallTally.add`` writes the sums past pydantic's setattr: every numeric field must be one it
+    sums (a new field of another numeric type would otherwise be dropped without a word)."""
+    numeric = {name: 1 for name, value in CallTally().model_dump().items() if isinstance(value, (int, float))}
+    assert len(numeric) >= 10
+    total = CallTally(**numeric, failures={"timeout": 1})
+    total.add(CallTally(**{name: 2 for name in numeric}, failures={"timeout": 2, "refused": 1}))
+    assert {name: getattr(total, name) for name in numeric} == {name: 3 for name in numeric}
+    assert total.failures == {"timeout": 3, "refused": 1}
+    assert CallTally.model_validate(total.model_dump()) == total

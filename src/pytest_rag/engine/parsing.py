@@ -63,7 +63,8 @@ def parse_verdict(model: type[V], text: str) -> V:
     if not isinstance(data, dict):
         raise InvalidVerdict(f"expected a JSON object, got {type(data).__name__}")
     try:
-        return model.model_validate(_unescaped(data))
+        # Escapes all start with "&": a reply without one (nearly all) has nothing to undo.
+        return model.model_validate(_unescaped(data) if "&" in candidate else data)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()[:5]
