@@ -152,7 +152,7 @@ def write_summary(
     lines = summary_text(
         final_records(rag),
         [*tests, *(conclusion.summary_lines if conclusion is not None else ())],
-        quiet=config.get_verbosity() < 0,
+        quiet=config.getoption("verbose") < 0,  # get_verbosity() is pytest 8+; we support 7.4
         dry_run=rag.settings.dry_run,
         budget_usd=rag.settings.budget_usd,
         replay=rag.settings.cache_mode == "replay",
