@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..helper_forms import Check, given, score_form
+from ..helper_forms import Check, answer_and_contexts, given, score_form, shared_form
 from ..inputs import ContextLike, Sample
 from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
@@ -532,38 +532,38 @@ class GroundingHelpers:
 
     assert_faithful_claims, afaithfulness_claims, aassert_faithful_claims = faithfulness_claims.other_forms()
 
-    @score_form("hallucination")
-    def hallucination(self, answer: str, contexts: ContextLike, threshold: float | None = None) -> Check:
-        """0-1 factual consistency of the answer with the passages (HHEM-style; higher is better)."""
-        return Check(answer=answer, contexts=contexts, threshold=threshold)
+    hallucination = shared_form(
+        answer_and_contexts,
+        "hallucination",
+        "0-1 factual consistency of the answer with the passages (HHEM-style; higher is better).",
+    )
 
     assert_no_hallucination, ahallucination, aassert_no_hallucination = hallucination.other_forms()
 
-    @score_form("answer_consistency")
-    def answer_consistency(self, answer: str, contexts: ContextLike, threshold: float | None = None) -> Check:
-        """Share of the answer's main points attributable to the contexts."""
-        return Check(answer=answer, contexts=contexts, threshold=threshold)
+    answer_consistency = shared_form(
+        answer_and_contexts,
+        "answer_consistency",
+        "Share of the answer's main points attributable to the contexts.",
+    )
 
     assert_answer_consistency, aanswer_consistency, aassert_answer_consistency = (
         answer_consistency.other_forms()
     )
 
-    @score_form("answer_consistency_binary")
-    def answer_consistency_binary(
-        self, answer: str, contexts: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """1 when everything in the answer derives from the contexts, else 0."""
-        return Check(answer=answer, contexts=contexts, threshold=threshold)
+    answer_consistency_binary = shared_form(
+        answer_and_contexts,
+        "answer_consistency_binary",
+        "1 when everything in the answer derives from the contexts, else 0.",
+    )
 
     assert_answer_consistency_binary, aanswer_consistency_binary, aassert_answer_consistency_binary = (
         answer_consistency_binary.other_forms()
     )
 
-    @score_form("response_groundedness")
-    def response_groundedness(
-        self, answer: str, contexts: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """Two 0/1/2 judgments of the answer's grounding in the contexts, averaged."""
-        return Check(answer=answer, contexts=contexts, threshold=threshold)
+    response_groundedness = shared_form(
+        answer_and_contexts,
+        "response_groundedness",
+        "Two 0/1/2 judgments of the answer's grounding in the contexts, averaged.",
+    )
 
     assert_grounded, aresponse_groundedness, aassert_grounded = response_groundedness.other_forms()

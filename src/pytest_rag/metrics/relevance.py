@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..errors import InputError, JudgeError
-from ..helper_forms import Check, given, score_form
+from ..helper_forms import Check, answer_and_question, given, score_form, shared_form
 from ..inputs import Sample
 from ..results import Evidence
 from ..scoring.similarity import cosine
@@ -265,9 +265,8 @@ class RelevanceHelpers:
         answer_relevancy_questions.other_forms()
     )
 
-    @score_form("no_answer")
-    def no_answer(self, answer: str, question: str, threshold: float | None = None) -> Check:
-        """1 when the answer attempts the question, 0 when it declines."""
-        return Check(answer=answer, question=question, threshold=threshold)
+    no_answer = shared_form(
+        answer_and_question, "no_answer", "1 when the answer attempts the question, 0 when it declines."
+    )
 
     assert_answered, ano_answer, aassert_answered = no_answer.other_forms()
