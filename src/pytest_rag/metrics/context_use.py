@@ -28,7 +28,6 @@ PASSAGE_USED = Template(
         "or paraphrased. It does not matter whether the answer is correct, only whether it draws on "
         "this passage."
     ),
-    scale="",
     fields={"reasoning": REASONING, "used": "true or false"},
 )
 

@@ -122,7 +122,6 @@ EXTRACT_CLAIMS = Template(
         "correct anything; only restate what the answer asserts. An answer with no factual content "
         "gives an empty list."
     ),
-    scale="",
     fields={"claims": "list of claim strings"},
 )
 
@@ -136,7 +135,6 @@ VERIFY_CLAIMS = Template(
         "context, not your own knowledge; a true claim the context does not back is not supported, "
         "and a claim that contradicts the context is not supported."
     ),
-    scale="",
     fields={
         "verdicts": 'list with one object per claim, in order: {"index": claim number, "reasoning": '
         'one to three sentences, "supported": true or false}'
@@ -299,7 +297,6 @@ MAIN_POINTS = Template(
         "sentence per point, in the answer's order. Do not add points the answer does not make. An "
         "answer with no substantive point gives an empty list."
     ),
-    scale="",
     fields={"claims": "list of main points"},
 )
 
@@ -311,7 +308,6 @@ ATTRIBUTE_POINT = Template(
         "Task: decide whether the statement can be attributed to the retrieved contexts: they state "
         "it or it follows directly from them. Use only the contexts, not your own knowledge."
     ),
-    scale="",
     fields={"reasoning": REASONING, "attributable": "true or false"},
 )
 
@@ -391,7 +387,6 @@ BINARY_CONSISTENCY = Template(
         "retrieved contexts. Restating, summarising or combining what the contexts say is derived; "
         "facts, numbers or names that the contexts do not provide are not."
     ),
-    scale="",
     fields={
         "reasoning": REASONING,
         "unsupported_information": "list of the answer's information not found in the contexts",

@@ -94,7 +94,6 @@ GENERATE_QUESTIONS = Template(
         "complete reply. Base them only on what the answer says. Each question must stand on its own "
         "and ask one thing."
     ),
-    scale="",
     fields={"questions": "list of question strings"},
 )
 
@@ -188,7 +187,6 @@ ANSWER_ATTEMPTED = Template(
         "wrong, partial or hedged one. It is not an attempt when the answer declines, says it does not "
         "know, or says the information is missing or insufficient."
     ),
-    scale="",
     fields={"reasoning": REASONING, "attempted": "true or false"},
 )
 

@@ -98,7 +98,6 @@ USEFULNESS = Template(
         "useful if it supports any part of that reference. A passage that only shares words or the "
         "topic with the question is not useful."
     ),
-    scale="",
     fields={"reasoning": REASONING, "useful": "true or false"},
 )
 
@@ -113,7 +112,6 @@ USEFULNESS_ALL = Template(
         "or the topic with the question is not useful. Judge each passage on its own and give one "
         "verdict per passage, under the key passage_N for the passage with index N."
     ),
-    scale="",
     fields={"passage_N": "for each passage N given, an object {reasoning, useful (true or false)}"},
 )
 
@@ -335,7 +333,6 @@ PASSAGE_RELEVANCE = Template(
         "Task: decide whether the retrieved passage is relevant for answering the question, meaning "
         "it holds information that helps answer it. Sharing a topic or keywords is not enough."
     ),
-    scale="",
     fields={"reasoning": REASONING, "relevant": "true or false"},
 )
 
