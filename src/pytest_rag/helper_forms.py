@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from .deprecation import warn_renamed
-from .errors import InputError, RagError
+from .errors import InputError, RagError, handing_errors_to
 from .inputs import (
     OTHER_NAMES,
     RENAMED_INPUTS,
@@ -138,7 +138,7 @@ class _Form(Generic[P]):
         for a typo such as ``treshold=``), raised before anything is judged."""
         if self.renamed_to is not None:
             warn_renamed(f"rag_judge.{self.name}", f"rag_judge.{self.renamed_to.name}")
-        try:
+        with handing_errors_to(runner.refuse):
             kwargs = self._current_names(kwargs)
             try:
                 self.signature.bind(*args, **kwargs)
@@ -146,9 +146,6 @@ class _Form(Generic[P]):
                 raise InputError(self._misuse(str(exc), kwargs)) from None
             check = self.build(runner, *args, **kwargs)
             check = replace(check, threshold=read_threshold(check.threshold, f"{self.name}()"))
-        except RagError as exc:
-            runner.refuse(exc)
-            raise
         metric = self.metric or check.metric
         if metric is None:
             raise TypeError(f"{self.name} names no metric; declare it with score_form('NAME')")
