@@ -83,54 +83,56 @@ def module_files(package: Path = PACKAGE) -> dict[str, Path]:
     return modules
 
 
-def _runtime_imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """The import statements that run: all of them but those under ``if TYPE_CHECKING:``."""
+def import_statements(tree: ast.AST, *, type_checking: bool = False) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements of a module, wherever they stand; those under ``if TYPE_CHECKING:`` only
+    with ``type_checking`` (they load nothing, but a reader of the code sees the tie)."""
     for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for branch in node.orelse:
-                yield from _runtime_imports(ast.Module(body=[branch], type_ignores=[]))
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) and not type_checking:
+            yield from import_statements(ast.Module(body=node.orelse, type_ignores=[]))
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
         else:
-            yield from _runtime_imports(node)
+            yield from import_statements(node, type_checking=type_checking)
 
 
-def _imported(
-    module: str, is_package: bool, node: ast.Import | ast.ImportFrom, known: Container[str]
-) -> set[str]:
-    """The modules of the package that one import statement of ``module`` loads by name."""
+def named_imports(module: str, is_package: bool, node: ast.Import | ast.ImportFrom) -> list[list[str]]:
+    """What one import statement of ``module`` names, relative imports resolved: per imported name,
+    the dotted names it may be, the likelier first (``from a.b import c``: ``a.b.c``, then ``a.b``)."""
     if isinstance(node, ast.Import):
-        targets = [alias.name for alias in node.names]
+        return [[alias.name] for alias in node.names]
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    if node.level:
+        base = base[: len(base) - (node.level - 1)]
+        source = ".".join([*base, *([node.module] if node.module else [])])
     else:
-        base = module.split(".") if is_package else module.split(".")[:-1]
-        if node.level:
-            base = base[: len(base) - (node.level - 1)]
-            source = ".".join([*base, *([node.module] if node.module else [])])
-        else:
-            source = node.module or ""
-        targets = [
-            f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source for alias in node.names
-        ]
-    found = set()
-    for target in targets:
-        while target not in known and "." in target:
-            target = target.rsplit(".", 1)[0]
-        if target in known and target != module:
-            found.add(target)
-    return found
+        source = node.module or ""
+    return [[f"{source}.{alias.name}", source] for alias in node.names]
 
 
-def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
-    """Module -> the modules of the package it imports when it runs (see the module docstring)."""
+def _module_of(names: list[str], known: Container[str]) -> str | None:
+    """The module of the package an imported name is (or is in), or None for one outside it."""
+    for name in names:
+        while name not in known and "." in name:
+            name = name.rsplit(".", 1)[0]
+        if name in known:
+            return name
+    return None
+
+
+def import_graph(package: Path = PACKAGE, *, type_checking: bool = False) -> dict[str, set[str]]:
+    """Module -> the modules of the package it imports (when it runs; with ``type_checking``, those
+    imported for the type checker too). See the module docstring."""
     files = module_files(package)
     graph: dict[str, set[str]] = {}
     for module, path in files.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        is_package = path.name == "__init__.py"
         graph[module] = set()
-        for node in _runtime_imports(tree):
-            graph[module] |= _imported(module, is_package, node, files)
+        for node in import_statements(tree, type_checking=type_checking):
+            for names in named_imports(module, path.name == "__init__.py", node):
+                target = _module_of(names, files)
+                if target is not None and target != module:
+                    graph[module].add(target)
     return graph
 
 

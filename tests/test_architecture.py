@@ -9,35 +9,23 @@ only pass is not mistaken for a layout that holds.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from script_loader import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "architecture.md"
 
 
-def _load_map() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "architecture_map", ROOT / "scripts" / "architecture_map.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["architecture_map"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-arch = _load_map()
+arch = load_script("architecture_map")
 
 
 @pytest.fixture(scope="module")
 def graph() -> dict[str, set[str]]:
-    return arch.import_graph()  # type: ignore[no-any-return]
+    return arch.import_graph()
 
 
 def test_the_page_shows_the_map_of_the_code(graph: dict[str, set[str]]) -> None:
