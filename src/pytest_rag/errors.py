@@ -7,6 +7,8 @@ the judgment, with the raw reply attached, and is counted in the summary.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 #: Most characters of a judge's raw reply that pytest-rag keeps anywhere (errors, records, reports).
@@ -28,6 +30,19 @@ def json_error_text(exc: json.JSONDecodeError, where: str) -> str:
 
 class RagError(Exception):
     """Base of every pytest-rag error."""
+
+
+@contextmanager
+def handing_errors_to(handle: Callable[[RagError], None]) -> Iterator[None]:
+    """Hand a pytest-rag error raised inside to ``handle``, then let it go on unchanged: the handler
+    keeps account of it (a refused call of a test, a check recorded as an error), the caller still
+    gets the error."""
+    __tracebackhide__ = True
+    try:
+        yield
+    except RagError as exc:
+        handle(exc)
+        raise
 
 
 class ConfigError(RagError):

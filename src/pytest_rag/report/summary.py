@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..cases import turn_position
-from ..check_keys import metric_label
+from ..check_keys import metric_label, turn_position
 from ..engine.pricing import usd
 from ..engine.spending import Estimate
 from ..results import CallTally, CheckRecord, JudgeScore
