@@ -64,8 +64,10 @@ def run_args(base_url: str, cache_dir: Path, *extra: str, judge: str = "openai:g
         f"--rag-judge={judge}",
         f"--rag-judge-base-url={base_url}",
         f"--rag-cache-dir={cache_dir}",
-        "--rag-timeout=5",
-        "--rag-deadline=10",
+        # Generous: a fake reply is instant, but on a loaded CI machine a subprocess under -n 2 can stall
+        # for seconds (first SDK import); tests of timeouts and deadlines pass their own, shorter ones.
+        "--rag-timeout=30",
+        "--rag-deadline=60",
         "--rag-max-attempts=1",
         *extra,
     ]

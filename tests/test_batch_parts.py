@@ -3,12 +3,15 @@ a batch refused as a whole, and ``pytest-rag batch status|wait|cancel``."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from batch_support import THREE_FAITHFUL, ContentScores, first_batch_run, run
+from batch_support import THREE_FAITHFUL, ContentScores, first_batch_run, line_starting, run
 from fake_llm import FakeLLMServer
 from fake_llm.batches import BatchScript
 from pytest_rag.cli import main as cli_main
@@ -134,6 +137,9 @@ def test_a_batch_refused_as_a_whole_makes_every_check_a_judge_error(
     second.assert_outcomes(errors=3)
     assert "the batch was refused: Model fake-gpt is not available for batches." in second.stdout.str()
     assert "failed, collected: 0 answered, 3 failed (judge errors of their checks)" in second.stdout.str()
+    assert "(nothing was sent to the model)" in second.stdout.str()
+    calls = line_starting(second, "judge calls:")
+    assert "sent" not in calls and "failed" not in calls  # nothing reached the model: no request counts
 
 
 def test_a_batch_refused_without_listed_errors_is_still_a_judge_error_of_each_check(
@@ -172,6 +178,7 @@ def test_status_wait_and_cancel_on_the_command_line(
 ) -> None:
     fake_llm.responder = ContentScores()
     cache = tmp_path / "cache"
+    cache.mkdir()
     assert cli_main(["batch", "status", "--cache-dir", str(cache)]) == 0
     assert "0 batch(es) pending, 0 collected" in capsys.readouterr().out
     fake_llm.batches.script(BatchScript(polls=4))
@@ -299,3 +306,74 @@ def test_replies_whose_verdict_is_cached_already_are_let_go_when_a_run_opens_the
     assert desk.store.reply_keys() == [] and desk._idle()
     desk.close()
     engine.cache.close()
+
+
+# -- several processes at once ----------------------------------------------------------------------------
+
+
+def test_a_reply_another_worker_used_and_let_go_meanwhile_is_served_from_the_cache(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    """Two pytest-xdist workers need the same collected reply. Worker B misses the verdict in the cache;
+    before it looks for the batch reply, worker A uses the reply, stores the verdict and, at its end,
+    lets the reply go. B must take the stored verdict, not queue the request for another batch."""
+    from pytest_rag.engine.batch.run import open_desk
+    from pytest_rag.engine.cache import JudgmentCache
+    from pytest_rag.engine.judgment import JudgmentEngine
+    from pytest_rag.errors import WaitingForBatchError
+    from pytest_rag.judges.openai.chat import OpenAIChatJudge
+    from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
+    from pytest_rag.metrics.grounding import FaithfulnessVerdict
+
+    ask = JudgeRequest(
+        metric="faithfulness",
+        template_id="test.faithfulness",
+        template_version="1",
+        messages=(Message("user", "Is 'Refunds take five days.' supported?"),),
+        response_model=FaithfulnessVerdict,
+        task=JudgeTask("faithfulness.single", {}),
+    )
+
+    def worker() -> tuple[JudgmentEngine, OpenAIChatJudge]:
+        """One process's engine and judge (their own handles on the shared directory)."""
+        engine = JudgmentEngine(JudgmentCache(tmp_path, "rw"))
+        engine.batches = open_desk(engine, queueing=True)  # collects what has finished
+        return engine, OpenAIChatJudge(JudgeSpec("openai", "fake-gpt", fake_llm.openai_base_url))
+
+    async def judged(engine: JudgmentEngine, judge: OpenAIChatJudge) -> Any:
+        try:
+            return await engine.ask(judge, ask, FaithfulnessVerdict, test_id="t::x", cache_only=False)
+        finally:
+            await judge.aclose()
+
+    first, judge = worker()
+    with pytest.raises(WaitingForBatchError):  # a --rag-batch run queues the request ...
+        asyncio.run(judged(first, judge))
+    assert first.batches is not None
+    first.batches.close()
+    submit(BatchStore(tmp_path), None, known=lambda key: False)  # ... and submits it at its end
+
+    a, judge_a = worker()
+    b, judge_b = worker()
+    assert a.batches is not None and b.batches is not None
+    missed = b.cache.get
+
+    def b_misses_then_a_finishes(key: str) -> Any:
+        found = missed(key)
+        if found is None:  # B missed: now A judges from the reply, stores, and ends (letting it go)
+            worker_a = threading.Thread(target=lambda: asyncio.run(judged(a, judge_a)))
+            worker_a.start()
+            worker_a.join()
+            assert a.batches is not None
+            a.batches.close()
+            assert b.batches is not None and b.batches.store.reply_keys() == []
+        return found
+
+    b.cache.get = b_misses_then_a_finishes  # type: ignore[method-assign]
+    verdict, tally = asyncio.run(judged(b, judge_b))
+    b.batches.close()
+    assert verdict.score == 3 and tally.cached == 1 and tally.batched == 0
+    assert BatchStore(tmp_path).queued() == []  # nothing queued for a batch again
+    assert [r.path for r in fake_llm.requests if r.path == "/v1/chat/completions"] == []  # nor asked live
+    for engine in (first, a, b):
+        engine.cache.close()

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from pytest_rag.cases import is_case_file, parse_metric_label, turn_position, turn_sample_id
+from pytest_rag.cases import is_case_file
 from pytest_rag.cases.app import AppReply, ask_app, reply_of
 from pytest_rag.cases.checks import Exchange, case_jobs
 from pytest_rag.cases.files import CaseFileError, read_cases, write_cases
 from pytest_rag.cases.model import Case
+from pytest_rag.check_keys import parse_metric_label, turn_position, turn_sample_id
 from pytest_rag.config import CaseSettings
 from pytest_rag.errors import InputError
 from pytest_rag.inputs import Chunk

@@ -7,6 +7,7 @@ once it is spent and the summary says so.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -55,8 +56,9 @@ def test_a_dry_run_makes_no_request_and_skips_what_it_could_not_judge(
     output = result.stdout.str()
     assert "--rag-dry-run: 1 check(s) not judged" in output
     assert "--rag-dry-run: 3 check(s) not judged" in output  # the assert_rag test counted every metric
-    # the first test stopped at its first not-judged check; the others counted all theirs
-    assert "dry run: 5 check(s) not judged; they would make 5 call(s)" in output
+    # the first test stopped at its first not-judged check; the others counted all theirs, and the
+    # table's faithfulness check asks what assert_rag's asked already: one call for both
+    assert "dry run: 5 check(s) not judged; they would make 4 call(s)" in output
     for metric in ("faithfulness", "answer_relevancy", "context_recall"):
         assert f"  {metric} [openai:fake-gpt]:" in output
     # counted, not judged: nothing went wrong, so the table says so instead of "judge errors"
@@ -95,6 +97,57 @@ def test_a_dry_run_still_serves_cached_judgments(
     result.assert_outcomes(passed=1)
     assert fake_llm.request_count == 0
     assert "dry run: 0 check(s) not judged" in result.stdout.str()
+
+
+REPEATS = """
+SAMPLE = {"question": "How long?", "answer": "Five days.", "contexts": ["Five business days."]}
+
+
+def test_a_table_with_a_row_twice(rag_judge):
+    table = rag_judge.evaluate([SAMPLE, SAMPLE, dict(SAMPLE, answer="Six days.")], metrics=["faithfulness"])
+    assert len(table) == 3
+
+
+def test_one(rag_judge):
+    rag_judge.assert_faithful("Five days.", ["Five business days."], threshold=1)
+
+
+def test_the_same_again(rag_judge):
+    rag_judge.assert_faithful("Five days.", ["Five business days."], threshold=1)
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2", "-p", "no:randomly"]], ids=["serial", "xdist"])
+def test_a_dry_run_counts_each_request_once_as_the_real_run_pays_for_it(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, workers: list[str]
+) -> None:
+    """A request asked again, in another test or twice in one table, is counted once: the real run
+    judges it once and takes every repeat from the cache (across pytest-xdist workers too)."""
+    pytester.makepyfile(REPEATS)
+    pytester.makeini("[pytest]\nrag_prices =\n    fake-gpt = 1000, 0\n")
+    report = tmp_path / "dry.json"
+    dry = pytester.runpytest_subprocess(
+        *workers, *rag_args(fake_llm, tmp_path / "cache", "--rag-dry-run", f"--rag-report={report}")
+    )
+    dry.assert_outcomes(skipped=3)
+    line = next(x for x in dry.stdout.lines if x.startswith("dry run:"))
+    # two distinct requests: "Five days." (twice in the table, once in each test) and "Six days."
+    assert line.startswith("dry run: 5 check(s) not judged; they would make 2 call(s)")
+    assert fake_llm.request_count == 0
+    if not workers:  # one process: the repeats' own errors say why they were not counted
+        errors = [row["error"] for row in json.loads(report.read_text(encoding="utf-8"))["checks"]]
+        repeats = [e for e in errors if "not counted again: another check of this run asks the very" in e]
+        assert len(errors) == 5 and len(repeats) == 3
+
+    real = pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache"))
+    real.assert_outcomes(passed=3)
+    assert fake_llm.request_count == 2  # what the dry run said
+    assert len({json.dumps(r.json_body, sort_keys=True) for r in fake_llm.requests}) == 2
+    assert next(x for x in real.stdout.lines if x.startswith("judge calls:")).startswith(
+        "judge calls: 2 live, 3 cached"
+    )
+    tokens = int(line.split("~")[1].split(" prompt")[0].replace(",", ""))
+    assert float(line.split("est. $")[1].split(" ")[0]) == pytest.approx(tokens / 1000, rel=1e-3)
 
 
 def test_a_budget_stops_live_calls_once_spent_and_says_so(

@@ -7,6 +7,7 @@ and checks that the engine ends with a verdict or a JudgeError that says why: ne
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import time
 from collections.abc import Coroutine
@@ -17,15 +18,18 @@ from typing import Any, TypeVar
 import pytest
 from pydantic import BaseModel, Field
 
-from conftest import verdict
+from conftest import OPENAI_KEY, verdict
 from fake_llm import FakeLLMServer, Reply
 from pytest_rag.engine.cache import JudgmentCache
 from pytest_rag.engine.judgment import JudgmentEngine, NeedsLiveCall
 from pytest_rag.engine.limits import EngineSettings
+from pytest_rag.engine.parsing import InvalidVerdict, parse_verdict
+from pytest_rag.engine.replay import public_url, request_identity
 from pytest_rag.errors import CacheMissError, JudgeError, JudgeUnavailableError
 from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
-from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
+from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message, Sampling
+from pytest_rag.report.results_file import ResultsFileError, read_results
 from pytest_rag.results import CallTally
 
 T = TypeVar("T")
@@ -167,6 +171,26 @@ def test_malformed_json_gets_one_repair_that_succeeds(fake_llm: FakeLLMServer, t
     assert "not valid JSON" in repair[-1]["content"]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"reasoning": "cut', "Unterminated string starting at position 14"),
+        ('{"reasoning": "a\x01b"}', "Invalid control character at position 16"),
+        ('{"score": }', "Expecting value at position 10"),
+    ],
+)
+def test_a_json_error_names_where_it_happened_without_a_doubled_word(
+    text: str, expected: str, tmp_path: Path
+) -> None:
+    with pytest.raises(InvalidVerdict) as info:
+        parse_verdict(Verdict, text)
+    assert str(info.value) == f"not valid JSON ({expected})"
+    (tmp_path / "run.json").write_text('{"format": "pytest-rag-results",\n "checks": "cut', encoding="utf-8")
+    with pytest.raises(ResultsFileError) as read:
+        read_results(tmp_path / "run.json")
+    assert "(Unterminated string starting at line 2)" in str(read.value)
+
+
 def test_unparseable_twice_is_a_judge_error_with_the_raw_reply(
     fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
@@ -281,6 +305,113 @@ def test_replay_miss_names_the_test_and_key_and_calls_nobody(fake_llm: FakeLLMSe
         run(ask_once(engine, judge))
     assert "t::x" in str(info.value) and key in str(info.value)
     assert fake_llm.request_count == 0
+
+
+def versioned(
+    version: str = "1", *, max_tokens: int = 1024, text: str = "Paris is in France."
+) -> JudgeRequest:
+    """:func:`request` from another template version (its wording changed too), or other sampling."""
+    asked = request(text)
+    messages = asked.messages if version == "1" else (Message("system", "Grade it."), *asked.messages[1:])
+    return replace(
+        asked, template_version=version, messages=messages, sampling=Sampling(max_tokens=max_tokens)
+    )
+
+
+@pytest.mark.parametrize(
+    ("replayed", "says"),
+    [
+        (versioned("2"), "the store has this request for prompt version test.faithfulness v1, not v2"),
+        (
+            versioned(max_tokens=2048),
+            "the store has this request with sampling max_tokens=1024, not max_tokens=2048",
+        ),
+        (
+            replace(versioned(), messages=(Message("system", "Grade the answer!"), *request().messages[1:])),
+            "rendered with other prompt text under the same version test.faithfulness v1",
+        ),
+        (
+            versioned(text="Lyon is in France."),
+            "the store has 1 judgment(s) by test.faithfulness, none of these inputs",
+        ),
+    ],
+    ids=["prompt-version", "sampling", "prompt-text", "other-inputs"],
+)
+def test_a_replay_miss_says_how_the_stored_request_differs(
+    fake_llm: FakeLLMServer, tmp_path: Path, replayed: JudgeRequest, says: str
+) -> None:
+    run(ask_once(make_engine(tmp_path), make_judge(fake_llm), versioned()))
+    with pytest.raises(CacheMissError) as info:
+        run(ask_once(make_engine(tmp_path, "replay"), make_judge(fake_llm), replayed))
+    assert says in str(info.value)
+    assert fake_llm.request_count == 1
+
+
+def test_stored_identities_hold_no_secret_and_older_entries_still_replay(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    behind_a_login = OpenAIChatJudge(
+        JudgeSpec("openai", "fake-gpt", "https://user:hunter2@judges.example:8443/v1")
+    )
+    identity = request_identity(behind_a_login.identity(), request())
+    assert identity["base_url"] == "https://judges.example:8443/v1" and "hunter2" not in json.dumps(identity)
+    assert public_url("https://judges.example/v1?api-key=s3#x") == "https://judges.example/v1"
+
+    judge = make_judge(fake_llm)
+    engine = make_engine(tmp_path)
+    old_entry = {"text": '{"reasoning": "r", "unsupported_statements": [], "score": 3}', "model": "fake-gpt"}
+    engine.cache.raw_set(request("old").cache_key(judge.identity()), old_entry)  # stored by an older version
+    run(ask_once(engine, judge))
+    stored = dict(engine.cache.items())[request().cache_key(judge.identity())]
+    assert stored["meta"]["request"] == request_identity(judge.identity(), request())
+    assert OPENAI_KEY not in json.dumps(stored)
+    engine.cache.close()
+    replay = make_engine(tmp_path, "replay")
+    found, tally = run(ask_once(replay, judge, request("old")))  # an entry without an identity still serves
+    assert found.score == 3 and tally.cached == 1
+    with pytest.raises(CacheMissError, match=r"1 stored judgment\(s\) predate request identities"):
+        run(ask_once(replay, judge, request("new")))
+
+
+def test_the_same_request_asked_twice_at_once_is_sent_once(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    fake_llm.latency = 0.2  # the first is still in flight when the second is asked
+    engine = make_engine(tmp_path)
+    judge = make_judge(fake_llm)
+
+    async def both() -> list[tuple[Verdict, CallTally]]:
+        try:
+            asked = [
+                engine.ask(judge, request(), Verdict, test_id=f"t::{i}", cache_only=False) for i in (1, 2)
+            ]
+            return list(await asyncio.gather(*asked))
+        finally:
+            await judge.aclose()
+
+    (first, one), (second, other) = run(both())
+    assert fake_llm.request_count == 1 and first == second
+    assert sorted((t.live, t.cached) for t in (one, other)) == [(0, 1), (1, 0)]
+
+
+def test_when_the_first_of_two_equal_requests_fails_the_second_asks_itself(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.latency = 0.2
+    fake_llm.script(Reply.status(400), verdict(4))  # a client error: not retried
+    engine = make_engine(tmp_path)
+    judge = make_judge(fake_llm)
+
+    async def both() -> list[Any]:
+        try:
+            asked = [
+                engine.ask(judge, request(), Verdict, test_id=f"t::{i}", cache_only=False) for i in (1, 2)
+            ]
+            return list(await asyncio.gather(*asked, return_exceptions=True))
+        finally:
+            await judge.aclose()
+
+    failed, (judged, tally) = run(both())
+    assert isinstance(failed, JudgeError) and judged.score == 4 and tally.live == 1
+    assert fake_llm.request_count == 2
 
 
 def test_concurrency_limit_bounds_requests_in_flight(fake_llm: FakeLLMServer, tmp_path: Path) -> None:

@@ -6,30 +6,14 @@ cannot do, since a wrong label here teaches the model the wrong thing.
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import re
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from script_loader import load_script
 
-
-def _load_edits() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "entailment_edits", ROOT / "scripts" / "entailment_edits.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["entailment_edits"] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
-edits = _load_edits()
+edits = load_script("entailment_edits")
 
 SENTENCE = "In 1998, the Harbour Trust paid Elena Ruiz 4,500 euros to restore the lighthouse before March."
 

@@ -108,7 +108,9 @@ def test_evaluate_judges_concurrently_and_aggregates(
         ]
     )
     assert fake_llm.max_in_flight > 1
-    assert fake_llm.request_count == 8  # 6 good + the broken one and its repair
+    # 4 distinct answers ("answer 5" and "answer 4" are asked twice at once: one call each) + the broken
+    # one and its repair
+    assert fake_llm.request_count == 6
     result.stdout.fnmatch_lines(["faithfulness*openai:fake-gpt*1-5*6*3.83*67% (4/6)*1"])
 
 

@@ -75,13 +75,118 @@ def test_replay_miss_fails_naming_the_test_and_key_without_calling(
     result.stdout.fnmatch_lines(
         [
             "E*CacheMissError:*--rag-cache=replay: no stored judgment for test "
-            "'test_replay_miss_fails_naming_the_test_and_key_without_calling.py::test_grounded?Refunds are instant.?'*"
+            "'test_replay_miss_fails_naming_the_test_and_key_without_calling.py::test_grounded?Refunds take five "
+            "days.?'*"
         ]
     )
     assert re.search(r"key [0-9a-f]{64}", result.stdout.str())
     result.stdout.fnmatch_lines(["*judge errors: 3 (3 CacheMissError)*"])
     assert fake_llm.request_count == 0
     assert not (tmp_path / "c").exists()
+
+
+def failure_sections(result: pytest.RunResult, section: str = "FAILURES") -> dict[str, list[str]]:
+    """The lines of each test's part of a report section (FAILURES or ERRORS), by its heading."""
+    lines = result.stdout.lines
+    start = next(i for i, ln in enumerate(lines) if f"= {section} =" in ln) + 1
+    sections: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in lines[start:]:
+        heading = re.fullmatch(r"_+ (?:ERROR at \w+ of )?(.+?) _+", line)
+        if heading:
+            current = sections.setdefault(heading.group(1), [])
+        elif line.startswith("="):
+            break
+        elif line.strip():
+            current.append(line)
+    return sections
+
+
+TWELVE_CHECKS = """
+import pytest
+
+@pytest.mark.parametrize("n", range(12))
+def test_grounded(rag_judge, n):
+    rag_judge.assert_faithful(f"Refunds take {n} days.", ["Refunds take five business days."], threshold=1)
+"""
+
+
+def test_replaying_an_empty_store_explains_once_then_errs_each_check_in_one_line(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(TWELVE_CHECKS)
+    result = pytester.runpytest(
+        *rag_args(fake_llm, tmp_path / "c", "--rag-cache=replay", "-p", "no:randomly")
+    )
+    result.assert_outcomes(errors=12)  # a miss is no verdict: an error, never a failure or a pass
+    sections = failure_sections(result, "ERRORS")
+    first, *later = sections.values()
+    assert len(sections) == 12
+    assert any(f"the store at {tmp_path / 'c'} holds no judgment" in line for line in first)
+    assert any("Record it with a judge and --rag-cache=rw" in line for line in first)
+    first_test = next(iter(sections))
+    for lines in later:  # one line each, pointing at the miss that explained it
+        assert len(lines) == 1
+        assert lines[0].startswith("CacheMissError: [faithfulness by openai:fake-gpt] --rag-cache=replay: ")
+        assert "holds no judgment (as for test_replaying_an_empty_store_explains_once" in lines[0]
+        assert first_test in lines[0]
+    assert fake_llm.request_count == 0
+
+
+@pytest.mark.parametrize(
+    ("recorded", "replayed", "says"),
+    [
+        (
+            "openai:fake-gpt-2",
+            "openai:fake-gpt",
+            "the store has this request for model fake-gpt-2, not fake-gpt",
+        ),
+        (
+            "openai:fake-gpt",
+            "openai:fake-gpt@http://judges.example:8080/v1",
+            "the store has this request for base URL http://127.0.0.1:{port}/v1, not http://judges.example:8080/v1",
+        ),
+    ],
+    ids=["model", "base-url"],
+)
+def test_a_replay_miss_names_the_one_part_the_stored_request_differs_in(
+    pytester: pytest.Pytester,
+    fake_llm: FakeLLMServer,
+    tmp_path: Path,
+    recorded: str,
+    replayed: str,
+    says: str,
+) -> None:
+    pytester.makepyfile(THREE_CHECKS)
+    pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", judge=recorded)).assert_outcomes(passed=3)
+    args = rag_args(fake_llm, tmp_path / "c", "--rag-cache=replay", judge=replayed)
+    if "@" in replayed:  # a base URL of its own: the fake server's is not added
+        args = [a if not a.startswith("--rag-judge=") else f"--rag-judge={replayed}" for a in args]
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(errors=3)
+    output = result.stdout.str()
+    assert says.format(port=fake_llm.port) in output
+    model = replayed.split("@")[0].split(":")[1]
+    url = replayed.split("@")[1] if "@" in replayed else fake_llm.openai_base_url
+    assert f"asked of model {model} at base URL {url}, template faithfulness.single v1" in output
+
+
+def test_replay_with_the_offline_judge_says_it_has_nothing_to_replay(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    pytester.makepyfile(THREE_CHECKS)
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", f"--rag-cache-dir={tmp_path / 'c'}", "--rag-cache=replay"
+    )
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "replay: 3 check(s) of local computed as usual: the offline judge is computed, never cached, so "
+            "--rag-cache=replay has nothing to replay for it"
+        ]
+    )
+    plain = pytester.runpytest("-p", "no:cacheprovider", f"--rag-cache-dir={tmp_path / 'c'}")
+    assert "nothing to replay" not in plain.stdout.str()
 
 
 def test_replay_after_recording_needs_neither_a_key_nor_the_server(

@@ -28,8 +28,10 @@ from pytest_rag.engine import pricing
 from pytest_rag.engine.batch.providers import api_for_judge, every_api
 from pytest_rag.engine.embeddings import embedder_for
 from pytest_rag.judges.protocol import Judge, JudgeOptions, JudgeSpec
+from script_loader import load_script
 
 PACKAGE = Path(pytest_rag.__file__).parent
+arch = load_script("architecture_map")  # the import graph docs/architecture.md maps
 
 #: Every built-in provider name, and the folder under judges/ that implements it.
 FOLDER_OF = {"openai": "openai", "ollama": "openai", "anthropic": "anthropic", "local": "local", "nli": "nli"}
@@ -127,75 +129,23 @@ def test_the_price_table_is_the_providers_own_prices_and_nothing_else() -> None:
 # -- the import graph, read from the source -----------------------------------------------------------
 
 
-def source_modules() -> dict[str, Path]:
-    """Every module of the package by dotted name (a package by its own name)."""
-    found: dict[str, Path] = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        found[name] = path
-    return found
-
-
 def imported(module: str, path: Path) -> Iterator[str]:
-    """The dotted names ``module`` imports, relative imports resolved, anywhere in the file."""
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-        if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                target = f"{base}.{node.module}" if node.module else base
-            else:
-                target = node.module or ""
-            yield target
-            yield from (f"{target}.{alias.name}" for alias in node.names)
+    """The dotted names ``module`` imports from (a ``from`` import's module, an ``import``'s name),
+    relative imports resolved, anywhere in the file, type-checking imports included."""
+    tree = ast.parse(path.read_text("utf-8"))
+    for node in arch.import_statements(tree, type_checking=True):
+        for names in arch.named_imports(module, path.name == "__init__.py", node):
+            yield names[-1]
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Each package module -> the package modules it imports (submodules named in a ``from``
-    import included; a name that is not a module is dropped)."""
-    modules = source_modules()
-    return {
-        name: {t for t in imported(name, path) if t in modules and t != name}
-        for name, path in modules.items()
-    }
+    """Each package module -> the package modules it imports, the type checker's too."""
+    return arch.import_graph(PACKAGE, type_checking=True)
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with more than one module (Tarjan's algorithm)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for target in sorted(graph[node]):
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in on_stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            component: list[str] = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
+    """The groups of two or more modules that import each other round a loop."""
+    return arch.import_cycles(graph)
 
 
 def test_the_graph_reader_sees_relative_function_level_and_type_checking_imports() -> None:
@@ -214,7 +164,7 @@ def test_no_import_circle_among_the_judges_and_the_batch_machinery() -> None:
 
 def test_only_a_provider_s_folder_imports_its_sdk() -> None:
     importers: dict[str, set[str]] = {sdk: set() for sdk in SDKS}
-    for name, path in source_modules().items():
+    for name, path in arch.module_files(PACKAGE).items():
         for target in imported(name, path):
             sdk = target.partition(".")[0]
             if sdk in SDKS:

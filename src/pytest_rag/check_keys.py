@@ -1,4 +1,5 @@
-"""What names a check across runs: its metric label, its key, and the order every report lists it in.
+"""What names a check across runs: its metric label (and its parsing), the sample id of a conversation's
+turn, its key, and the order every report lists it in.
 
 A check of one run and the same check of another (a baseline, a CI shard, a pytest-xdist worker)
 are recognised by these names alone, so the results file, the baseline comparison, ``pytest-rag
@@ -8,16 +9,41 @@ each spelling them out. Standard library only: reading a key costs nothing beyon
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .results import CheckRecord
 
+_TURN_ID_RE = re.compile(r"turn (\d+)")
+_LABEL_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([A-Za-z_][A-Za-z0-9_]*)\])?")
+
 
 def metric_label(record: CheckRecord) -> str:
     """How the summary names a metric: ``faithfulness``, or ``faithfulness[claims]`` for a mode."""
     return record.metric if record.mode == "default" else f"{record.metric}[{record.mode}]"
+
+
+def turn_sample_id(position: int) -> str:
+    """The sample id under which the checks of a conversation's turn ``position`` (1-based) are
+    recorded: the check key reads ``<case>[turn 2]``, and the summary groups by it."""
+    return f"turn {position}"
+
+
+def turn_position(sample_id: str | None) -> int | None:
+    """The turn a check's sample id names (:func:`turn_sample_id`), or None for any other sample."""
+    found = _TURN_ID_RE.fullmatch(sample_id) if sample_id else None
+    return int(found.group(1)) if found else None
+
+
+def parse_metric_label(label: str) -> tuple[str, str | None]:
+    """``faithfulness`` -> (faithfulness, None); ``faithfulness[claims]`` -> (faithfulness, claims),
+    the way the summary names a metric in a mode. A malformed label is a ValueError saying so."""
+    found = _LABEL_RE.fullmatch(label.strip())
+    if found is None:
+        raise ValueError(f"{label!r} is not a metric name (write e.g. faithfulness or faithfulness[claims])")
+    return found.group(1), found.group(2)
 
 
 def sample_tag(record: CheckRecord) -> str:

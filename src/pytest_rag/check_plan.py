@@ -9,8 +9,7 @@ score, or as an error that is counted and never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Coroutine, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .engine.evaluation import ensemble_label, evaluate
@@ -81,16 +80,6 @@ class CheckPlan:
     def live(self) -> Coroutine[Any, Any, MetricResult]:
         """The evaluation that may call the judges, for pytest-rag's loop to run."""
         return self._evaluation(False)
-
-    @contextmanager
-    def recording_errors(self) -> Iterator[None]:
-        """A judgment that ends in an error is recorded (counted, never a pass), then re-raised."""
-        __tracebackhide__ = True
-        try:
-            yield
-        except RagError as exc:
-            self.record_error(exc)
-            raise
 
     def record(self, result: MetricResult) -> MetricResult:
         """Keep the scored check in the session results; returns the result."""

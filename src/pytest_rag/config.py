@@ -683,7 +683,7 @@ def add_case_options(parser: Any) -> None:
 
 
 def read_case_settings(config: Any) -> CaseSettings:
-    from .cases import parse_metric_label
+    from .check_keys import parse_metric_label
 
     found: dict[str, tuple[str, ...]] = {}
     for ini, default in (

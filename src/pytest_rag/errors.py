@@ -6,6 +6,9 @@ the judgment, with the raw reply attached, and is counted in the summary.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 #: Most characters of a judge's raw reply that pytest-rag keeps anywhere (errors, records, reports).
@@ -19,8 +22,27 @@ def cut_text(text: str, limit: int) -> str:
     return f"{text[:limit]} ...[cut: {len(text) - limit:,} more characters of {len(text):,}]"
 
 
+def json_error_text(exc: json.JSONDecodeError, where: str) -> str:
+    """What the JSON decoder said, then ``where`` (``"position 12"``, ``"line 3"``). Some of its messages
+    end in "at" already ("Unterminated string starting at"): that "at" is the one used, not doubled."""
+    return f"{exc.msg.removesuffix(' at')} at {where}"
+
+
 class RagError(Exception):
     """Base of every pytest-rag error."""
+
+
+@contextmanager
+def handing_errors_to(handle: Callable[[RagError], None]) -> Iterator[None]:
+    """Hand a pytest-rag error raised inside to ``handle``, then let it go on unchanged: the handler
+    keeps account of it (a refused call of a test, a check recorded as an error), the caller still
+    gets the error."""
+    __tracebackhide__ = True
+    try:
+        yield
+    except RagError as exc:
+        handle(exc)
+        raise
 
 
 class ConfigError(RagError):
@@ -97,6 +119,9 @@ class NoVerdictError(RagError):
 
 class CacheMissError(JudgeError):
     """``--rag-cache=replay`` found no stored judgment for a request: the store must be re-recorded."""
+
+    #: the test whose miss explained this same reason in full (later misses are one line)
+    refers_to: str | None = None
 
 
 class UnsupportedMetricError(RagError):

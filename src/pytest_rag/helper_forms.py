@@ -15,7 +15,11 @@ with the very same parameters::
     assert_faithful, afaithfulness, aassert_faithful = faithfulness.other_forms()
 
 The parameters travel as a ``ParamSpec``, so IDE completion and ``mypy --strict`` see every one of
-them on all four forms, and a new metric needs no hand-copied wrappers. The forms of a metric family
+them on all four forms, and a new metric needs no hand-copied wrappers. Metrics that read the same
+texts and take no options of their own share one builder (:func:`answer_and_contexts`,
+:func:`answer_and_question`, :func:`question_and_contexts`), each form with its own docstring::
+
+    hallucination = shared_form(answer_and_contexts, "hallucination", "0-1 factual consistency ...") The forms of a metric family
 are declared in the family's helpers class, which :class:`~pytest_rag.rag_judge.RagJudge` inherits.
 What a form does with the check is its owner's (:class:`CheckRunner`, implemented by ``RagJudge``):
 one sync and one async way to score, each asked whether to enforce the threshold. A form renamed
@@ -32,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from .deprecation import warn_renamed
-from .errors import InputError, RagError
+from .errors import InputError, RagError, handing_errors_to
 from .inputs import (
     OTHER_NAMES,
     RENAMED_INPUTS,
@@ -99,12 +103,19 @@ Build = Callable[Concatenate[Any, P], Check]
 class _Form(Generic[P]):
     """A helper derived from one builder: its name, the metric it serves and how it runs."""
 
-    def __init__(self, build: Build[P], metric: str | None, mode: str | None, *, enforce: bool) -> None:
+    def __init__(
+        self, build: Build[P], metric: str | None, mode: str | None, *, enforce: bool, doc: str | None = None
+    ) -> None:
         self.build = build
         self.metric = metric
         self.mode = mode
         self.enforce = enforce
         self.name = build.__name__
+        self.own_doc = (inspect.getdoc(build) or "") if doc is None else doc
+        """What the metric's helper is for: the builder's docstring, or the ``doc`` of a form made from
+        a builder several metrics share (:func:`shared_form`)."""
+        self.module = build.__module__
+        """The module of the class that declares the form (set when it is declared there)."""
         parameters = list(inspect.signature(build).parameters.values())[1:]  # without self
         self.signature = inspect.Signature(parameters, return_annotation=MetricResult)
         self.source: _Form[P] = self
@@ -113,6 +124,7 @@ class _Form(Generic[P]):
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
+        self.module = owner.__module__
 
     def deprecated_alias(self: F) -> F:
         """This form under an old name (the one it is assigned to) that warns once, naming this one."""
@@ -126,7 +138,7 @@ class _Form(Generic[P]):
         for a typo such as ``treshold=``), raised before anything is judged."""
         if self.renamed_to is not None:
             warn_renamed(f"rag_judge.{self.name}", f"rag_judge.{self.renamed_to.name}")
-        try:
+        with handing_errors_to(runner.refuse):
             kwargs = self._current_names(kwargs)
             try:
                 self.signature.bind(*args, **kwargs)
@@ -134,9 +146,6 @@ class _Form(Generic[P]):
                 raise InputError(self._misuse(str(exc), kwargs)) from None
             check = self.build(runner, *args, **kwargs)
             check = replace(check, threshold=read_threshold(check.threshold, f"{self.name}()"))
-        except RagError as exc:
-            runner.refuse(exc)
-            raise
         metric = self.metric or check.metric
         if metric is None:
             raise TypeError(f"{self.name} names no metric; declare it with score_form('NAME')")
@@ -180,12 +189,12 @@ class _Form(Generic[P]):
         function.__name__ = function.__qualname__ = self.name
         function.__doc__ = self.doc()
         function.__signature__ = self.signature
-        function.__module__ = self.build.__module__
+        function.__module__ = self.module
         runner.__dict__[self.name] = function
         return function
 
     def doc(self) -> str:
-        own = inspect.getdoc(self.build) or ""
+        own = self.own_doc
         if self.source is self:
             return own
         parts = [f"Deprecated: use ``{self.renamed_to.name}``."] if self.renamed_to is not None else []
@@ -224,9 +233,9 @@ class SyncForm(_Form[P]):
     def other_forms(self) -> tuple[SyncForm[P], AsyncForm[P], AsyncForm[P]]:
         """The assert form and the async score and assert forms, with this form's parameters."""
         derived = (
-            SyncForm(self.build, self.metric, self.mode, enforce=True),
-            AsyncForm(self.build, self.metric, self.mode, enforce=False),
-            AsyncForm(self.build, self.metric, self.mode, enforce=True),
+            SyncForm(self.build, self.metric, self.mode, enforce=True, doc=self.own_doc),
+            AsyncForm(self.build, self.metric, self.mode, enforce=False, doc=self.own_doc),
+            AsyncForm(self.build, self.metric, self.mode, enforce=True, doc=self.own_doc),
         )
         for form in derived:
             form.source = self
@@ -262,3 +271,32 @@ def score_form(metric: str | None = None, *, mode: str | None = None) -> Callabl
         return SyncForm(build, metric, mode, enforce=False)
 
     return declare
+
+
+def shared_form(build: Build[P], metric: str, doc: str) -> SyncForm[P]:
+    """The score form of ``metric`` made from a builder that metrics with the same inputs share (such
+    as :func:`answer_and_contexts`), documented with the metric's own ``doc``. The parameters, their
+    names and defaults are the builder's: metrics that read the same texts take them the same way."""
+    return SyncForm(build, metric, None, enforce=False, doc=doc)
+
+
+# -- builders shared by metrics with the same inputs (with shared_form) ------------------------------
+
+
+def answer_and_contexts(
+    self: Any, answer: str, contexts: ContextLike, threshold: float | None = None
+) -> Check:
+    """The check of a metric that judges an answer against the retrieved contexts."""
+    return Check(answer=answer, contexts=contexts, threshold=threshold)
+
+
+def answer_and_question(self: Any, answer: str, question: str, threshold: float | None = None) -> Check:
+    """The check of a metric that judges an answer as a reply to the question."""
+    return Check(answer=answer, question=question, threshold=threshold)
+
+
+def question_and_contexts(
+    self: Any, question: str, contexts: ContextLike, threshold: float | None = None
+) -> Check:
+    """The check of a metric that judges the retrieved contexts against the question."""
+    return Check(question=question, contexts=contexts, threshold=threshold)

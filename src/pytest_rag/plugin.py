@@ -126,7 +126,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return None
     from .cases.collect import CaseFile
 
-    return CaseFile.from_parent(parent, path=file_path)
+    return CaseFile.from_parent(parent, path=file_path, session_of=rag_session)
 
 
 @pytest.fixture

@@ -14,12 +14,11 @@ registered metric by name (plugin metrics included), ``overall_score``, and ``ev
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .cases.run import CaseHelpers
-from .errors import InputError, RagError
+from .errors import InputError, RagError, handing_errors_to
 from .failures import RagAssertionError, describe
 from .helper_forms import Check, score_form
 from .inputs import ContextLike, Sample, coerce_sample, read_threshold
@@ -78,16 +77,6 @@ class RagJudge(
     def refuse(self, error: RagError) -> None:
         self.refused.append(error)
 
-    @contextmanager
-    def _refusing(self) -> Iterator[None]:
-        """A pytest-rag error raised inside is a refused call of this test (then re-raised)."""
-        __tracebackhide__ = True
-        try:
-            yield
-        except RagError as exc:
-            self.refuse(exc)
-            raise
-
     @property
     def judges(self) -> list[str]:
         return [judge.spec.label for judge in self._session.judges()]
@@ -99,7 +88,7 @@ class RagJudge(
         the plan has a bar: all before any judge is paid or any check recorded."""
         __tracebackhide__ = True
         assert check.metric is not None  # filled in by the form
-        with self._refusing():
+        with handing_errors_to(self.refuse):
             plan = self._session.plan(self.test_id, check, check.sample())
             if enforce:
                 require_threshold(check.metric, plan.threshold)
@@ -152,7 +141,7 @@ class RagJudge(
         recorded in the session results like any check."""
         from .metrics.overall import NAME, overall_score
 
-        with self._refusing():
+        with handing_errors_to(self.refuse):
             bar = read_threshold(threshold, "overall_score()")
             result = overall_score(results, self._session.threshold_for(NAME, None, bar))
         return self._session.record(self.test_id, result)
@@ -180,7 +169,7 @@ class RagJudge(
         With ``batch=True`` the judgments that are not cached go to the providers' batch APIs at half
         price: the call submits its batches, waits for them (round after round for multi-step
         metrics) and returns the judged table."""
-        with self._refusing():
+        with handing_errors_to(self.refuse):
             if not metrics:
                 raise InputError("evaluate() needs at least one metric name, e.g. metrics=['faithfulness']")
             prepared = [coerce_sample(s) for s in samples]
@@ -210,7 +199,7 @@ class RagJudge(
         """Score one sample on several metrics at once (concurrently) and fail with every metric that
         fell short, e.g. ``assert_rag(sample, faithfulness=4, answer_relevancy=3)``."""
         __tracebackhide__ = True
-        with self._refusing():
+        with handing_errors_to(self.refuse):
             if not thresholds:
                 raise InputError("assert_rag() needs at least one METRIC=THRESHOLD, e.g. faithfulness=4")
             prepared = coerce_sample(sample)

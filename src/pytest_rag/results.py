@@ -64,17 +64,13 @@ class CallTally(BaseModel):
     saved_usd: float = 0.0
 
     def add(self, other: CallTally) -> None:
-        self.live += other.live
-        self.cached += other.cached
-        self.offline += other.offline
-        self.tokens_in += other.tokens_in
-        self.tokens_out += other.tokens_out
-        self.cost_usd += other.cost_usd
-        self.latency_s += other.latency_s
-        self.attempts += other.attempts
-        self.retries += other.retries
-        self.batched += other.batched
-        self.saved_usd += other.saved_usd
+        # Every cached check adds several tallies: the sums go straight into the field values (this
+        # model validates no assignment), skipping pydantic's per-attribute __setattr__ and the zeros.
+        mine, theirs = self.__dict__, other.__dict__
+        for name in _SUMMED_COUNTS:
+            value = theirs[name]
+            if value:
+                mine[name] += value
         for kind, count in other.failures.items():
             self.failures[kind] = self.failures.get(kind, 0) + count
 
@@ -86,6 +82,11 @@ class CallTally(BaseModel):
     def failed(self, kind: str) -> None:
         """Count one request or reply that did not give a usable verdict."""
         self.failures[kind] = self.failures.get(kind, 0) + 1
+
+
+_SUMMED_COUNTS = tuple(
+    name for name, field in CallTally.model_fields.items() if field.annotation in (int, float)
+)
 
 
 class Highlights(BaseModel):

@@ -84,7 +84,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
             write_html_report(settings.html_path, records, settings.regression.baseline, title, run=run)
         )
     # --rag-batch: submit what this run queued and say what happened to earlier batches; a batch
-    # that could not be submitted fails the session (its checks would wait forever)
+    # refused for good fails the session (its checks would wait forever), one that may pass stays queued
     batches = end_of_run(
         settings.cache_dir,
         settings.cache_mode,
@@ -103,7 +103,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         baseline=regression.baseline,
         notes=notes,
     )
-    conclusion.failures.extend(batches.failures)
+    conclusion.unsubmitted.extend(batches.failures)
     exported, export_error = _export(rag)  # before the results files, which record the exit status
     _fail_session(session, conclusion.failed or export_error is not None)
     if run is not None:
@@ -152,9 +152,10 @@ def write_summary(
     lines = summary_text(
         final_records(rag),
         [*tests, *(conclusion.summary_lines if conclusion is not None else ())],
-        quiet=config.get_verbosity() < 0,
+        quiet=config.getoption("verbose") < 0,  # get_verbosity() is pytest 8+; we support 7.4
         dry_run=rag.settings.dry_run,
         budget_usd=rag.settings.budget_usd,
+        replay=rag.settings.cache_mode == "replay",
     )
     if lines:
         reporter.write_sep("=", "pytest-rag summary")

@@ -26,7 +26,7 @@ from .engine.loop import LoopThread, gather_window
 from .engine.pricing import PriceTable
 from .engine.ratelimit import RateLimiter
 from .engine.spending import Spending
-from .errors import ConfigError, RagError, WaitingForBatchError
+from .errors import ConfigError, RagError, WaitingForBatchError, handing_errors_to
 from .judges.openai.embeddings import close_embedding_clients
 from .judges.spec import JudgeReach, check_base_urls, parse_judge_specs
 from .metrics.catalog import resolve_metric
@@ -207,7 +207,7 @@ class RagSession:
     def score(self, plan: CheckPlan) -> MetricResult:
         """Score one planned check from a sync test: cached and offline judgments finish here, live
         ones on pytest-rag's loop while this thread waits."""
-        with plan.recording_errors():
+        with handing_errors_to(plan.record_error):
             result = plan.fast()
             if result is None:
                 result = self._loop.run(plan.live())
@@ -215,7 +215,7 @@ class RagSession:
 
     async def ascore(self, plan: CheckPlan) -> MetricResult:
         """:meth:`score` for async tests: the test's own loop keeps running while the judges work."""
-        with plan.recording_errors():
+        with handing_errors_to(plan.record_error):
             result = plan.fast()
             if result is None:
                 result = await self._loop.run_async(plan.live())

@@ -9,7 +9,10 @@ Every request of a batch is answered when the batch is created, in order, exactl
 sent live would be (scripted replies first, then the responder), without latency; the answers are
 recorded in :attr:`FakeBatches.requests`, not in the server's live ``requests``. A
 :class:`BatchScript` (queued with :meth:`FakeBatches.script`) decides how the next batch ends: after
-how many status checks, and whether it completes, expires part-way or is refused as a whole.
+how many status checks, whether it completes, expires part-way or is refused as a whole, and how many
+lines of its results come out cut short (not JSON). :meth:`FakeBatches.refuse` answers the next
+uploads or creations with HTTP errors. Cancelling a batch that has ended is refused with a 409, as
+both APIs do.
 """
 
 from __future__ import annotations
@@ -42,13 +45,15 @@ class BatchScript:
 
     ``end="expired"`` answers the first ``answered`` requests and lets the rest expire;
     ``end="failed"`` refuses the whole input with ``failure`` (OpenAI's validation failure; an empty
-    ``failure`` gives ``errors: null``, as a failed batch may).
+    ``failure`` gives ``errors: null``, as a failed batch may). The first ``malformed`` lines of the
+    results (OpenAI: of the output file, then of the error file) are cut in half: not JSON.
     """
 
     polls: int = 1
     end: Literal["completed", "expired", "failed"] = "completed"
     answered: int = 0
     failure: str = "The batch input file is invalid."
+    malformed: int = 0
 
 
 @dataclass
@@ -85,7 +90,7 @@ class FakeBatches:
         self._files: dict[str, tuple[str, bytes]] = {}
         self._batches: dict[str, _Batch] = {}
         self._scripts: deque[BatchScript] = deque()
-        self._refusals: deque[int] = deque()
+        self._refusals: deque[tuple[int, str]] = deque()
         self.requests: list[RecordedRequest] = []
         """Every request that arrived inside a batch, in order."""
 
@@ -94,10 +99,11 @@ class FakeBatches:
         with self._lock:
             self._scripts.extend(scripts)
 
-    def refuse(self, *statuses: int) -> None:
-        """Answer the next batch-creating requests (uploads, creations) with these HTTP error statuses."""
+    def refuse(self, *statuses: int, at: Literal["any", "upload", "create"] = "any") -> None:
+        """Answer the next batch-creating requests with these HTTP error statuses: uploads and creations
+        alike (``at="any"``), or only uploads of an input file, or only the creation of a batch."""
         with self._lock:
-            self._refusals.extend(statuses)
+            self._refusals.extend((status, at) for status in statuses)
 
     @property
     def created(self) -> list[str]:
@@ -121,8 +127,14 @@ class FakeBatches:
         kind, ident, action = match.groups()
         route = (request.method, kind, ident is not None, action)
         with self._lock:
-            if request.method == "POST" and ident is None and self._refusals:
-                status = self._refusals.popleft()
+            step = "upload" if kind == "files" else "create"
+            if (
+                request.method == "POST"
+                and ident is None
+                and self._refusals
+                and self._refusals[0][1] in (step, "any")
+            ):
+                status = self._refusals.popleft()[0]
                 refusal = f"Refused by the test script (HTTP {status})."
                 if kind == "messages/batches":
                     return _anthropic_error(status, refusal, "api_error")
@@ -142,6 +154,11 @@ class FakeBatches:
                 self._poll(batch)
                 return self._view(batch)
             if request.method == "POST" and action == "cancel":
+                if batch.state == "ended":  # both APIs refuse to cancel a batch that is over
+                    refusal = f"Cannot cancel a batch with status '{self._status(batch)}'."
+                    if batch.api == "anthropic":
+                        return _anthropic_error(409, refusal)
+                    return _openai_error(409, refusal, None)
                 if batch.state == "in_progress":
                     batch.state, batch.cancelled = "cancelling", True
                 return self._view(batch)
@@ -150,7 +167,7 @@ class FakeBatches:
                     json.dumps(_anthropic_line(result, self._answered(batch, i), batch))
                     for i, result in enumerate(batch.results)
                 ]
-                return Answer(200, ("\n".join(lines) + "\n").encode(), {}, "application/binary")
+                return Answer(200, _jsonl(lines, batch.script.malformed), {}, "application/binary")
         return _not_found(request, f"Invalid URL ({request.method} {request.path})")
 
     # -- OpenAI -----------------------------------------------------------------------------
@@ -288,11 +305,13 @@ class FakeBatches:
             )
             line["error"] = None
             (done if result.status == 200 else failed).append(line)
+        cut = batch.script.malformed
         for lines, attribute in ((done, "output_file_id"), (failed, "error_file_id")):
             if lines:
                 file_id = new_id("file-")
-                self._files[file_id] = ("results.jsonl", ("\n".join(map(json.dumps, lines)) + "\n").encode())
+                self._files[file_id] = ("results.jsonl", _jsonl([json.dumps(x) for x in lines], cut))
                 setattr(batch, attribute, file_id)
+                cut = max(0, cut - len(lines))
 
     def _status(self, batch: _Batch) -> str:
         if batch.api == "anthropic":
@@ -383,6 +402,12 @@ def _anthropic_line(result: _Result, answered: bool, batch: _Batch) -> dict[str,
         )
         return {"custom_id": result.custom_id, "result": {"type": "errored", "error": error}}
     return {"custom_id": result.custom_id, "result": {"type": kind}}
+
+
+def _jsonl(lines: list[str], malformed: int) -> bytes:
+    """JSON lines, the first ``malformed`` of them cut in half (a download or a writer that broke)."""
+    kept = [line[: len(line) // 2] if i < malformed else line for i, line in enumerate(lines)]
+    return ("\n".join(kept) + "\n").encode()
 
 
 def _line_problem(item: Any, endpoint: str, seen: set[str]) -> str | None:

@@ -17,12 +17,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..check_keys import parse_metric_label, turn_sample_id
 from ..config import CaseSettings
 from ..errors import InputError
 from ..helper_forms import Check
 from ..inputs import Sample
 from ..metrics.base import Metric
-from . import parse_metric_label, turn_sample_id
 from .app import AppReply, Message
 from .model import Case
 

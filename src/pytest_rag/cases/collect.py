@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..check_keys import parse_metric_label
 from ..errors import ConfigError, RagError
-from . import parse_metric_label
 from .files import CaseFileError, read_cases
 from .model import Case
 from .run import needs_app
@@ -35,12 +35,17 @@ TAG_MARKER = "a tag of pytest-rag cases"
 
 
 class CaseFile(pytest.File):
-    """A case file: its cases, read and checked when it is collected."""
+    """A case file: its cases, read and checked when it is collected.
+
+    The plugin hands it ``session_of``, the way to the run's session (built on first use), so that
+    cases/ does not import back the plugin that imports it."""
+
+    def __init__(self, *, session_of: Callable[[pytest.Config], RagSession], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.session_of = session_of
 
     def collect(self) -> Iterator[CaseItem]:
-        from ..plugin import rag_session
-
-        session = rag_session(self.config)
+        session = self.session_of(self.config)
         cases = read_cases(self.path, Path(os.path.relpath(self.path, self.config.rootpath)))
         _check_metrics(session, cases)
         _register_tags(self.config, cases)

@@ -128,6 +128,14 @@ class JudgmentCache:
             return None
         return CachedReply.from_dict(value)
 
+    def stored_at(self, key: str) -> float | None:
+        """When the entry of ``key`` was stored (None when there is none, or it does not say)."""
+        if self._store is None and not self.directory.exists():
+            return None
+        value = self._open().get(key)
+        stamp = value.get("stored_at") if isinstance(value, dict) else None
+        return float(stamp) if isinstance(stamp, (int, float)) else None
+
     def put(self, key: str, reply: CachedReply, meta: dict[str, Any] | None = None) -> None:
         if not self.writes:
             return

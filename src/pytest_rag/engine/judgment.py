@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
-from ..errors import CacheMissError, JudgeError, JudgeUnavailableError, RagError, cut_text
+from ..errors import JudgeError, JudgeUnavailableError, RagError, cut_text
 from ..judges.protocol import Judge, JudgeReply, TransientFault
 from ..judges.request import REPAIR_SUFFIX, JudgeRequest, Message
 from ..judges.schema import verdict_grades
@@ -34,6 +34,7 @@ from .limits import EngineSettings
 from .parsing import InvalidVerdict, parse_verdict, refusal_in
 from .pricing import PriceTable
 from .ratelimit import RateLimiter, estimate_output_tokens, estimate_prompt_tokens
+from .replay import IDENTITY_KEY, ReplayMisses, request_identity
 from .spending import Spending
 
 if TYPE_CHECKING:
@@ -66,10 +67,13 @@ class JudgmentEngine:
         self.spending = spending or Spending(self.prices)
         # judges that cannot work this run: label -> the test whose check found out (and says why)
         self._unavailable: dict[str, str] = {}
+        self._replay_misses = ReplayMisses(cache)
         self.batches: BatchDesk | None = None
         """Provider batches (--rag-batch): consulted where a live call would be made."""
         self._sleep = sleep
         self._semaphore: asyncio.Semaphore | None = None
+        # cache key -> (its loop, done) of each request being judged now: an equal one waits for it
+        self._flights: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = {}
         self._rng = random.Random(0x5EED)
 
     # -- the public entry -------------------------------------------------------------------------
@@ -104,29 +108,71 @@ class JudgmentEngine:
         key = request.cache_key(judge.identity()) if judge.cacheable and self.cache.mode != "off" else None
         tally = CallTally()
         if key is not None and self.cache.reads:
-            hit = self.cache.get(key)
-            if hit is not None:
-                try:
-                    verdict = parse_verdict(model, hit.text)
-                except InvalidVerdict:
-                    verdict = None  # a stale or hand-edited entry: judge again as if missing
-                if verdict is not None:
-                    tally.cached = 1
-                    return verdict, tally, grade_odds(model, hit.score_logprobs)
+            stored = self._stored(key, model)
+            if stored is not None:
+                tally.cached = 1
+                return stored[0], tally, stored[1]
             if self.cache.mode == "replay":
-                raise CacheMissError(
-                    f"--rag-cache=replay: no stored judgment for test {test_id!r}, metric "
-                    f"{request.metric!r} (template {request.template_id} v{request.template_version}), "
-                    f"key {key}. Record it with a judge and --rag-cache=rw, or import the store "
-                    "(pytest-rag cache import FILE)",
-                    judge=judge.spec.label,
-                    metric=request.metric,
-                )
+                raise self._replay_misses.error(judge, request, key, test_id)
         if cache_only and not judge.offline:
             raise NeedsLiveCall()
+        if key is None or self.cache.mode != "rw":
+            return await self._judge(judge, request, model, key, test_id, tally)
+        stored = await self._judged_meanwhile(key, model)
+        if stored is not None:
+            tally.cached = 1
+            return stored[0], tally, stored[1]
+        flight = (asyncio.get_running_loop(), asyncio.get_running_loop().create_future())
+        self._flights[key] = flight
+        try:
+            return await self._judge(judge, request, model, key, test_id, tally)
+        finally:
+            if self._flights.get(key) is flight:
+                del self._flights[key]
+            flight[1].set_result(None)
+
+    def _stored(self, key: str, model: type[V]) -> tuple[V, GradeOdds | None] | None:
+        """The cached verdict of ``key`` with the odds of its grade; None when there is none, or it no
+        longer reads (a stale or hand-edited entry is judged again as if missing)."""
+        hit = self.cache.get(key)
+        if hit is None:
+            return None
+        try:
+            return parse_verdict(model, hit.text), grade_odds(model, hit.score_logprobs)
+        except InvalidVerdict:
+            return None
+
+    async def _judged_meanwhile(self, key: str, model: type[V]) -> tuple[V, GradeOdds | None] | None:
+        """The verdict of a check on this loop that is asking the very same request right now: this
+        one waits for it and takes its verdict from the cache, so a request asked twice at once (a
+        table with a row twice) is paid for once, as when asked one after the other, and as the dry
+        run counts it. None when no such check runs, or it ended without a verdict."""
+        loop = asyncio.get_running_loop()
+        while True:
+            flight = self._flights.get(key)
+            if flight is None or flight[0] is not loop:
+                return None
+            await asyncio.shield(flight[1])
+            stored = self._stored(key, model)
+            if stored is not None:
+                return stored
+            # it ended in an error (or was counted, or queued): ask again, unless another waiter has
+
+    async def _judge(
+        self,
+        judge: Judge,
+        request: JudgeRequest,
+        model: type[V],
+        key: str | None,
+        test_id: str,
+        tally: CallTally,
+    ) -> tuple[V, CallTally, GradeOdds | None]:
+        """A verdict the cache did not have: from the judge (or a collected batch reply), then stored."""
         self._check_available(judge, request)
         if self.spending.guards and not judge.offline and not self._collected(judge, request):
-            self.spending.before_live_call(judge, request, test_id)  # dry run / budget: may raise
+            # dry run / budget: may raise. A repeat is free only where the run stores what it judges
+            stored_as = key if self.cache.mode == "rw" else None
+            self.spending.before_live_call(judge, request, test_id, stored_as)
         try:
             verdict, reply = await self._live(judge, request, model, tally)
         except JudgeError as exc:
@@ -146,6 +192,7 @@ class JudgmentEngine:
                     "version": request.template_version,
                     "judge": judge.spec.label,
                     "test": test_id,
+                    IDENTITY_KEY: request_identity(judge.identity(), request),  # explains a replay miss
                 },
             )
         return verdict, tally, grade_odds(model, alternatives)

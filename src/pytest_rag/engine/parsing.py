@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ..errors import json_error_text
 from ..judges.escaping import unescape_data
 
 V = TypeVar("V", bound=BaseModel)
@@ -56,13 +57,14 @@ def parse_verdict(model: type[V], text: str) -> V:
     try:
         data = json.loads(candidate, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise InvalidVerdict(f"not valid JSON ({exc.msg} at position {exc.pos})") from None
+        raise InvalidVerdict(f"not valid JSON ({json_error_text(exc, f'position {exc.pos}')})") from None
     except ValueError as exc:  # NaN or Infinity: not JSON, and never a score
         raise InvalidVerdict(str(exc)) from None
     if not isinstance(data, dict):
         raise InvalidVerdict(f"expected a JSON object, got {type(data).__name__}")
     try:
-        return model.model_validate(_unescaped(data))
+        # Escapes all start with "&": a reply without one (nearly all) has nothing to undo.
+        return model.model_validate(_unescaped(data) if "&" in candidate else data)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()[:5]

@@ -7,7 +7,9 @@ judge never reach it):
   and the judgment ends in :class:`~pytest_rag.errors.NotJudgedError`. The check is recorded as not
   judged, and the test that made it is reported as *skipped* (never passed, never failed: nothing about
   the application was learnt). The estimate travels in the check's record, so the summary can print it
-  also when pytest-xdist workers made the calls.
+  also when pytest-xdist workers made the calls. A request is counted once, by its cache key, as the
+  real run pays for it once and takes every repeat from the cache: within a process here, across
+  pytest-xdist workers (who share the cache) in the summary, from the keys in the records.
 * With a budget, live calls stop once the dollars spent reach it: every later judgment ends in
   :class:`~pytest_rag.errors.BudgetExceededError`, which fails its test, since the user asked for a
   judgment that was not made. Calls already in flight finish, so the spend can pass the budget by at
@@ -18,13 +20,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BudgetExceededError, NotJudgedError, WaitingForBatchError
 from ..judges.protocol import Judge
 from ..judges.request import JudgeRequest
-from .pricing import PriceTable
+from .pricing import PriceTable, usd
 from .ratelimit import estimate_output_tokens, estimate_prompt_tokens
 
 
@@ -37,6 +39,9 @@ class Estimate:
     tokens_out: int = 0
     cost_usd: float = 0.0
     price_unknown: int = 0
+    keyed: dict[str, Estimate] = field(default_factory=dict)
+    """The calls among these whose request has a cache key, one each by key: the same request
+    counted in two processes is one call of the run, and the summary subtracts the second."""
 
     def add(self, other: Estimate) -> None:
         self.calls += other.calls
@@ -44,24 +49,52 @@ class Estimate:
         self.tokens_out += other.tokens_out
         self.cost_usd += other.cost_usd
         self.price_unknown += other.price_unknown
+        self.keyed.update(other.keyed)
+
+    def unique(self, seen: set[str]) -> Estimate:
+        """These calls less those whose key is in ``seen`` (counted in another record already);
+        their keys join ``seen``."""
+        left = Estimate(self.calls, self.tokens_in, self.tokens_out, self.cost_usd, self.price_unknown)
+        for key, call in self.keyed.items():
+            if key in seen:
+                left.calls -= call.calls
+                left.tokens_in -= call.tokens_in
+                left.tokens_out -= call.tokens_out
+                left.cost_usd -= call.cost_usd
+                left.price_unknown -= call.price_unknown
+            else:
+                left.keyed[key] = call
+            seen.add(key)
+        return left
 
     def as_evidence(self) -> dict[str, Any]:
-        return {
+        evidence: dict[str, Any] = {
             "would_call": self.calls,
             "est_tokens_in": self.tokens_in,
             "est_tokens_out": self.tokens_out,
             "est_cost_usd": round(self.cost_usd, 8),
             "price_unknown": self.price_unknown,
         }
+        if self.keyed:
+            evidence["would_call_keys"] = {
+                key: [call.tokens_in, call.tokens_out, round(call.cost_usd, 8), call.price_unknown]
+                for key, call in sorted(self.keyed.items())
+            }
+        return evidence
 
     @classmethod
     def from_evidence(cls, evidence: Mapping[str, Any]) -> Estimate:
+        keyed = evidence.get("would_call_keys")
         return cls(
             calls=int(evidence.get("would_call", 0)),
             tokens_in=int(evidence.get("est_tokens_in", 0)),
             tokens_out=int(evidence.get("est_tokens_out", 0)),
             cost_usd=float(evidence.get("est_cost_usd", 0.0)),
             price_unknown=int(evidence.get("price_unknown", 0)),
+            keyed={
+                str(key): cls(1, int(call[0]), int(call[1]), float(call[2]), int(call[3]))
+                for key, call in (keyed.items() if isinstance(keyed, dict) else ())
+            },
         )
 
 
@@ -87,6 +120,7 @@ class Spending:
         self.refused = 0
         # (test id, metric) -> would-be calls not yet attached to a record
         self._pending: dict[tuple[str, str], Estimate] = {}
+        self._counted: set[str] = set()  # cache keys of the requests counted so far
         self._lock = threading.Lock()
 
     @property
@@ -94,27 +128,46 @@ class Spending:
         """False when every live call may go ahead (the engine then skips the check entirely)."""
         return self.dry_run or self.budget_usd is not None
 
-    def estimate(self, judge: Judge, request: JudgeRequest) -> Estimate:
+    def estimate(self, judge: Judge, request: JudgeRequest, key: str | None = None) -> Estimate:
+        """One call of ``request``; ``key`` is its cache key when a repeat of it would be served
+        from the cache."""
         tokens_in = estimate_prompt_tokens(request)
         tokens_out = estimate_output_tokens(request)
         prices = self.prices
         if self.batch_prices and prices.batch_lookup(judge.spec) is not None:
-            return Estimate(1, tokens_in, tokens_out, prices.batch_cost(judge.spec, tokens_in, tokens_out), 0)
-        return Estimate(
-            calls=1,
-            tokens_in=tokens_in,
-            tokens_out=tokens_out,
-            cost_usd=prices.cost(judge.spec, tokens_in, tokens_out),
-            price_unknown=0 if prices.known(judge.spec) else 1,
-        )
+            cost, unknown = prices.batch_cost(judge.spec, tokens_in, tokens_out), 0
+        else:
+            cost, unknown = (
+                prices.cost(judge.spec, tokens_in, tokens_out),
+                0 if prices.known(judge.spec) else 1,
+            )
+        call = Estimate(1, tokens_in, tokens_out, cost, unknown)
+        if key is not None:
+            call.keyed[key] = Estimate(1, tokens_in, tokens_out, cost, unknown)
+        return call
 
-    def before_live_call(self, judge: Judge, request: JudgeRequest, test_id: str) -> None:
-        """Raise instead of letting the call happen when the dry run or the budget says so."""
+    def before_live_call(
+        self, judge: Judge, request: JudgeRequest, test_id: str, key: str | None = None
+    ) -> None:
+        """Raise instead of letting the call happen when the dry run or the budget says so. ``key``
+        is the request's cache key when the run stores what it judges (a repeat then costs nothing)."""
         if self.dry_run:
-            estimate = self.estimate(judge, request)
             with self._lock:
-                self._pending.setdefault((test_id, request.metric), Estimate()).add(estimate)
-            cost = f"${estimate.cost_usd:.4f}" if not estimate.price_unknown else "price unknown"
+                repeat = key is not None and key in self._counted
+                if not repeat:
+                    estimate = self.estimate(judge, request, key)
+                    self._pending.setdefault((test_id, request.metric), Estimate()).add(estimate)
+                    if key is not None:
+                        self._counted.add(key)
+            if repeat:
+                raise NotJudgedError(
+                    "--rag-dry-run: this judgment was not made, and not counted again: another check of "
+                    "this run asks the very same request, which a real run judges once and then takes "
+                    "from the cache. Run without --rag-dry-run to judge it",
+                    judge=judge.spec.label,
+                    metric=request.metric,
+                )
+            cost = usd(estimate.cost_usd) if not estimate.price_unknown else "price unknown"
             raise NotJudgedError(
                 f"--rag-dry-run: this judgment was counted, not made (about {estimate.tokens_in:,} "
                 f"prompt tokens, {cost}). Run without --rag-dry-run to judge it",
@@ -125,7 +178,7 @@ class Spending:
             with self._lock:
                 self.refused += 1
             raise BudgetExceededError(
-                f"--rag-budget=${self.budget_usd:.4f} is spent (${self.spent_usd:.4f} so far); no more live "
+                f"--rag-budget={usd(self.budget_usd)} is spent ({usd(self.spent_usd)} so far); no more live "
                 "judge calls are made in this run. Raise --rag-budget, or rerun: judged checks come from the "
                 "cache for free",
                 judge=judge.spec.label,

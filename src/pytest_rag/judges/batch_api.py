@@ -24,6 +24,7 @@ request bodies are what the judge is sent.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -109,6 +110,11 @@ class Manifest(BaseModel):
     failed: int = 0
     unanswered: int = 0
     """Requests the batch did not answer (expired, cancelled, a transient failure): asked again."""
+    not_answered: dict[str, int] = Field(default_factory=dict)
+    """Why those requests were not answered, each reason with its count (``expired``, ``met HTTP 500``,
+    ``unreadable in the output`` ...)."""
+    ended: bool = False
+    """The provider said the batch has ended: it is collected, never waited for."""
     problem: str = ""
     """Why the last attempt to check or collect the batch failed, if it did."""
     cancel_requested: bool = False
@@ -119,6 +125,11 @@ class Manifest(BaseModel):
 
     def request_keys(self) -> list[str]:
         return [origin.key for origin in self.requests]
+
+    def not_answered_text(self) -> str:
+        """Why requests were not answered, most frequent first: ``2 expired, 1 HTTP 500``."""
+        reasons = sorted(self.not_answered.items(), key=lambda item: (-item[1], item[0]))
+        return ", ".join(f"{count} {reason}" for reason, count in reasons) or self.problem or self.status
 
 
 class CollectedReply(BaseModel):
@@ -136,6 +147,9 @@ class CollectedReply(BaseModel):
     raw: str | None = None
     rejected_param: str | None = None
     """The request parameter the model refused (``temperature`` ...), which the judge can stop sending."""
+    sent: bool = True
+    """False when the request never reached the model (the batch was refused as a whole): its check
+    is a judge error, but no request counts as sent or failed."""
     counted: bool = False
     collected_at: float = Field(default=0.0)
 
@@ -162,13 +176,30 @@ class BatchState:
 @dataclass(frozen=True)
 class Outcome:
     """One request of a finished batch: a response ``body``, or an ``error``; neither means the batch
-    did not answer it (expired, cancelled, or a fault that may pass), so it is asked again later."""
+    did not answer it (expired, cancelled, a fault that may pass, a line of the output that cannot be
+    read), so it is asked again later, and ``unanswered`` says why."""
 
     key: str
     body: dict[str, Any] | None = None
     error: str | None = None
     raw: str | None = None
     rejected_param: str | None = None
+    unanswered: str | None = None
+    sent: bool = True
+    """False for a request of a batch refused as a whole (nothing reached the model)."""
+
+
+UNREADABLE_LINE = "unreadable in the output"
+"""Why a request whose result line cannot be read was not answered (it is asked again)."""
+
+_CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"([A-Za-z0-9_-]{1,64})"')
+
+
+def unreadable(line: str) -> Outcome:
+    """The outcome of a result line that is not JSON (cut short, say): not answered. The request's
+    key is read from the line where it still can be; otherwise the request simply has no outcome."""
+    found = _CUSTOM_ID.search(line)
+    return Outcome(found.group(1) if found else "", unanswered=UNREADABLE_LINE)
 
 
 class BatchAPI(Protocol):

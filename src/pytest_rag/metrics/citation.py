@@ -34,7 +34,6 @@ CITATION_SUPPORT = Template(
         "it is, some is missing. 'no_support': the passage backs no part of the statement. Use only "
         "the passage, not your own knowledge."
     ),
-    scale="",
     fields={"reasoning": REASONING, "support": "full_support, partial_support or no_support"},
 )
 

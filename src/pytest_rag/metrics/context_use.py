@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import Field
 
 from ..errors import InputError
-from ..helper_forms import Check, score_form
+from ..helper_forms import Check, answer_and_contexts, score_form, shared_form
 from ..inputs import Chunk, ContextLike, Sample
 from ..results import Evidence, Highlights, passage_labels
 from .base import Asker, Metric, Scale, Scored
@@ -28,7 +28,6 @@ PASSAGE_USED = Template(
         "or paraphrased. It does not matter whether the answer is correct, only whether it draws on "
         "this passage."
     ),
-    scale="",
     fields={"reasoning": REASONING, "used": "true or false"},
 )
 
@@ -157,12 +156,11 @@ class ContextUseHelpers:
         augmentation_precision.other_forms()
     )
 
-    @score_form("augmentation_accuracy")
-    def augmentation_accuracy(
-        self, answer: str, contexts: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """Share of retrieved passages whose information appears in the answer."""
-        return Check(answer=answer, contexts=contexts, threshold=threshold)
+    augmentation_accuracy = shared_form(
+        answer_and_contexts,
+        "augmentation_accuracy",
+        "Share of retrieved passages whose information appears in the answer.",
+    )
 
     assert_augmentation_accuracy, aaugmentation_accuracy, aassert_augmentation_accuracy = (
         augmentation_accuracy.other_forms()

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from ..errors import InputError
-from ..helper_forms import Check, score_form
+from ..helper_forms import Check, score_form, shared_form
 from ..inputs import ContextLike, Sample
 from ..results import Evidence, Highlights
 from .base import Asker, Scale, Scored
@@ -265,7 +265,6 @@ KNOWLEDGE_RETENTION = Template(
         "said, or ask again for information the user already gave. Statements of the answer that the "
         "earlier messages do not touch are not your concern here."
     ),
-    scale="",
     fields={
         "reasoning": REASONING,
         "forgotten": "list of what the user established that the answer contradicts, ignores or asks for again",
@@ -308,7 +307,6 @@ CONVERSATION_CONSISTENCY = Template(
         "without saying that it corrects itself. New information that does not conflict with the earlier "
         "answers is consistent."
     ),
-    scale="",
     fields={
         "reasoning": REASONING,
         "contradictions": "list of the latest answer's statements that contradict an earlier answer",
@@ -333,6 +331,19 @@ class ConversationConsistency(ConversationCheck):
     template = CONVERSATION_CONSISTENCY
     verdict = ConsistencyVerdict
     holds, findings = "consistent", "contradictions"
+
+
+def answer_and_history(
+    self: Any,
+    answer: str,
+    history: HistoryLike,
+    threshold: float | None = None,
+    *,
+    question: str | None = None,
+) -> Check:
+    """The check of a metric that judges the latest answer against the conversation before it (the
+    latest user message, ``question``, where the judge should read it too)."""
+    return Check(answer=answer, question=question, threshold=threshold, options={"history": history})
 
 
 class ConversationHelpers:
@@ -369,33 +380,21 @@ class ConversationHelpers:
 
     assert_turn_relevant, aturn_relevancy, aassert_turn_relevant = turn_relevancy.other_forms()
 
-    @score_form("knowledge_retention")
-    def knowledge_retention(
-        self,
-        answer: str,
-        history: HistoryLike,
-        threshold: float | None = None,
-        *,
-        question: str | None = None,
-    ) -> Check:
-        """1 when ``answer`` keeps to what the user established in ``history``, else 0."""
-        return Check(answer=answer, question=question, threshold=threshold, options={"history": history})
+    knowledge_retention = shared_form(
+        answer_and_history,
+        "knowledge_retention",
+        "1 when ``answer`` keeps to what the user established in ``history``, else 0.",
+    )
 
     assert_knowledge_retained, aknowledge_retention, aassert_knowledge_retained = (
         knowledge_retention.other_forms()
     )
 
-    @score_form("conversation_consistency")
-    def conversation_consistency(
-        self,
-        answer: str,
-        history: HistoryLike,
-        threshold: float | None = None,
-        *,
-        question: str | None = None,
-    ) -> Check:
-        """1 when ``answer`` agrees with the assistant's earlier answers in ``history``, else 0."""
-        return Check(answer=answer, question=question, threshold=threshold, options={"history": history})
+    conversation_consistency = shared_form(
+        answer_and_history,
+        "conversation_consistency",
+        "1 when ``answer`` agrees with the assistant's earlier answers in ``history``, else 0.",
+    )
 
     assert_conversation_consistent, aconversation_consistency, aassert_conversation_consistent = (
         conversation_consistency.other_forms()

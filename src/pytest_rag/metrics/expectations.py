@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from ..errors import InputError
-from ..helper_forms import Check, score_form
+from ..helper_forms import Check, answer_and_question, score_form, shared_form
 from ..inputs import Chunk, ContextLike, Sample
 from ..results import Evidence, Highlights
 from ..scoring.text import content_words, tokenize
@@ -193,9 +193,10 @@ class ExpectationHelpers:
 
     assert_passages_retrieved, apassage_recall, aassert_passages_retrieved = passage_recall.other_forms()
 
-    @score_form("abstention")
-    def abstention(self, answer: str, question: str, threshold: float | None = None) -> Check:
-        """1 when ``answer`` declines ``question`` (the documents do not answer it), 0 when it attempts it."""
-        return Check(answer=answer, question=question, threshold=threshold)
+    abstention = shared_form(
+        answer_and_question,
+        "abstention",
+        "1 when ``answer`` declines ``question`` (the documents do not answer it), 0 when it attempts it.",
+    )
 
     assert_abstains, aabstention, aassert_abstains = abstention.other_forms()

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..answer_kinds import check_answer_kind
-from ..helper_forms import Check, given, score_form
+from ..helper_forms import Check, answer_and_contexts, given, score_form, shared_form
 from ..inputs import ContextLike, Sample
 from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
@@ -135,7 +135,6 @@ EXTRACT_CLAIMS = Template(
         "correct anything; only restate what the answer asserts. An answer with no factual content "
         "gives an empty list."
     ),
-    scale="",
     fields={"claims": "list of claim strings"},
 )
 
@@ -149,7 +148,6 @@ VERIFY_CLAIMS = Template(
         "context, not your own knowledge; a true claim the context does not back is not supported, "
         "and a claim that contradicts the context is not supported."
     ),
-    scale="",
     fields={
         "verdicts": 'list with one object per claim, in order: {"index": claim number, "reasoning": '
         'one to three sentences, "supported": true or false}'
@@ -312,7 +310,6 @@ MAIN_POINTS = Template(
         "sentence per point, in the answer's order. Do not add points the answer does not make. An "
         "answer with no substantive point gives an empty list."
     ),
-    scale="",
     fields={"claims": "list of main points"},
 )
 
@@ -324,7 +321,6 @@ ATTRIBUTE_POINT = Template(
         "Task: decide whether the statement can be attributed to the retrieved contexts: they state "
         "it or it follows directly from them. Use only the contexts, not your own knowledge."
     ),
-    scale="",
     fields={"reasoning": REASONING, "attributable": "true or false"},
 )
 
@@ -404,7 +400,6 @@ BINARY_CONSISTENCY = Template(
         "retrieved contexts. Restating, summarising or combining what the contexts say is derived; "
         "facts, numbers or names that the contexts do not provide are not."
     ),
-    scale="",
     fields={
         "reasoning": REASONING,
         "unsupported_information": "list of the answer's information not found in the contexts",
@@ -555,38 +550,38 @@ class GroundingHelpers:
 
     assert_faithful_claims, afaithfulness_claims, aassert_faithful_claims = faithfulness_claims.other_forms()
 
-    @score_form("hallucination")
-    def hallucination(self, answer: str, contexts: ContextLike, threshold: float | None = None) -> Check:
-        """0-1 factual consistency of the answer with the passages (HHEM-style; higher is better)."""
-        return Check(answer=answer, contexts=contexts, threshold=threshold)
+    hallucination = shared_form(
+        answer_and_contexts,
+        "hallucination",
+        "0-1 factual consistency of the answer with the passages (HHEM-style; higher is better).",
+    )
 
     assert_no_hallucination, ahallucination, aassert_no_hallucination = hallucination.other_forms()
 
-    @score_form("answer_consistency")
-    def answer_consistency(self, answer: str, contexts: ContextLike, threshold: float | None = None) -> Check:
-        """Share of the answer's main points attributable to the contexts."""
-        return Check(answer=answer, contexts=contexts, threshold=threshold)
+    answer_consistency = shared_form(
+        answer_and_contexts,
+        "answer_consistency",
+        "Share of the answer's main points attributable to the contexts.",
+    )
 
     assert_answer_consistency, aanswer_consistency, aassert_answer_consistency = (
         answer_consistency.other_forms()
     )
 
-    @score_form("answer_consistency_binary")
-    def answer_consistency_binary(
-        self, answer: str, contexts: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """1 when everything in the answer derives from the contexts, else 0."""
-        return Check(answer=answer, contexts=contexts, threshold=threshold)
+    answer_consistency_binary = shared_form(
+        answer_and_contexts,
+        "answer_consistency_binary",
+        "1 when everything in the answer derives from the contexts, else 0.",
+    )
 
     assert_answer_consistency_binary, aanswer_consistency_binary, aassert_answer_consistency_binary = (
         answer_consistency_binary.other_forms()
     )
 
-    @score_form("response_groundedness")
-    def response_groundedness(
-        self, answer: str, contexts: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """Two 0/1/2 judgments of the answer's grounding in the contexts, averaged."""
-        return Check(answer=answer, contexts=contexts, threshold=threshold)
+    response_groundedness = shared_form(
+        answer_and_contexts,
+        "response_groundedness",
+        "Two 0/1/2 judgments of the answer's grounding in the contexts, averaged.",
+    )
 
     assert_grounded, aresponse_groundedness, aassert_grounded = response_groundedness.other_forms()

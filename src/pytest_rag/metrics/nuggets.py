@@ -48,7 +48,6 @@ NUGGET_CREATE = Template(
         f"passages, merge duplicates. At most {MAX_NUGGETS} nuggets. If nothing needs changing, "
         "return the list unchanged."
     ),
-    scale="",
     fields={"nuggets": "the full updated list of nugget strings"},
 )
 
@@ -60,7 +59,6 @@ NUGGET_IMPORTANCE = Template(
         "Task: label each numbered nugget for the question: 'vital' when a good answer must contain "
         "it, 'okay' when it is worth having but not essential."
     ),
-    scale="",
     fields={
         "labels": 'list with one object per nugget, in order: {"index": number, "importance": "vital" | "okay"}'
     },
@@ -75,7 +73,6 @@ NUGGET_ASSIGN = Template(
         "answer fully states it, 'partial_support' when it states it only in part, 'not_support' "
         "otherwise."
     ),
-    scale="",
     fields={
         "labels": 'list with one object per nugget, in order: {"index": number, "assignment": '
         '"support" | "partial_support" | "not_support"}'

@@ -87,8 +87,10 @@ class Template:
     id: str
     version: str
     task: str
-    scale: str
     fields: Mapping[str, str]
+    scale: str = ""
+    """The grades and what each means, for a template whose verdict is a grade; a template that asks
+    for decisions or lists has none."""
 
     def system_text(self) -> str:
         field_lines = "\n".join(f'- "{name}": {meaning}' for name, meaning in self.fields.items())

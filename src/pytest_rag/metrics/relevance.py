@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..errors import InputError, JudgeError
-from ..helper_forms import Check, given, score_form
+from ..helper_forms import Check, answer_and_question, given, score_form, shared_form
 from ..inputs import Sample
 from ..results import Evidence
 from ..scoring.similarity import cosine
@@ -94,7 +94,6 @@ GENERATE_QUESTIONS = Template(
         "complete reply. Base them only on what the answer says. Each question must stand on its own "
         "and ask one thing."
     ),
-    scale="",
     fields={"questions": "list of question strings"},
 )
 
@@ -188,7 +187,6 @@ ANSWER_ATTEMPTED = Template(
         "wrong, partial or hedged one. It is not an attempt when the answer declines, says it does not "
         "know, or says the information is missing or insufficient."
     ),
-    scale="",
     fields={"reasoning": REASONING, "attempted": "true or false"},
 )
 
@@ -265,9 +263,8 @@ class RelevanceHelpers:
         answer_relevancy_questions.other_forms()
     )
 
-    @score_form("no_answer")
-    def no_answer(self, answer: str, question: str, threshold: float | None = None) -> Check:
-        """1 when the answer attempts the question, 0 when it declines."""
-        return Check(answer=answer, question=question, threshold=threshold)
+    no_answer = shared_form(
+        answer_and_question, "no_answer", "1 when the answer attempts the question, 0 when it declines."
+    )
 
     assert_answered, ano_answer, aassert_answered = no_answer.other_forms()

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field, create_model
 
 from ..errors import InputError
-from ..helper_forms import Check, given, score_form
+from ..helper_forms import Check, given, question_and_contexts, score_form, shared_form
 from ..inputs import Chunk, ContextLike, Sample
 from ..judges.request import JudgeRequest
 from ..results import Evidence, Highlights, passage_labels
@@ -98,7 +98,6 @@ USEFULNESS = Template(
         "useful if it supports any part of that reference. A passage that only shares words or the "
         "topic with the question is not useful."
     ),
-    scale="",
     fields={"reasoning": REASONING, "useful": "true or false"},
 )
 
@@ -113,7 +112,6 @@ USEFULNESS_ALL = Template(
         "or the topic with the question is not useful. Judge each passage on its own and give one "
         "verdict per passage, under the key passage_N for the passage with index N."
     ),
-    scale="",
     fields={"passage_N": "for each passage N given, an object {reasoning, useful (true or false)}"},
 )
 
@@ -335,7 +333,6 @@ PASSAGE_RELEVANCE = Template(
         "Task: decide whether the retrieved passage is relevant for answering the question, meaning "
         "it holds information that helps answer it. Sharing a topic or keywords is not enough."
     ),
-    scale="",
     fields={"reasoning": REASONING, "relevant": "true or false"},
 )
 
@@ -458,22 +455,18 @@ class RetrievalHelpers:
 
     assert_umbrela, aumbrela, aassert_umbrela = umbrela.other_forms()
 
-    @score_form("retrieval_precision")
-    def retrieval_precision(
-        self, question: str, contexts: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """Share of retrieved passages relevant to the question."""
-        return Check(question=question, contexts=contexts, threshold=threshold)
+    retrieval_precision = shared_form(
+        question_and_contexts, "retrieval_precision", "Share of retrieved passages relevant to the question."
+    )
 
     assert_retrieval_precision, aretrieval_precision, aassert_retrieval_precision = (
         retrieval_precision.other_forms()
     )
 
-    @score_form("context_relevance")
-    def context_relevance(
-        self, question: str, contexts: ContextLike, threshold: float | None = None
-    ) -> Check:
-        """Two 0/1/2 judgments of the contexts' relevance to the question, averaged."""
-        return Check(question=question, contexts=contexts, threshold=threshold)
+    context_relevance = shared_form(
+        question_and_contexts,
+        "context_relevance",
+        "Two 0/1/2 judgments of the contexts' relevance to the question, averaged.",
+    )
 
     assert_context_relevance, acontext_relevance, aassert_context_relevance = context_relevance.other_forms()

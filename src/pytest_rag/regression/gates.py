@@ -36,10 +36,13 @@ class Conclusion:
 
     lines: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    unsubmitted: list[str] = field(default_factory=list)
+    """Provider batches refused for good at the run's end (``--rag-batch``): they fail the run, since
+    their checks would wait for ever, but no gate failed, and the verdict says which it was."""
 
     @property
     def failed(self) -> bool:
-        return bool(self.failures)
+        return bool(self.failures or self.unsubmitted)
 
     def fail(self, exc: BaseException) -> None:
         """A step of the run's end that went wrong (an unreadable file, a full disk): a failed gate
@@ -56,10 +59,18 @@ class Conclusion:
     @property
     def failure_lines(self) -> list[str]:
         """Only why the run failed (nothing when it did not), for a run whose summary is hidden."""
-        return [*self.failures, *self._verdict()]
+        return [*self.failures, *self.unsubmitted, *self._verdict()]
 
     def _verdict(self) -> list[str]:
-        return [f"pytest-rag: session failed by {len(self.failures)} gate(s)"] if self.failed else []
+        if not self.failed:
+            return []
+        gates = f" by {len(self.failures)} gate(s)" if self.failures else ""
+        batches = (
+            f"{';' if gates else ':'} {len(self.unsubmitted)} batch(es) could not be submitted"
+            if self.unsubmitted
+            else ""
+        )
+        return [f"pytest-rag: session failed{gates}{batches}"]
 
 
 def _fmt(value: float | None) -> str:

@@ -164,7 +164,7 @@ def _terminal_line(config: Any, nodeid: str) -> TerminalLine | None:
     if hasattr(config, "workerinput"):
         return None
     try:
-        if config.get_verbosity() < 0:
+        if config.getoption("verbose") < 0:  # get_verbosity() is pytest 8+; we support 7.4
             return None
         manager = config.pluginmanager
     except AttributeError:

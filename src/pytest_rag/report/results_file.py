@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..check_keys import keyed_records, metric_label
-from ..errors import ConfigError, RagError
+from ..errors import ConfigError, RagError, json_error_text
 from ..results import CallTally, CheckRecord, Highlights, JudgeScore, SampleExcerpt
 from ..run_record import RunRecord
 from .files import write_text_atomically
@@ -310,8 +310,8 @@ def read_results_file(path: Path, role: str = "results file", remedy: str = "") 
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ResultsFileError(
-            f"{role} {path} is not JSON ({exc.msg} at line {exc.lineno}); pass the .json file written by "
-            "--rag-report"
+            f"{role} {path} is not JSON ({json_error_text(exc, f'line {exc.lineno}')}); pass the .json file "
+            "written by --rag-report"
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ResultsFileError(

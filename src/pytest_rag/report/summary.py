@@ -1,9 +1,9 @@
 """The end-of-run summary: every line under the "pytest-rag summary" rule, read only from the records.
 
 :func:`summary_text` assembles it: the table (one row per metric and judge), the judge calls, the
-dry-run estimate and budget, the repeats and ensembles block (:mod:`.repeats`), then the closing
-lines the caller hands over (the gates, the baseline comparison, the files written). The plugin and
-``pytest-rag merge`` both print exactly this.
+dry-run estimate and budget, what replay could not replay (the offline judge), the repeats and
+ensembles block (:mod:`.repeats`), then the closing lines the caller hands over (the gates, the
+baseline comparison, the files written). The plugin and ``pytest-rag merge`` both print exactly this.
 
 n counts scored checks; judge errors are counted apart and excluded from the mean, and the row says
 how many, so an average never silently hides failures. The 95% interval is a seeded percentile
@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..cases import turn_position
-from ..check_keys import metric_label
+from ..check_keys import metric_label, turn_position
 from ..engine.pricing import usd
 from ..engine.spending import Estimate
 from ..results import CallTally, CheckRecord, JudgeScore
@@ -120,7 +119,7 @@ def calls_line(calls: CallTally) -> str:
             f"{n} {kind}" for kind, n in sorted(calls.failures.items(), key=lambda kv: (-kv[1], kv[0]))
         )
         line += f"; requests: {calls.attempts} sent, {failed} failed ({kinds}), {calls.retries} retried"
-    cost = f", est. cost ${calls.cost_usd:.4f}" if calls.cost_usd else ""
+    cost = f", est. cost {usd(calls.cost_usd)}" if calls.cost_usd else ""
     if calls.batched and calls.saved_usd:
         cost += f" (batches at batch prices: {usd(calls.saved_usd)} less than live)"
     return f"{line}; tokens: {calls.tokens_in:,} in, {calls.tokens_out:,} out{cost}"
@@ -138,10 +137,11 @@ def spending_lines(records: list[CheckRecord], *, dry_run: bool, budget_usd: flo
     lines: list[str] = []
     if dry_run:
         groups: dict[tuple[str, str], tuple[int, Estimate]] = {}
+        counted: set[str] = set()  # a request two pytest-xdist workers counted is one call
         for record in records:
             if record.error_kind == "NotJudgedError":
                 checks, estimate = groups.get((record.metric, record.judge), (0, Estimate()))
-                estimate.add(Estimate.from_evidence(record.evidence))
+                estimate.add(Estimate.from_evidence(record.evidence).unique(counted))
                 groups[(record.metric, record.judge)] = (checks + 1, estimate)
         total = Estimate()
         for _, estimate in groups.values():
@@ -165,8 +165,21 @@ def spending_lines(records: list[CheckRecord], *, dry_run: bool, budget_usd: flo
     return lines
 
 
+def replay_lines(records: list[CheckRecord]) -> list[str]:
+    """Under ``--rag-cache=replay``: which checks an offline judge computed. The offline judge is
+    computed, never cached, so replay has nothing to replay for it (and nothing fails for it)."""
+    offline = [r for r in records if r.calls.offline]
+    if not offline:
+        return []
+    judges = ", ".join(sorted({r.judge for r in offline}))
+    return [
+        f"replay: {len(offline)} check(s) of {judges} computed as usual: the offline judge is computed, "
+        "never cached, so --rag-cache=replay has nothing to replay for it"
+    ]
+
+
 def _estimate_text(estimate: Estimate) -> str:
-    cost = f"est. ${estimate.cost_usd:.4f}"
+    cost = f"est. {usd(estimate.cost_usd)}"
     if estimate.price_unknown:
         cost += f" (+ {estimate.price_unknown} call(s) of a model with no known price; set rag_prices)"
     return (
@@ -181,6 +194,7 @@ def render(
     quiet: bool = False,
     dry_run: bool = False,
     budget_usd: float | None = None,
+    replay: bool = False,
 ) -> list[str]:
     """Lines of the summary (no header rule: the terminal reporter draws it)."""
     if not records:
@@ -188,6 +202,8 @@ def render(
     rows = summary_rows(records, by_turn=True)
     lines: list[str] = []
     extra = spending_lines(records, dry_run=dry_run, budget_usd=budget_usd)
+    if replay:
+        extra.extend(replay_lines(records))
     waiting = sum(1 for r in records if r.error_kind == "WaitingForBatchError")
     if waiting:
         extra.insert(
@@ -244,11 +260,12 @@ def summary_text(
     quiet: bool = False,
     dry_run: bool = False,
     budget_usd: float | None = None,
+    replay: bool = False,
 ) -> list[str]:
     """Every line under the "pytest-rag summary" rule: the table, the repeats and ensembles block,
     then ``closing`` (the notes, gates, agreement, baseline and files of the run's end). Empty when
     no check was recorded: there is no summary to print."""
-    table = render(records, quiet=quiet, dry_run=dry_run, budget_usd=budget_usd)
+    table = render(records, quiet=quiet, dry_run=dry_run, budget_usd=budget_usd, replay=replay)
     if not table:
         return []
     return [*table, *repeats_lines(records), *closing]

@@ -8,6 +8,7 @@ pytest-rag was entered (``--fulltrace`` keeps it whole, for bug reports).
 
 A judge that cannot work at all fails every check of it; after the first, which explains why, each
 failure is one line that points at it, so 30 tests without an API key do not print 30 explanations.
+Replay misses of one reason (an empty store, another model) are told the same way.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from ..errors import JudgeUnavailableError, RagError
+from ..errors import CacheMissError, JudgeUnavailableError, RagError
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -50,10 +51,11 @@ def stop_at_user_code(excinfo: pytest.ExceptionInfo[BaseException], test_path: P
 
 
 def one_line_repeat(report: pytest.TestReport, excinfo: pytest.ExceptionInfo[BaseException] | None) -> None:
-    """A later check of a judge already found unusable: replace the failure with its one line."""
-    if excinfo is None or not excinfo.errisinstance(JudgeUnavailableError):
+    """A later check of a judge already found unusable, or a later replay miss of a reason already
+    explained: replace the failure with its one line."""
+    if excinfo is None or not excinfo.errisinstance((JudgeUnavailableError, CacheMissError)):
         return
     error = excinfo.value
-    assert isinstance(error, JudgeUnavailableError)
+    assert isinstance(error, (JudgeUnavailableError, CacheMissError))
     if error.refers_to is not None:
         report.longrepr = f"{type(error).__name__}: {error}"

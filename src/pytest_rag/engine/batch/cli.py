@@ -7,7 +7,10 @@
     pytest-rag batch cancel [BATCH_ID ...]               cancel pending batches (all when none named)
 
 The API keys come from the environment variables the batches were submitted with (their names are in
-the manifests; the keys never are). Only ``argparse`` is imported until a command runs.
+the manifests; the keys never are). A cache directory that does not exist is an error for every
+command (a mistyped ``--cache-dir`` must not read as "nothing pending"). A batch that has ended is
+never cancelled (the provider refuses): it is collected instead. Only ``argparse`` is imported until a
+command runs.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ..cache import add_cache_dir_argument
 from ..limits import BatchSettings
 
 if TYPE_CHECKING:  # pydantic behind it: loaded when a command runs
+    from ...judges.batch_api import Manifest
     from .store import BatchStore
 
 DEFAULTS = BatchSettings()
@@ -49,11 +53,25 @@ def add_batch_commands(commands: argparse._SubParsersAction[argparse.ArgumentPar
         action.set_defaults(handler=handler)
 
 
+def _store(args: argparse.Namespace) -> BatchStore:
+    """The batches of ``--cache-dir``, which must exist."""
+    from ...errors import RagError
+    from .store import BatchStore
+
+    directory = Path(args.cache_dir)
+    if not directory.is_dir():
+        raise RagError(
+            f"there is no cache directory {directory} (--cache-dir): name the directory of --rag-cache-dir "
+            "that the batches were submitted from"
+        )
+    return BatchStore(directory)
+
+
 def _status(args: argparse.Namespace) -> int:
     from .collect import collect
     from .store import BatchStore
 
-    store = BatchStore(Path(args.cache_dir))
+    store = _store(args)
     try:
         problems = collect(store) if BatchStore.exists(store.root.parent) else []
         for line in status_lines(store):
@@ -81,6 +99,10 @@ def status_lines(store: BatchStore) -> list[str]:
                 f"{manifest.status or 'ended'}, collected: {manifest.answered} answered, {manifest.failed} failed, "
                 f"{manifest.unanswered} not answered"
             )
+            if manifest.unanswered:
+                state += f" ({manifest.not_answered_text()})"
+        elif manifest.ended:
+            state = f"{manifest.status} (ended), not collected yet: {manifest.problem}"
         else:
             state = f"{manifest.status or manifest.state} {manifest.done}/{len(manifest.requests)}"
             if manifest.cancel_requested:
@@ -95,9 +117,8 @@ def status_lines(store: BatchStore) -> list[str]:
 def _wait(args: argparse.Namespace) -> int:
     from .collect import wait
     from .run import describe
-    from .store import BatchStore
 
-    store = BatchStore(Path(args.cache_dir))
+    store = _store(args)
     started = time.time()
     try:
         finished = wait(store, None, poll_s=args.poll, timeout_s=args.timeout, show=print)
@@ -116,10 +137,11 @@ def _wait(args: argparse.Namespace) -> int:
 
 def _cancel(args: argparse.Namespace) -> int:
     from ...errors import RagError
-    from .providers import api_for_target
-    from .store import BatchStore
+    from .collect import collect
+    from .run import describe
 
-    store = BatchStore(Path(args.cache_dir))
+    store = _store(args)
+    started = time.time()
     try:
         pending = [m for m in store.pending() if m.id]
         chosen = pending if not args.ids else [m for m in pending if m.id in args.ids]
@@ -130,17 +152,42 @@ def _cancel(args: argparse.Namespace) -> int:
                 f"no pending batch {', '.join(unknown)}; pending batches: {known} (pytest-rag batch status)"
             )
         with store.lock():
-            for manifest in chosen:
-                state = api_for_target(manifest.target).cancel(manifest)
-                manifest.status, manifest.done, manifest.cancel_requested = state.status, state.done, True
-                store.save(manifest)
-                print(
-                    f"cancelled batch {manifest.id} ({manifest.target.judge}), now {state.status}: its finished "
-                    "requests are collected by the next run; the others are queued again when their checks "
-                    "next run with --rag-batch"
-                )
+            ended = [manifest for manifest in chosen if not _cancel_one(store, manifest)]
+        if ended:  # nothing to cancel: what they answered is collected now
+            collect(store)
+            for line in describe(store, started):
+                print(line)
         if not chosen:
             print("pytest-rag: no pending batch to cancel")
     finally:
         store.close()
     return 0
+
+
+def _cancel_one(store: BatchStore, manifest: Manifest) -> bool:
+    """Cancel one pending batch; False when it has ended already (a provider refuses to cancel it)."""
+    from ...judges.batch_api import BatchProblem
+    from .providers import api_for_target
+
+    api = api_for_target(manifest.target)
+    state = api.state(manifest)
+    cancelled = False
+    if not state.ended:
+        try:
+            state, cancelled = api.cancel(manifest), True
+        except BatchProblem:
+            state = api.state(manifest)  # it may have ended just now; if not, the refusal stands
+            if not state.ended:
+                raise
+    manifest.status, manifest.done, manifest.ended = state.status, state.done, state.ended
+    if not cancelled:
+        store.save(manifest)
+        print(f"batch {manifest.id} ({manifest.target.judge}) has ended ({state.status}): nothing to cancel")
+        return False
+    manifest.cancel_requested = True
+    store.save(manifest)
+    print(
+        f"cancelled batch {manifest.id} ({manifest.target.judge}), now {state.status}: its finished requests "
+        "are collected by the next run; the others are asked again when their checks next run"
+    )
+    return True

@@ -135,6 +135,10 @@ class BatchDesk:
             reply = await self._use(api, judge, request, key, collected, tally)
             if reply is not None:
                 return reply
+        else:
+            stored = self._stored_meanwhile(key, tally)
+            if stored is not None:
+                return stored
         scope = _SCOPE.get()
         if scope is None and not self.queueing:
             return None
@@ -164,7 +168,9 @@ class BatchDesk:
                 return None
         if collected.error is not None or collected.body is None:
             reason = f"batch {collected.batch} could not judge this request: {collected.error or 'no reply'}"
-            raise self._failed(key, tally, "rejected", reason, judge, request, collected.raw)
+            if not collected.sent:
+                reason += " (nothing was sent to the model)"
+            raise self._failed(key, tally, "rejected", reason, judge, request, collected.raw, collected.sent)
         try:
             reply = await api.reply(judge, request, collected.body)
         except Exception as exc:  # anything else is a bug of the judge's reading: still a judge error
@@ -189,6 +195,20 @@ class BatchDesk:
         tally.saved_usd += self.prices.cost(judge.spec, reply.input_tokens, reply.output_tokens) - cost
         return reply
 
+    def _stored_meanwhile(self, key: str, tally: CallTally) -> JudgeReply | None:
+        """The verdict another process stored for ``key`` since the engine missed it in the cache.
+
+        That process used the batch's reply and let it go (a worker lets go of the replies it used
+        when it ends), so no reply is left for this one: without this look the request would be
+        queued for a batch, or judged live, though its verdict is stored. A used reply is let go only
+        once its verdict is stored (or its check failed, and asking again is meant), so a look at the
+        cache after the reply's closes the gap."""
+        found = self.cache.get(key)
+        if found is None:
+            return None
+        tally.cached += 1
+        return JudgeReply(found.text, found.input_tokens, found.output_tokens, found.model)
+
     def _failed(
         self,
         key: str,
@@ -198,12 +218,14 @@ class BatchDesk:
         judge: Judge,
         request: JudgeRequest,
         raw: str | None,
+        sent: bool = True,
     ) -> JudgeError:
-        """A request the batch did not answer usably: a counted judge error, reported once (its reply is
-        let go, so a later run asks again)."""
+        """A request the batch did not answer usably: a judge error, reported once (its reply is let go,
+        so a later run asks again). Counted as a request sent and failed when it reached the model."""
         self.store.discard(key)
-        tally.attempts += 1
-        tally.failed(kind)
+        if sent:
+            tally.attempts += 1
+            tally.failed(kind)
         return JudgeError(reason, judge=judge.spec.label, metric=request.metric, raw_reply=raw, kind=kind)
 
     def _queue(

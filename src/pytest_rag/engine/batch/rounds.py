@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from ...judges.batch_api import BatchProblem
 from ..limits import BatchSettings
 from .collect import wait
 from .reply_or_queue import BatchDesk, BatchScope
@@ -72,13 +73,18 @@ class BatchRounds:
             if done.problems:
                 raise done.problems[0]
         desk.reload()
-        finished = wait(
-            desk.store,
-            scope.waiting,
-            poll_s=self.settings.poll_s,
-            timeout_s=self.settings.wait_s,
-            show=self.show,
-            sleep=self.sleep,
-        )
+        try:
+            finished = wait(
+                desk.store,
+                scope.waiting,
+                poll_s=self.settings.poll_s,
+                timeout_s=self.settings.wait_s,
+                show=self.show,
+                sleep=self.sleep,
+            )
+        except BatchProblem as exc:
+            if not exc.transient:
+                raise
+            finished = False  # an ended batch not collected yet: its checks wait for a later run
         desk.reload()
         return finished

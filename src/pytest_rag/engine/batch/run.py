@@ -4,7 +4,9 @@ Start (when the engine is built, in every process that judges): if the cache dir
 collect the finished ones, and give the engine a :class:`~.reply_or_queue.BatchDesk`; a directory
 that never saw a batch costs one ``stat``. End (on the controller, after every pytest-xdist worker finished):
 with ``--rag-batch``, submit the queue, one batch per judge; then say what happened to batches during
-this run (submitted, collected, still running, expired or cancelled) in lines for the summary.
+this run (submitted, collected, still running, expired or cancelled, judged live meanwhile) in lines
+for the summary. A submission refused for good fails the run (its checks would wait for ever), as a
+batch, not as a gate; one whose fault may pass keeps its requests queued and only says so.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from . import has_batches
 
 if TYPE_CHECKING:  # the machinery is imported only where batches exist
     from ...judges.batch_api import Manifest
+    from ..cache import JudgmentCache
     from ..judgment import JudgmentEngine
     from .reply_or_queue import BatchDesk
     from .store import BatchStore
@@ -46,6 +49,7 @@ def open_desk(engine: JudgmentEngine, *, queueing: bool, force: bool = False) ->
 class RunEnd:
     lines: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    """Submissions refused for good: the run fails with them."""
 
 
 def end_of_run(cache_dir: Path, cache_mode: str, *, started_at: float, submit_queue: bool) -> RunEnd:
@@ -58,18 +62,16 @@ def end_of_run(cache_dir: Path, cache_mode: str, *, started_at: float, submit_qu
     from .submit import Submission, submit
 
     store = BatchStore(cache_dir)
+    cache = JudgmentCache(cache_dir, cache_mode)
     try:
         submission = Submission()
         if submit_queue:
-            cache = JudgmentCache(cache_dir, cache_mode)
-            try:
-                submission = submit(store, None, known=lambda key: cache.get(key) is not None)
-            finally:
-                cache.close()
-        for problem in submission.problems:
-            end.failures.append(f"pytest-rag: {problem}")
+            submission = submit(store, None, known=lambda key: cache.get(key) is not None)
+        end.failures.extend(f"pytest-rag: {p}" for p in submission.problems if not p.transient)
         end.lines.extend(describe(store, started_at))
+        end.lines.extend(f"batches: {p}" for p in submission.problems if p.transient)
         end.lines.extend(end.failures)
+        end.lines.extend(paid_live_lines(store, cache, started_at))
         if not submit_queue:
             waiting = len(store.queued())
             if waiting:
@@ -78,8 +80,27 @@ def end_of_run(cache_dir: Path, cache_mode: str, *, started_at: float, submit_qu
                     "with --rag-batch submits them"
                 )
     finally:
+        cache.close()
         store.close()
     return end
+
+
+def paid_live_lines(store: BatchStore, cache: JudgmentCache, since: float) -> list[str]:
+    """A line when this run judged live, at full price, requests that wait in a batch submitted
+    before it (a run without --rag-batch does not wait for batches)."""
+    earlier = [m for m in store.pending() if m.id and m.submitted_at < since]
+    paid: dict[str, int] = {}
+    for manifest in earlier:
+        for key in manifest.request_keys():
+            stored = cache.stored_at(key)
+            if stored is not None and stored >= since:
+                paid[manifest.id] = paid.get(manifest.id, 0) + 1
+    if not paid:
+        return []
+    return [
+        f"batches: {sum(paid.values())} request(s) waiting in pending batch(es) {', '.join(sorted(paid))} "
+        "were judged live at full price by this run; with --rag-batch a run waits for their batch instead"
+    ]
 
 
 def describe(store: BatchStore, since: float) -> list[str]:
@@ -115,13 +136,18 @@ def collected_line(manifest: Manifest) -> str:
         text += f", {manifest.failed} failed (judge errors of their checks)"
     if manifest.unanswered:
         text += (
-            f", {manifest.unanswered} not answered ({manifest.problem or manifest.status}): "
-            "queued again when their checks next run with --rag-batch"
+            f", {manifest.unanswered} not answered ({manifest.not_answered_text()}): asked again when their "
+            "checks next run (in a batch with --rag-batch, else live)"
         )
     return text
 
 
 def pending_line(manifest: Manifest) -> str:
+    if manifest.ended:  # over at the provider; only collecting it failed (a fault that may pass)
+        return (
+            f"batch {manifest.id} ({manifest.target.judge}) has ended ({manifest.status}) but could not be "
+            f"collected: {manifest.problem}; a later run (or pytest-rag batch status) tries again"
+        )
     text = (
         f"batch {manifest.id} ({manifest.target.judge}) still {manifest.status or 'pending'}: "
         f"{manifest.done}/{len(manifest.requests)} done; a later run (or pytest-rag batch wait) collects it"

@@ -4,8 +4,8 @@ Under the store's lock, requests whose key is pending in a batch already, or who
 holds by now (a plain run judged it meanwhile), are dropped; the rest are grouped by target. Each batch
 is written as a manifest *before* it is sent (state ``submitting``) and its requests leave the queue
 then, so no other process can submit them too; the manifest gets the provider's batch id once the
-batch exists. A submission that fails is forgotten; when the fault may pass, its requests go back to
-the queue for the next run to submit.
+batch exists. A submission that fails is forgotten; when the fault may pass (a 5xx, a dropped
+connection), its requests go back to the queue for the next run to submit, and the problem says so.
 """
 
 from __future__ import annotations
@@ -91,7 +91,14 @@ def _submit_one(
         if from_queue and exc.transient:
             for request in chunk:
                 store.enqueue(request)
-        done.problems.append(exc)
+            fate = "stay queued: the next run with --rag-batch submits them"
+        elif from_queue:
+            fate = "left the queue: their checks queue them again when they next run with --rag-batch"
+        else:
+            fate = "were not submitted"
+        done.problems.append(
+            BatchProblem(f"{exc}; its {len(chunk)} request(s) {fate}", transient=exc.transient)
+        )
         return
     manifest.id, manifest.input_file_id = batch_id, file_id
     manifest.state, manifest.status = "pending", "submitted"

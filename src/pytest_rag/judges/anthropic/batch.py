@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..batch_api import (
+    UNREADABLE_LINE,
     BatchState,
     BatchTarget,
     Manifest,
@@ -23,6 +24,7 @@ from ..batch_api import (
     refused_param,
     sdk_client,
     target_of,
+    unreadable,
 )
 from ..protocol import Judge, JudgeReply
 from ..request import JudgeRequest
@@ -76,7 +78,14 @@ class AnthropicBatches:
 
     def outcomes(self, manifest: Manifest) -> Iterator[Outcome]:
         with self._client(manifest.target, f"collect message batch {manifest.id}") as client:
-            yield from (_outcome(item) for item in client.messages.batches.results(manifest.id))
+            results = client.messages.batches.results(manifest.id)
+            try:
+                # line by line rather than through the SDK's decoder, which stops at the first line
+                # that is not JSON: such a line leaves its request unanswered, not the whole batch
+                lines = results.http_response.iter_lines()
+                yield from (_outcome(line) for line in lines if line.strip())
+            finally:
+                results.close()
 
     def cancel(self, manifest: Manifest) -> BatchState:
         with self._client(manifest.target, f"cancel message batch {manifest.id}") as client:
@@ -89,20 +98,28 @@ class AnthropicBatches:
         return judge.reply_of(Message.model_validate(body))
 
 
-def _outcome(item: Any) -> Outcome:
-    key = str(item.custom_id)
-    result = item.result
-    if result.type == "succeeded":
-        return Outcome(key, body=result.message.model_dump(mode="json"))
-    if result.type != "errored":
-        return Outcome(key)  # canceled or expired: asked again in a later batch
-    error = result.error.error.model_dump(mode="json")
+def _outcome(line: str) -> Outcome:
+    """One line of the results: ``{"custom_id", "result": {"type", "message" | "error"}}``."""
+    try:
+        item = json.loads(line)
+        key, result = str(item["custom_id"]), item["result"]
+        kind = str(result["type"])
+        message = result.get("message")
+        envelope = result.get("error") or {}
+        error = envelope.get("error") or {} if kind == "errored" else {}
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return unreadable(line)
+    if kind == "succeeded" and isinstance(message, dict):
+        return Outcome(key, body=message)
+    if kind != "errored" or not isinstance(error, dict):
+        # canceled or expired (or a result with no message): asked again in a later batch
+        return Outcome(key, unanswered=kind if kind in ("canceled", "expired") else UNREADABLE_LINE)
     if error.get("type") in PASSING_ERRORS:
-        return Outcome(key)
+        return Outcome(key, unanswered=f"met {error['type']}")
     return Outcome(
         key,
         error=f"{error.get('type', 'error')}: {error.get('message', '')}",
-        raw=capped(json.dumps(result.error.model_dump(mode="json"))),
+        raw=capped(json.dumps(envelope)),
         rejected_param=refused_param(error) if error.get("type") == "invalid_request_error" else None,
     )
 

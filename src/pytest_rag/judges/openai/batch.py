@@ -16,7 +16,6 @@ from typing import Any
 
 from ...errors import JudgeError
 from ..batch_api import (
-    BatchProblem,
     BatchState,
     BatchTarget,
     Manifest,
@@ -26,6 +25,7 @@ from ..batch_api import (
     refused_param,
     sdk_client,
     target_of,
+    unreadable,
 )
 from ..embeddings import EmbeddingBatch, EmbeddingJudge
 from ..faults import RETRYABLE_STATUS
@@ -38,7 +38,8 @@ from .server import api_key_for
 CHAT = "/v1/chat/completions"
 EMBEDDINGS = "/v1/embeddings"
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
-NOT_ANSWERED = frozenset({"batch_expired", "batch_cancelled"})
+NOT_ANSWERED = {"batch_expired": "expired", "batch_cancelled": "cancelled"}
+"""Error codes of requests the batch never ran, and how a status line says it."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ class OpenAIBatches:
                     for e in ((batch.errors.data if batch.errors else None) or [])
                 ]
                 reason = "the batch was refused: " + ("; ".join(errors) or "no reason given")
-                yield from (Outcome(key, error=reason) for key in manifest.request_keys())
+                yield from (Outcome(key, error=reason, sent=False) for key in manifest.request_keys())
                 return
             for file_id in (batch.output_file_id, batch.error_file_id):
                 if file_id:
@@ -157,23 +158,24 @@ class OpenAIBatches:
 
 
 def _outcome(line: str) -> Outcome:
-    """One line of an output or error file."""
+    """One line of an output or error file; a line that cannot be read leaves its request unanswered
+    (asked again), never the whole batch uncollected."""
     try:
         item = json.loads(line)
         key = str(item["custom_id"])
-    except (ValueError, KeyError, TypeError):
-        raise BatchProblem(
-            f"a result line of the batch is not what the Batch API writes: {line[:200]!r}"
-        ) from None
-    response = item.get("response") or {}
-    status = response.get("status_code")
-    body = response.get("body")
+        response = item.get("response") or {}
+        status = response.get("status_code")
+        body = response.get("body")
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return unreadable(line)
     if status == 200 and isinstance(body, dict):
         return Outcome(key, body=body)
     error = item.get("error") or (body.get("error") if isinstance(body, dict) else None) or {}
     code = error.get("code") if isinstance(error, dict) else None
-    if code in NOT_ANSWERED or status in RETRYABLE_STATUS:
-        return Outcome(key)  # expired, cancelled, rate-limited or a server fault: asked again later
+    if code in NOT_ANSWERED:
+        return Outcome(key, unanswered=NOT_ANSWERED[code])
+    if status in RETRYABLE_STATUS:  # rate-limited or a server fault: asked again later
+        return Outcome(key, unanswered=f"met HTTP {status}")
     message = error.get("message") if isinstance(error, dict) else None
     detail = f"HTTP {status}: {message}" if status else str(message or code or "failed")
     return Outcome(

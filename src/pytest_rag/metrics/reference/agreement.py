@@ -200,7 +200,6 @@ FACTUAL_CLAIMS_EXTRACT = Template(
         "with pronouns resolved. Restate only what the text asserts. A text without factual content "
         "gives an empty list."
     ),
-    scale="",
     fields={"claims": "list of claim strings"},
 )
 
@@ -213,7 +212,6 @@ FACTUAL_CLAIMS_VERIFY = Template(
         "premise states or directly implies it, 'contradiction' when the premise states the opposite "
         "or an incompatible fact, 'neutral' otherwise. Use only the premise, not your own knowledge."
     ),
-    scale="",
     fields={
         "verdicts": 'list with one object per claim, in order: {"index": claim number, "reasoning": '
         'one to three sentences, "verdict": "entailment" | "neutral" | "contradiction"}'

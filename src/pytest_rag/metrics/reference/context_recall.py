@@ -103,7 +103,6 @@ EXTRACT_FACTS = Template(
         "standalone sentence. Keep every fact a complete answer would need; do not add facts that "
         "the reference does not state."
     ),
-    scale="",
     fields={"claims": "list of fact strings"},
 )
 
@@ -116,7 +115,6 @@ ATTRIBUTE_FACTS = Template(
         "it, and if so which one. Give the number of the context that states it most completely; "
         "give null when no context does. Use only the contexts, not your own knowledge."
     ),
-    scale="",
     fields={
         "verdicts": 'list with one object per fact, in order: {"index": fact number, "reasoning": one '
         'to three sentences, "covered": true or false, "source_context": context number or null}'
