@@ -24,6 +24,7 @@ def scorer() -> LocalScorer:
         ("The tower was completed in 1889, right?", "The tower was completed in 1889."),
         ("Haha, the museum opens at ten on Sundays.", "The museum opens at ten on Sundays."),
         ("I'm pretty sure that penguins cannot fly.", "Penguins cannot fly."),
+        ("Did you know that the bridge opened in 1962?", "The bridge opened in 1962."),
     ],
 )
 def test_the_chat_around_a_claim_is_cut_off(reply: str, claim: str) -> None:

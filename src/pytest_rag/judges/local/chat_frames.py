@@ -40,6 +40,7 @@ _BELIEF_RE = re.compile(
     r"(?: that)?\b[\s,]*",
     re.IGNORECASE,
 )
+_ASKS_TO_TELL_RE = re.compile(r"^did you know\b", re.IGNORECASE)
 _TAIL_RE = re.compile(
     r"[\s,]+(?:i think|i believe|i guess|right|you know|haha|lol|isn't it|wasn't it|didn't they)\s*(?=[?!.]*$)",
     re.IGNORECASE,
@@ -60,6 +61,8 @@ def strip_chat(sentence: str) -> str:
         text = text[opener.end() :]
     believed = _BELIEF_RE.sub("", text, count=1)
     if not FIRST_PERSON_PRONOUNS & set(tokenize(believed)):  # "I think I'd recommend it" is about the speaker
+        if _ASKS_TO_TELL_RE.match(text):  # "Did you know that it opened in 1962?" states it
+            believed = believed.rstrip("?") + "."
         text = believed
     untagged = _TAIL_RE.sub("", text)
     if untagged != text:  # "It opened in 1962, right?" asks nothing: it states
