@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from pytest_rag.judges.local.scorer import LocalScorer  # noqa: E402
-from pytest_rag.judges.local.tasks import grade_fraction  # noqa: E402
+from pytest_rag.judges.local.tasks import grade_for_kind  # noqa: E402
 
 DEFAULT_THRESHOLD = 4  # the faithfulness metric's default pass mark on its 1-5 scale
 
@@ -93,7 +93,7 @@ def load_probes(path: Path, scorer: LocalScorer) -> list[Probe]:
                     contexts=contexts,
                     answer=answer,
                     probability=report.probability,
-                    grade=grade_fraction(report),
+                    grade=grade_for_kind(scorer, report, answer)[0],  # the pass mark of its kind
                 )
             )
         except (KeyError, TypeError, json.JSONDecodeError) as exc:

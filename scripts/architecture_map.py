@@ -66,7 +66,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                     "failures.py",
                 ),
             ),
-            ("inputs", ("inputs.py",)),
+            ("inputs", ("inputs.py", "answer_kinds.py")),
         ),
     ),
     ("arithmetic", (("scoring/", ("scoring/",)), ("stats/", ("stats/",)))),

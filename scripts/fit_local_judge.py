@@ -465,6 +465,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             entry["auroc"] = round(entry["auroc"], 4)
         CALIBRATION_PATH.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
         print(f"\nwrote {CALIBRATION_PATH.relative_to(ROOT)}")
+        from answer_kind_cuts import write_stage  # per-kind pass marks for these models (own stage)
+
+        print(f"per-kind pass marks: {write_stage(records, root)['cuts']}")
     return 0
 
 

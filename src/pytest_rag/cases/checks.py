@@ -8,7 +8,7 @@ reference, ``passage_recall`` expected contexts, ``faithfulness`` contexts the a
 question marked ``answerable: false`` is held to ``abstention`` (the app should decline it).
 
 What a metric reads from the case beyond the sample travels as its options, by name: ``history``
-(the earlier messages) and ``expected`` (the expected contexts).
+(the earlier messages), ``expected`` (the expected contexts) and ``answer_kind`` (faithfulness).
 """
 
 from __future__ import annotations
@@ -74,6 +74,8 @@ def case_options(case: Case, exchange: Exchange) -> dict[str, Any]:
     options: dict[str, Any] = {"history": list(exchange.history)}
     if case.expected_contexts:
         options["expected"] = [ref.as_option() for ref in case.expected_contexts]
+    if case.answer_kind is not None:
+        options["answer_kind"] = case.answer_kind
     return options
 
 

@@ -3,7 +3,9 @@
 A :class:`Case` holds either one ``question`` or the ``turns`` of a conversation. Everything else is
 optional: the ``reference`` answer, the ``expected_contexts`` retrieval should find (ids, or texts
 for an app that cuts its documents differently), ``answerable: false`` for a question the documents
-do not answer (the app should decline), the case's own ``metrics`` and ``thresholds`` (else the
+do not answer (the app should decline), ``answer_kind`` (``short``, ``summary`` or
+``conversational``: what the app's answers are, for the offline judge's faithfulness pass mark;
+else it reads the kind from each answer), the case's own ``metrics`` and ``thresholds`` (else the
 suite's defaults from the ini file), ``tags`` (pytest markers), ``snapshot`` and, for a generated
 case, its provenance (``generated``) and whether a person ``reviewed`` it.
 
@@ -20,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from ..answer_kinds import check_answer_kind
 from ..check_keys import parse_metric_label
 
 _TAG_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -103,6 +106,7 @@ class Case(BaseModel):
     reference: str | None = None
     expected_contexts: list[ContextRef] = Field(default_factory=list)
     answerable: bool = True
+    answer_kind: str | None = None
     metrics: list[str] | None = None
     thresholds: dict[str, float] = Field(default_factory=dict)
     tags: list[str] = Field(default_factory=list)
@@ -126,6 +130,11 @@ class Case(BaseModel):
     @classmethod
     def _texts(cls, value: str | None) -> str | None:
         return _text(value, "the text")  # type: ignore[no-any-return]
+
+    @field_validator("answer_kind")
+    @classmethod
+    def _answer_kind(cls, value: str | None) -> str | None:
+        return check_answer_kind(value, "the case")  # its InputError is a ValueError pydantic reports
 
     @field_validator("metrics")
     @classmethod

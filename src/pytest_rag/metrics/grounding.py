@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..answer_kinds import check_answer_kind
 from ..helper_forms import Check, answer_and_contexts, given, score_form, shared_form
 from ..inputs import ContextLike, Sample
 from ..results import Evidence, Highlights
@@ -92,8 +93,20 @@ class Faithfulness(SingleJudgment):
     scale = Scale(1, 5)
     default_threshold = 4
     required = ("answer", "contexts")
+    options = ("answer_kind",)
     template = FAITHFULNESS_TEMPLATE
     verdict = FaithfulnessVerdict
+
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        super().check_options(options)
+        check_answer_kind(options.get("answer_kind"), self.name)
+
+    def task_hints(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        # The kind of answer sets the offline judge's pass mark (short answer, summary,
+        # conversational reply); only given when the user names it, so requests without it,
+        # and every LLM prompt and cache key, stay as they were.
+        kind = check_answer_kind(options.get("answer_kind"), self.name)
+        return {} if kind is None else {"answer_kind": kind}
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
@@ -497,11 +510,21 @@ class GroundingHelpers:
         *,
         mode: str | None = None,
         question: str | None = None,
+        answer_kind: str | None = None,
     ) -> Check:
         """Is ``answer`` supported by ``contexts``? 1-5 (single mode) or supported/total (claims mode).
         ``question`` lets a judge that reads inputs (the offline one) check a bare "yes" or a lone
-        entity as the claim it makes; LLM prompts do not show it."""
-        return Check(answer=answer, contexts=contexts, threshold=threshold, mode=mode, question=question)
+        entity as the claim it makes; LLM prompts do not show it. ``answer_kind`` ("short",
+        "summary" or "conversational") names the kind of answer, whose pass mark the offline judge
+        uses; left out, it reads the kind from the answer. LLM prompts do not show it either."""
+        return Check(
+            answer=answer,
+            contexts=contexts,
+            threshold=threshold,
+            mode=mode,
+            question=question,
+            options=given(answer_kind=check_answer_kind(answer_kind, "faithfulness()")),
+        )
 
     assert_faithful, afaithfulness, aassert_faithful = faithfulness.other_forms()
 

@@ -124,8 +124,14 @@ class SingleJudgment(Metric):
     def scored(self, verdict: Any) -> Scored:
         """The metric's outcome from the validated verdict."""
 
+    def task_hints(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Options that reach judges reading task inputs but not the prompt (so LLM prompts and
+        cache keys stay as they were): none unless a metric says so."""
+        return {}
+
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         user, inputs = self.render(sample)
+        inputs.update(self.task_hints(options))
         request = judge_request(self.name, self.template, user, self.verdict, inputs)
         verdict, odds = await ask_graded(ask, request, self.verdict)
         outcome = self.scored(verdict)

@@ -74,7 +74,9 @@ _BULLET_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased word and number tokens of ``text`` (punctuation dropped)."""
-    return [t.replace("’", "'") for t in _TOKEN_RE.findall(text.lower())]
+    # the pattern treats ’ and ' alike, so one replace of the text gives the tokens' replacements
+    tokens: list[str] = _TOKEN_RE.findall(text.lower().replace("’", "'"))
+    return tokens
 
 
 def _ends_with_abbreviation(chunk: str) -> bool:
@@ -110,7 +112,7 @@ def split_sentences(text: str) -> list[str]:
         rest = line[start:].strip()
         if rest:
             sentences.append(rest)
-    return [s for s in sentences if tokenize(s)]
+    return [s for s in sentences if _TOKEN_RE.search(s)]  # a sentence with a token
 
 
 def content_words(tokens_or_text: str | Sequence[str]) -> list[str]:

@@ -21,6 +21,8 @@ The modules:
   :mod:`.negation`, :mod:`.comparisons`, :mod:`.names`, :mod:`.slots`, :mod:`.unbacked`, with the word
   lists they share in :mod:`.opposites`, :mod:`.normalise` (name and date forms, ``name_forms.json``)
   and :mod:`.conversational_register` (first person and chat words);
-* :mod:`.framing` (sentences about the answer itself), :mod:`.question` (short answers read with
-  their question) and :mod:`.dialogue` (a conversation's turn read with the turns before it).
+* :mod:`.framing` (sentences about the answer itself), :mod:`.chat_frames` (the chat around a
+  claim: "Oh yeah, I think ..."), :mod:`.question` (short answers read with their question) and
+  :mod:`.dialogue` (a conversation's turn read with the turns before it);
+* :mod:`.answer_kind`: the kind of answer (short, summary, conversational) and its pass mark.
 """

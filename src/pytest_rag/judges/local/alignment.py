@@ -27,7 +27,7 @@ from ...scoring.text import (
     tokenize,
 )
 from .comparisons import comparisons_in, is_comparison_flip
-from .context_index import ContextIndex
+from .context_index import ContextIndex, shared_index
 from .conversational_register import register_features
 from .embedder import FloatArray, StaticEmbedder
 from .names import is_name_swap, is_role_swap, names_in
@@ -47,7 +47,7 @@ from .unbacked import (
 
 def index_contexts(embedder: StaticEmbedder, contexts: Sequence[str]) -> ContextIndex:
     """Split every context into sentences and index them for alignment (see :mod:`.context_index`)."""
-    return ContextIndex(embedder, contexts)
+    return shared_index(embedder, contexts)
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ def sentence_evidence(
 
     # The model was fitted on numbers in digits: its feature counts those; a spelled-out one the
     # contexts lack ("two ports" against "four ports") is an edit all the same.
-    unbacked_digits, unbacked_spelled = unbacked_numbers(tokens, index.numbers, index.clock_times)
+    unbacked_digits, unbacked_spelled = unbacked_numbers(tokens, index.numbers_near(stems), index.clock_times)
     fitted_numbers = tuple(dict.fromkeys([*unbacked_digits, *miscounted_numbers(embedder, tokens, index)]))
     unsupported_numbers = tuple(dict.fromkeys([*fitted_numbers, *unbacked_spelled]))
     unsupported_names = tuple(

@@ -11,11 +11,18 @@ work proportional to the answer, not to the corpus.
 
 The index also keeps the contexts' vocabulary, numbers and what each number counts (looked up
 lazily, per number the answer states), and the vectors the alignment compares with.
+
+A long page is often checked more than once (several answers, several metrics against the same
+retrieved page), and reading it is the one cost that grows with it. So :func:`shared_index` keeps
+the last ``KEPT_INDEXES`` indexes of contexts of at least ``KEPT_FROM_CHARACTERS`` characters: a
+later check against the same texts costs what its answer costs. An index only ever adds entries
+derived from its own texts, so sharing one changes no verdict.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from functools import cached_property
 from itertools import pairwise
@@ -27,7 +34,7 @@ from .embedder import PIECE_RE, FloatArray, StaticEmbedder
 from .lexical import SentenceTable, cached_stem
 from .negation import states_negation
 from .normalise import context_forms, name_forms
-from .numbers import clock_times, numbers_with_units
+from .numbers import clock_times, number_set, numbers_with_units
 from .spans import MAX_WINDOW, Candidates, Span
 
 FULL_SCAN_SENTENCES = 64
@@ -36,6 +43,13 @@ FULL_SCAN_SENTENCES = 64
 CANDIDATE_SENTENCES = 24
 """In larger contexts, the context sentences sharing the most content words with an answer sentence
 whose spans become its candidates."""
+
+
+KEPT_FROM_CHARACTERS = 8_000
+"""Contexts of at least this many characters in all (about 1,300 words) keep their index."""
+
+KEPT_INDEXES = 4
+"""How many large contexts' indexes are kept, least recently used dropped first."""
 
 
 class ContextIndex:
@@ -126,6 +140,34 @@ class ContextIndex:
             self._found_bigrams[pair] = any(pair in set(pairwise(self.table.stems[i])) for i in rows)
         return self._found_bigrams[pair]
 
+    def numbers_near(self, stems: Sequence[str]) -> frozenset[str]:
+        """The numbers that can back a sentence with these stemmed content words: in a small
+        context, every number of it; in a large one, the numbers within ``MAX_WINDOW`` sentences
+        of the context sentences that share at least half of those words. On a long page nearly
+        every year and count occurs somewhere ("automated in 1979" where the page says 1987 and
+        an unrelated paragraph mentions 1979), so the whole page backs nothing. When no sentence
+        shares half of the words, every number of the contexts counts, as in a small context."""
+        wanted = set(stems) - NEGATION_WORDS
+        if self.full_scan or not wanted:
+            return self.numbers
+        table = self.table
+        close = [
+            i
+            for i in table.rank(wanted, CANDIDATE_SENTENCES)
+            if 2 * len(wanted & set(table.stems[i])) >= len(wanted)
+        ]
+        if not close:
+            return self.numbers
+        rows = {
+            j
+            for i in close
+            for j in range(max(0, i - MAX_WINDOW + 1), min(self.sentence_count, i + MAX_WINDOW))
+            if table.context_of[j] == table.context_of[i]
+        }
+        spelled = name_forms().numbers
+        tokens = [t for j in sorted(rows) for t in table.tokens[j]]
+        return frozenset(number_set(tokens)) | {spelled[t] for t in tokens if t in spelled}
+
     def clock_times(self) -> frozenset[str]:
         """Every clock time of the contexts in 24-hour form ("8:00" for "8 am" and "08:00"); read
         on first need, since most answers state no time."""
@@ -213,3 +255,33 @@ class ContextIndex:
             )
             self._spans[key] = (span, vector)
         return self._spans[key]
+
+
+_kept: OrderedDict[tuple[int, tuple[str, ...]], ContextIndex] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def shared_index(embedder: StaticEmbedder, contexts: Sequence[str]) -> ContextIndex:
+    """The index of ``contexts``: built anew for small contexts, kept for large ones (see the module
+    docstring)."""
+    texts = tuple(contexts)
+    if sum(len(text) for text in texts) < KEPT_FROM_CHARACTERS:
+        return ContextIndex(embedder, texts)
+    key = (id(embedder), texts)
+    with _kept_lock:
+        found = _kept.get(key)
+        if found is not None:
+            _kept.move_to_end(key)
+            return found
+    built = ContextIndex(embedder, texts)
+    with _kept_lock:
+        _kept[key] = built
+        while len(_kept) > KEPT_INDEXES:
+            _kept.popitem(last=False)
+    return built
+
+
+def forget_shared_indexes() -> None:
+    """Drop every kept index (for measurements of a first check, and tests)."""
+    with _kept_lock:
+        _kept.clear()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from ...scoring.text import content_words, tokenize
+from .chat_frames import strip_chat
 
 _SOURCE = r"(?:provided |given |above |following |retrieved |available )?(?:context|contexts|passage|passages|text|texts|document|documents|article|source|sources|information|excerpt|page|snippet)s?"
 _KIND = r"(?:(?:short|brief|concise|quick|detailed|simple|clear|full) )*(?:summary|answer|overview|explanation|rundown|description|list|recap|response)"
@@ -70,6 +71,7 @@ def strip_framing(sentence: str) -> str:
 
 
 def claim_units(sentences: list[str]) -> list[str]:
-    """The sentences that make claims: framing removed, lead-ins cut off."""
-    kept = (strip_framing(s) for s in sentences)
+    """The sentences that make claims: framing removed, lead-ins cut off, and the chat around a
+    claim ("Oh yeah, I think ...") left out (:mod:`.chat_frames`)."""
+    kept = (strip_chat(strip_framing(s)) for s in sentences)
     return [s for s in kept if tokenize(s)]

@@ -459,7 +459,7 @@ class LocalScorer:
                 per_unit[0] = replace(per_unit[0], wrong_slot=True)
             if polarity_conflict(made, question, index.table):
                 per_unit[0] = replace(per_unit[0], negation_flip=True)
-        if not any(tokenize(c) for c in contexts):
+        if not index.tokens:  # no word in any context (the index has read them: no second pass)
             sentences = tuple(SentenceSupport.from_evidence(e, 0.0) for e in per_unit)
             return GroundingReport(sentences, 0.0)
         sentence_model = self._models["sentence"]

@@ -9,6 +9,8 @@ probability or supported fraction onto a metric's scale is fixed here and docume
   cut (the answer model's threshold, about 0.5), 5 when every sentence is supported (support >=
   0.5) and 4 otherwise; below the cut, by the supported fraction ``f`` of sentences: 3 when
   ``f >= 0.45``, 2 when ``f > 0``, 1 otherwise. So the default pass mark 4 is the calibrated cut.
+  Faithfulness holds an answer to the cut of its kind (short answer, summary, conversational
+  reply: :mod:`.answer_kind`), read from the answer or named by the ``answer_kind`` input.
 * 1-5 relevance maps the probability ``p`` that the answer addresses the question: a declining
   answer (no-answer probability >= 0.5) scores 1; otherwise >= 0.8 -> 5, >= 0.6 -> 4, >= 0.4 -> 3,
   >= 0.2 -> 2, else 1.
@@ -59,24 +61,33 @@ refuses them with an error naming an LLM judge instead of falling back to someth
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
+from ...answer_kinds import check_answer_kind
 from ...scoring.text import split_sentences, tokenize
+from .answer_kind import packaged_cuts, read_answer_kind
 from .dialogue import asked_again, contradictions, question_with_topic, standalone_question, statements_of
 from .scorer import SUPPORTED, GroundingReport, LocalScorer, SentenceSupport, changes_a_fact
 
 Handler = Callable[[LocalScorer, Mapping[str, Any]], dict[str, Any]]
 
 
-def grade_fraction(report: GroundingReport) -> int:
+def grade_fraction(report: GroundingReport, floor: float = 0.0) -> int:
     """The 1-5 grade of a grounding report. The pass mark 4 sits at the calibrated cut of the
     whole-text probability (``report.cut``: the answer model's threshold, where balanced
-    accuracy is best on its training data), for an answer none of whose sentences changes a fact
-    (a flipped negation, another number, a swapped name or noun): the whole-text probability of a
-    two-sentence answer with one such edit can still reach the cut, and must not pass. Below it
-    the share of supported sentences grades."""
+    accuracy is best on its training data, or the cut of the answer's kind), for an answer none of
+    whose sentences changes a fact (a flipped negation, another number, a swapped name or noun):
+    the whole-text probability of a two-sentence answer with one such edit can still reach the
+    cut, and must not pass. A kind's ``floor`` also keeps an answer with a sentence supported
+    below it from passing. Below the pass mark the share of supported sentences grades."""
     fraction = report.supported_fraction(SUPPORTED)
-    if report.probability >= report.cut and not any(changes_a_fact(s) for s in report.sentences):
+    weakest = min((s.probability for s in report.sentences), default=1.0)
+    if (
+        report.probability >= report.cut
+        and weakest >= floor
+        and not any(changes_a_fact(s) for s in report.sentences)
+    ):
         return 5 if fraction >= 1.0 else 4
     if fraction >= 0.45:
         return 3
@@ -103,12 +114,23 @@ def explain_grounding(report: GroundingReport, noun: str, source: str) -> str:
     return head + ("" if not details else " Unsupported:" + "".join(details))
 
 
+def grade_for_kind(
+    scorer: LocalScorer, report: GroundingReport, answer: str, hint: object = None
+) -> tuple[int, str]:
+    """The 1-5 grade of ``report`` on ``answer`` under the pass mark of its kind (``hint``, the
+    user's ``answer_kind``, or the kind read from the answer), and that kind."""
+    kind = check_answer_kind(hint, "the offline judge") or read_answer_kind(answer)
+    mark = packaged_cuts().mark(kind, report.cut, scorer.version)
+    return grade_fraction(replace(report, cut=mark.cut), mark.floor), kind
+
+
 def faithfulness_single(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
     report = scorer.support(inputs["answer"], list(inputs["contexts"]), inputs.get("question"))
+    grade, kind = grade_for_kind(scorer, report, str(inputs["answer"]), inputs.get("answer_kind"))
     return {
-        "reasoning": explain_grounding(report, "sentence", "context"),
+        "reasoning": explain_grounding(report, "sentence", "context") + f" Judged as a {kind} answer.",
         "unsupported_statements": [s.sentence for s in report.unsupported(SUPPORTED)],
-        "score": grade_fraction(report),
+        "score": grade,
     }
 
 
