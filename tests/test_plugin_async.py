@@ -52,7 +52,7 @@ async def test_async_assert_fails_readably(rag_judge):
 def test_async_and_sync_tests_share_one_session_without_loop_clashes(
     pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
-    fake_llm.latency = 0.05
+    fake_llm.latency = 0.5  # long enough that the gathered pair overlaps even on a loaded machine
     pytester.makepyfile(MIXED)
     result = pytester.runpytest("-p", "asyncio", *rag_args(fake_llm, tmp_path / "c"))
     result.assert_outcomes(passed=5, failed=1)

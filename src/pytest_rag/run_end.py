@@ -25,6 +25,7 @@ from .errors import RagError
 from .regression.gates import Conclusion, conclude
 from .regression.store_io import export_store, import_store
 from .report.html.page import write_html_report
+from .report.progress import verbosity
 from .report.results_file import junit_properties as properties_of
 from .report.results_file import write_reports
 from .report.summary import summary_text
@@ -152,7 +153,7 @@ def write_summary(
     lines = summary_text(
         final_records(rag),
         [*tests, *(conclusion.summary_lines if conclusion is not None else ())],
-        quiet=config.getoption("verbose") < 0,  # get_verbosity() is pytest 8+; we support 7.4
+        quiet=verbosity(config) < 0,
         dry_run=rag.settings.dry_run,
         budget_usd=rag.settings.budget_usd,
         replay=rag.settings.cache_mode == "replay",

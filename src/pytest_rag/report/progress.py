@@ -160,11 +160,18 @@ def batch_progress(config: Any, total: int, nodeid: str) -> BatchProgress:
     return BatchProgress(_terminal_line(config, nodeid) if total > 1 else None, total)
 
 
+def verbosity(config: Any) -> int:
+    """pytest's verbosity (``-q`` is negative). ``Config.get_verbosity`` is pytest 8+; pytest 7.4, the
+    oldest we support, has only the option."""
+    get = getattr(config, "get_verbosity", None)
+    return int(get() if get is not None else config.getoption("verbose") or 0)
+
+
 def _terminal_line(config: Any, nodeid: str) -> TerminalLine | None:
     if hasattr(config, "workerinput"):
         return None
     try:
-        if config.getoption("verbose") < 0:  # get_verbosity() is pytest 8+; we support 7.4
+        if verbosity(config) < 0:
             return None
         manager = config.pluginmanager
     except AttributeError:
