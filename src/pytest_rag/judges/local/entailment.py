@@ -163,7 +163,8 @@ class TextTokens:
 
 def _words_with_offsets(text: str) -> list[tuple[str, int, int]]:
     """Each word of ``tokenize(text)`` with its character span in ``text``."""
-    lowered = text.lower().replace("’", "'")
+    # lowered one character at a time, so offsets stay those of ``text`` ("İ" lowers to two)
+    lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text).replace("’", "'")
     found: list[tuple[str, int, int]] = []
     position = 0
     for word in tokenize(text):
