@@ -39,6 +39,9 @@ PRIZE = [
     "The Halden Prize is awarded every two years to a young sculptor.",
     "Its first winner, in 1983, was the Swiss artist Mira Lenz.",
 ]
+FERRY_CREW = [
+    "Lars Eng, the ferry's captain, inspects the boat every Monday. Its chief engineer is Ada Moss."
+]
 QUARTET = [
     "The Varga Quartet won the Budapest chamber competition in 2009. In the following year the "
     "quartet was invited to play at festivals across Europe."
@@ -84,6 +87,8 @@ def test_a_sentence_joining_facts_from_two_places_passes(
             CELLIST,
         ),
         ("The Halden Prize was first awarded in 1983, to the Austrian sculptor Mira Lenz.", PRIZE),
+        # an appositive with another role: the edit is seen in the sentence read whole
+        ("Lars Eng, the ferry's mechanic, inspects the boat every Monday.", FERRY_CREW),
     ],
 )
 def test_a_compound_with_one_false_part_still_fails(

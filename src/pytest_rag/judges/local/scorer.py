@@ -176,6 +176,8 @@ def sentence_logit(model: LogisticModel, unit: UnitEvidence) -> tuple[float, Sen
     z, weakest = weakest_claim(model, unit.claims)
     if len(unit.claims) > 1:
         whole = capped_logit(model.logit(unit.whole.features), unit.whole)
+        if changes_a_fact(unit.whole) and whole < z:
+            return whole, unit.whole  # an edit only the whole shows (a role moved into an appositive)
         if whole > z and whole >= 0.0:
             return whole, unit.whole
     return z, weakest
