@@ -42,13 +42,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from pytest_rag.judges.local.alignment import index_contexts  # noqa: E402
-from pytest_rag.judges.local.context_index import ContextIndex  # noqa: E402
+from pytest_rag.judges.local.alignment import index_contexts, top_spans  # noqa: E402
 from pytest_rag.judges.local.embedder import StaticEmbedder, load_embedder  # noqa: E402
 from pytest_rag.judges.local.entailment import EntailmentModel, load_entailment_model  # noqa: E402
 from pytest_rag.judges.local.scorer import answer_units  # noqa: E402
-from pytest_rag.judges.local.spans import stem_all  # noqa: E402
-from pytest_rag.scoring.text import content_words, tokenize  # noqa: E402
 
 Array = npt.NDArray[np.float64]
 SEED = 13
@@ -87,23 +84,6 @@ def grounding_sets(root: Path) -> dict[str, list[Record]]:
         for r in read_jsonl(root / "begin_grounded_dialogue" / "data.jsonl")
     ]
     return out
-
-
-def top_spans(embedder: StaticEmbedder, index: ContextIndex, unit: str, k: int) -> list[str]:
-    """The ``k`` candidate spans the judge's alignment ranks highest for ``unit``."""
-    stems = stem_all(content_words(tokenize(unit)))
-    candidates = index.candidates(stems)
-    if not candidates.spans:
-        return []
-    cosines = candidates.vectors @ embedder.embed([unit])[0]
-    stem_set = set(stems)
-    lexical = np.array(
-        [len(stem_set & s.content) / len(stem_set) if stem_set else 0.0 for s in candidates.spans]
-    )
-    widths = np.array([s.width for s in candidates.spans], dtype=np.float64)
-    choice = lexical + cosines - 0.03 * (widths - 1)
-    order = np.argsort(-choice, kind="stable")[:k]
-    return [candidates.spans[int(i)].text for i in order]
 
 
 def grounding_scores(

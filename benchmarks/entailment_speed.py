@@ -27,11 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from entailment_dev_sets import top_spans  # noqa: E402
 from offline_speed import corpus, samples  # noqa: E402
 
 from pytest_rag.judges.local import LocalScorer  # noqa: E402
-from pytest_rag.judges.local.alignment import index_contexts  # noqa: E402
+from pytest_rag.judges.local.alignment import index_contexts, top_spans  # noqa: E402
 from pytest_rag.judges.local.context_index import forget_shared_indexes  # noqa: E402
 from pytest_rag.judges.local.embedder import load_embedder  # noqa: E402
 from pytest_rag.judges.local.entailment import load_entailment_model  # noqa: E402

@@ -38,8 +38,9 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from pytest_rag.judges.local.alignment import SentenceEvidence, index_contexts, sentence_evidence  # noqa: E402
+from pytest_rag.judges.local.alignment import SentenceEvidence, UnitEvidence, claims_evidence, index_contexts  # noqa: E402
 from pytest_rag.judges.local.embedder import StaticEmbedder, load_embedder  # noqa: E402
+from pytest_rag.judges.local.entailment import EntailmentModel, load_entailment_model  # noqa: E402
 from pytest_rag.judges.local.features import (  # noqa: E402
     ANSWER_FEATURES,
     CORRECTNESS_FEATURES,
@@ -49,13 +50,14 @@ from pytest_rag.judges.local.features import (  # noqa: E402
     correctness_features,
     relevance_features,
 )
-from pytest_rag.judges.local.scorer import LogisticModel, answer_units, capped_logit  # noqa: E402
+from pytest_rag.judges.local.scorer import LogisticModel, answer_units, sentence_logit, weakest_claim  # noqa: E402
 
 SEED = 13
 FOLDS = 5
 L2 = 1.0
 SMOOTHING = 6  # neighbouring threshold candidates averaged on each side (see best_threshold)
-VERSION = "local-judge-6"
+VERSION = "local-judge-7"
+MIL_ROUNDS = 2  # refits in which a negative text trains on its weakest claim only (see sentence_training_set)
 Array = npt.NDArray[np.float64]
 CALIBRATION_PATH = ROOT / "src" / "pytest_rag" / "judges" / "local" / "calibration.json"
 
@@ -158,8 +160,8 @@ class GroundingRecord:
     source: str  # "lfqa" or "begin"
     group: str  # records sharing an answer share a group
     label: int
-    units: list[SentenceEvidence]  # the answer split into sentences
-    whole: SentenceEvidence | None
+    units: list[UnitEvidence]  # the answer split into sentences, each into its claims
+    whole: UnitEvidence  # the whole answer read as one unit, and its claims
     unit_labels: list[int] | None = None  # per-sentence labels when known and aligned
     logits: list[float] = field(default_factory=list)
 
@@ -171,6 +173,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def grounding_record(
     embedder: StaticEmbedder,
+    model: EntailmentModel,
     dataset: str,
     source: str,
     group: str,
@@ -180,9 +183,7 @@ def grounding_record(
     answer, contexts = row["answer"], row["contexts"]
     units = answer_units(answer)  # as the judge reads an answer: framing sentences left out
     index = index_contexts(embedder, contexts)
-    vectors = embedder.embed([*units, answer])
-    evidence = [sentence_evidence(embedder, index, u, vectors[i]) for i, u in enumerate(units)]
-    whole = sentence_evidence(embedder, index, answer, vectors[-1])
+    *evidence, whole = claims_evidence(embedder, index, model, [*units, answer])
     if unit_labels is not None and len(unit_labels) != len(units):
         unit_labels = None
     return GroundingRecord(dataset, source, group, int(bool(row["faithful"])), evidence, whole, unit_labels)
@@ -190,41 +191,60 @@ def grounding_record(
 
 def load_grounding(root: Path, embedder: StaticEmbedder) -> list[GroundingRecord]:
     records: list[GroundingRecord] = []
+    model = load_entailment_model()
     lfqa = root / "lfqa_verification"
     for row in read_jsonl(lfqa / "sentence_level.jsonl"):
         group = f"lfqa:{row['setting']}:{row['question_id']}"
-        records.append(grounding_record(embedder, "lfqa_sentence", "lfqa", group, row))
+        records.append(grounding_record(embedder, model, "lfqa_sentence", "lfqa", group, row))
     for row in read_jsonl(lfqa / "answer_level.jsonl"):
         group = f"lfqa:{row['setting']}:{row['question_id']}"
         labels = [1 if lab == "supported" else 0 for lab in row["sentence_labels"]]
-        records.append(grounding_record(embedder, "lfqa_answer", "lfqa", group, row, labels))
+        records.append(grounding_record(embedder, model, "lfqa_answer", "lfqa", group, row, labels))
     for row in read_jsonl(root / "begin_grounded_dialogue" / "data.jsonl"):
-        records.append(grounding_record(embedder, "begin", "begin", f"begin:{row['id']}", row))
+        records.append(grounding_record(embedder, model, "begin", "begin", f"begin:{row['id']}", row))
     return records
 
 
-def sentence_training_set(records: Sequence[GroundingRecord]) -> tuple[Array, Array, Array]:
-    """Stage-1 units: labelled sentences (aligned LFQA answers) and whole short texts."""
-    rows: list[tuple[float, ...]] = []
-    labels: list[int] = []
-    tags: list[str] = []
+def training_texts(records: Sequence[GroundingRecord]) -> list[tuple[list[SentenceEvidence], int, str]]:
+    """Stage-1 texts, each as its claims: labelled sentences (aligned LFQA answers) and whole
+    short texts, with their label and dataset."""
+    texts: list[tuple[list[SentenceEvidence], int, str]] = []
     for r in records:
         if r.unit_labels is not None:
-            for unit, lab in zip(r.units, r.unit_labels, strict=False):
-                rows.append(unit.features)
-                labels.append(lab)
-                tags.append(r.dataset)
-        elif r.dataset != "lfqa_answer" and r.whole is not None:
-            rows.append(r.whole.features)
-            labels.append(r.label)
-            tags.append(r.dataset)
-    y = np.array(labels, dtype=np.float64)
-    return np.array(rows, dtype=np.float64), y, balanced_weights(y, tags)
+            texts.extend(
+                (list(u.claims), lab, r.dataset) for u, lab in zip(r.units, r.unit_labels, strict=False)
+            )
+        elif r.dataset != "lfqa_answer":
+            texts.append((list(r.whole.claims), r.label, r.dataset))
+    return texts
+
+
+def sentence_training_set(
+    records: Sequence[GroundingRecord], model: LogisticModel | None = None
+) -> tuple[Array, Array, Array]:
+    """Stage-1 rows: one per claim. A text is labelled, its claims are not: every claim of a
+    supported text is supported, but an unsupported text may have one bad claim among good ones.
+    So a supported text gives all its claims (sharing its weight), an unsupported one, once a
+    ``model`` exists, only the claim that model rates weakest (multiple-instance learning); without
+    one, all its claims."""
+    texts = training_texts(records)
+    text_labels = np.array([lab for _, lab, _ in texts], dtype=np.float64)
+    text_weights = balanced_weights(text_labels, [tag for _, _, tag in texts])
+    rows: list[tuple[float, ...]] = []
+    labels: list[float] = []
+    weights: list[float] = []
+    for (claims, lab, _), weight in zip(texts, text_weights, strict=True):
+        chosen = claims if lab or model is None else [weakest_claim(model, claims)[1]]
+        rows.extend(c.features for c in chosen)
+        labels.extend([float(lab)] * len(chosen))
+        weights.extend([weight / len(chosen)] * len(chosen))
+    return np.array(rows, dtype=np.float64), np.array(labels), np.array(weights)
 
 
 def fit_grounding(records: Sequence[GroundingRecord]) -> tuple[LogisticModel, LogisticModel]:
-    x, y, w = sentence_training_set(records)
-    sentence_model = fit_logistic(x, y, w, SENTENCE_FEATURES)
+    sentence_model = fit_logistic(*sentence_training_set(records), SENTENCE_FEATURES)
+    for _ in range(MIL_ROUNDS):
+        sentence_model = fit_logistic(*sentence_training_set(records, sentence_model), SENTENCE_FEATURES)
     ax = np.array([answer_row(sentence_model, r) for r in records])
     ay = np.array([r.label for r in records], dtype=np.float64)
     aw = balanced_weights(ay, [r.dataset for r in records])
@@ -233,8 +253,7 @@ def fit_grounding(records: Sequence[GroundingRecord]) -> tuple[LogisticModel, Lo
 
 
 def answer_row(sentence_model: LogisticModel, record: GroundingRecord) -> tuple[float, ...]:
-    logits = [capped_logit(sentence_model.logit(u.features), u) for u in record.units]
-    return answer_features(logits)
+    return answer_features([sentence_logit(sentence_model, unit)[0] for unit in record.units])
 
 
 def predict_grounding(

@@ -413,7 +413,7 @@ def train(args: argparse.Namespace) -> int:
 
     embedder = load_embedder()
     tokenizer = Tokenizer.of(embedder)
-    matrix = embedder._matrix
+    matrix = embedder.token_matrix
     encoded_train = encode_all(tokenizer, training)
     encoded_test = encode_all(tokenizer, testing)
     print(f"read in {time.perf_counter() - started:.0f} s")

@@ -212,6 +212,17 @@ def test_yes_and_no_become_the_claim_they_make() -> None:
     assert question_claim("No.", "Who runs the swimming lessons?", LOCKERS) is None  # not an entity
 
 
+def test_a_short_answer_that_restates_the_question_is_not_a_lone_entity(scorer: LocalScorer) -> None:
+    # "Lockers cost 2 pounds" holds "locker" and "cost" of the question: it states its own claim,
+    # and must not be glued after the question's words ("lockers cost Lockers cost 2 pounds")
+    question = "How much do lockers cost?"
+    assert question_claim("Lockers cost 2 pounds.", question, LOCKERS) is None
+    made = question_claim("2 pounds.", question, LOCKERS)
+    assert made is not None and made.entity == "2 pounds"
+    report = scorer.support("Lockers cost 2 pounds.", LOCKERS, question=question)
+    assert report.sentences[0].sentence == "Lockers cost 2 pounds."
+
+
 def test_yes_no_answers_are_judged_against_the_sentence_that_answers_them(scorer: LocalScorer) -> None:
     right_no = scorer.support("No.", LOCKERS, question="Is the sauna open on Sundays?")
     wrong_no = scorer.support("No.", LOCKERS, question="Can lockers be rented at Pine Street Pool?")

@@ -15,8 +15,10 @@ The modules:
 * :mod:`.embedder`: WordLlama, loaded from disk;
 * :mod:`.entailment`: a small learned aligner over WordLlama's token vectors that reads a context span
   and a sentence in order (weights in ``entailment.npz``, trained by ``scripts/train_entailment.py``);
+  its probability is one of the sentence model's features;
+* :mod:`.claims`: the claims an answer sentence makes (compound sentences cut, hedges marked);
 * :mod:`.alignment`, :mod:`.context_index`, :mod:`.lexical` and :mod:`.spans`: answer sentences
-  aligned to the context spans that may back them;
+  and their claims aligned to the context spans that may back them (one to three read together);
 * one module per edit it detects in a near copy of a context sentence: :mod:`.numbers`,
   :mod:`.negation`, :mod:`.comparisons`, :mod:`.names`, :mod:`.slots`, :mod:`.unbacked`, with the word
   lists they share in :mod:`.opposites`, :mod:`.normalise` (name and date forms, ``name_forms.json``)

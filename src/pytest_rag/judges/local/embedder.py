@@ -74,6 +74,17 @@ class StaticEmbedder:
         self._lock = threading.Lock()
 
     @property
+    def tokenizer(self) -> Any:
+        """WordLlama's tokenizer (no padding, no truncation): for models that read the same tokens,
+        such as :mod:`.entailment`, so a process holds one copy."""
+        return self._tokenizer
+
+    @property
+    def token_matrix(self) -> FloatArray:
+        """The token vectors, one row per token id (read-only use: it is shared)."""
+        return self._matrix
+
+    @property
     def dim(self) -> int:
         """Length of every embedding vector."""
         return int(self._matrix.shape[1])

@@ -163,7 +163,8 @@ class TextTokens:
 
 def _words_with_offsets(text: str) -> list[tuple[str, int, int]]:
     """Each word of ``tokenize(text)`` with its character span in ``text``."""
-    lowered = text.lower().replace("’", "'")
+    # lowered one character at a time, so offsets stay those of ``text`` ("İ" lowers to two)
+    lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text).replace("’", "'")
     found: list[tuple[str, int, int]] = []
     position = 0
     for word in tokenize(text):
@@ -193,7 +194,7 @@ class Tokenizer:
     @classmethod
     def of(cls, embedder: StaticEmbedder) -> Tokenizer:
         """The tokenizer of the process's embedder (no second copy of WordLlama is loaded)."""
-        return cls(_embedder_tokenizer(embedder), _embedder_matrix(embedder).shape[0])
+        return cls(embedder.tokenizer, embedder.token_matrix.shape[0])
 
     def read(self, texts: Sequence[str], limit: int) -> list[TextTokens]:
         """Tokens of each text, cut after ``limit`` tokens."""
@@ -418,16 +419,6 @@ def forward(
 # The model as the judge uses it
 
 
-def _embedder_tokenizer(embedder: StaticEmbedder) -> Any:
-    # The embedder owns WordLlama's tokenizer and matrix; reading them here keeps one copy per process.
-    return embedder._tokenizer
-
-
-def _embedder_matrix(embedder: StaticEmbedder) -> FloatArray:
-    matrix: FloatArray = embedder._matrix
-    return matrix
-
-
 def read_weights(data: bytes) -> tuple[dict[str, FloatArray], dict[str, Any]]:
     """Arrays (as float32) and metadata of a weights file's bytes; refuses a file that does not
     match this code (other flags, other format version, missing or misshapen arrays)."""
@@ -464,7 +455,7 @@ class EntailmentModel:
     def __init__(
         self, embedder: StaticEmbedder, weights: Mapping[str, FloatArray], meta: Mapping[str, Any]
     ) -> None:
-        matrix = _embedder_matrix(embedder)
+        matrix = embedder.token_matrix
         if matrix.shape[1] != weights["w_in"].shape[0]:
             raise EntailmentWeightsError(
                 f"the entailment weights expect {weights['w_in'].shape[0]}-d token vectors; the embedder has {matrix.shape[1]}"

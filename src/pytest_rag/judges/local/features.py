@@ -1,7 +1,7 @@
 """The feature vectors the offline judge's calibrated models read, and how each is computed.
 
-``SENTENCE_FEATURES`` describe one answer sentence aligned to the contexts (computed in
-:mod:`.alignment`); ``ANSWER_FEATURES`` aggregate a whole answer's sentence logits; the correctness
+``SENTENCE_FEATURES`` describe one answer sentence or claim aligned to the contexts (computed in
+:mod:`.alignment`, the last one by the learned :mod:`.entailment` model); ``ANSWER_FEATURES`` aggregate a whole answer's sentence logits; the correctness
 and relevance vectors compare an answer with reference answers and a text with a query. Feature
 names are stored next to the coefficients in ``calibration.json`` and checked at load time, so the
 extractor and the fitted model cannot silently drift apart.
@@ -10,16 +10,15 @@ extractor and the fitted model cannot silently drift apart.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Container, Hashable, Sequence
 from difflib import SequenceMatcher
 
 import numpy as np
 
 from ...scoring.text import STOPWORDS, content_words, numbers_in, split_sentences, stem, tokenize
-from .alignment import share
 from .embedder import StaticEmbedder
 
-SENTENCE_FEATURES: tuple[str, ...] = (
+ALIGNMENT_FEATURES: tuple[str, ...] = (
     "content_precision_all",  # share of the sentence's content words found anywhere in C
     "bigram_precision_all",  # share of its word bigrams found anywhere in C
     "content_precision_span",  # the same two against the best span only
@@ -39,6 +38,30 @@ SENTENCE_FEATURES: tuple[str, ...] = (
     "conversational_share",  # share of tokens that are opinion, agreement or chit-chat words
     "experience_claim",  # 1 if the speaker reports their own experience or taste ("I love", "we went")
 )
+"""What :mod:`.alignment` measures of one sentence (or claim) against its premise spans."""
+
+SENTENCE_FEATURES: tuple[str, ...] = (
+    *ALIGNMENT_FEATURES,
+    "entailment_log_odds",  # learned P(entailed), best over the top three spans and their join; clipped log-odds
+)
+"""What the sentence model reads: the alignment's features and the learned entailment model's."""
+
+ENTAILMENT_CLIP = 0.01
+"""P(entailed) is read within [0.01, 0.99] (log-odds within ±4.6): the model's extreme
+probabilities are no surer than that, and one confident number must not outweigh the rest."""
+
+
+def entailment_log_odds(probability: float) -> float:
+    """The entailment feature: clipped log-odds of P(entailed)."""
+    p = min(max(probability, ENTAILMENT_CLIP), 1.0 - ENTAILMENT_CLIP)
+    return math.log(p / (1.0 - p))
+
+
+def share(items: Sequence[Hashable], pool: Container[Hashable]) -> float:
+    """Share of ``items`` found in ``pool`` (1.0 for none: nothing is missing)."""
+    if not items:
+        return 1.0
+    return sum(1 for x in items if x in pool) / len(items)
 
 
 ANSWER_FEATURES: tuple[str, ...] = (

@@ -93,7 +93,15 @@ def question_claim(answer: str, question: str, contexts: Sequence[str]) -> Quest
         negation = ["not"] if tokens[0] in _NO else []
         claim = " ".join([*body[:cut], q_words[0].lower(), *negation, *body[cut:]]) + "."
         return QuestionClaim(claim, negated=bool(negation))
-    lone = len(tokens) <= _MAX_ENTITY and not set(tokens) & _AUXILIARIES and tokens[0] not in _YES | _NO
+    # an answer holding two of the question's content words states its own claim ("Refunds take
+    # 5 business days" to "How long do refunds take?"), however short: it is no lone entity
+    restates = len(_question_stems(question) & {cached_stem(t) for t in tokens}) >= 2
+    lone = (
+        len(tokens) <= _MAX_ENTITY
+        and not set(tokens) & _AUXILIARIES
+        and tokens[0] not in _YES | _NO
+        and not restates
+    )
     if opener in _WH_WORDS and lone:
         entity = answer.strip().rstrip(".!")
         rest = q_words[1:]

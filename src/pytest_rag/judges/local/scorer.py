@@ -14,6 +14,11 @@ Edge cases have fixed, documented answers rather than NaN:
 * ``correctness`` with no references, ``relevance`` with an empty passage and ``similarity`` of
   an empty text return 0.0.
 
+A sentence is judged by the claims it makes (:mod:`.claims`): its support is its weakest claim's
+(unless the sentence read whole is better backed, see ``sentence_logit``), and that claim is named
+in the explanation. A hedged claim ("which may have helped") claims less
+and gets ``HEDGE_CREDIT`` unless it changes a fact.
+
 One rule sits after the fitted sentence model, because the labelled data are too sparse in small
 edits to teach it (see ``capped_logit``): a sentence with a number the contexts do not back, or
 one that restates a context sentence with its negation reversed, gets a support probability of at
@@ -34,9 +39,10 @@ from typing import Any
 import numpy as np
 
 from ...scoring.text import content_words, split_sentences, tokenize
-from .alignment import SentenceEvidence, index_contexts, sentence_evidence
+from .alignment import SentenceEvidence, UnitEvidence, claims_evidence, index_contexts, sentence_evidence
 from .context_index import ContextIndex
 from .embedder import FloatArray, StaticEmbedder, load_embedder
+from .entailment import EntailmentModel, load_entailment_model
 from .features import (
     ANSWER_FEATURES,
     CORRECTNESS_FEATURES,
@@ -52,6 +58,7 @@ from .unbacked import added_claim_cap
 
 __all__ = [
     "EDIT_CAP",
+    "HEDGE_CREDIT",
     "CalibrationError",
     "GroundingReport",
     "LocalScorer",
@@ -59,7 +66,10 @@ __all__ = [
     "SentenceSupport",
     "answer_units",
     "capped_logit",
+    "claim_logit",
     "load_calibration",
+    "sentence_logit",
+    "weakest_claim",
 ]
 
 MODEL_FEATURES: Mapping[str, tuple[str, ...]] = {
@@ -120,6 +130,57 @@ def capped_logit(logit: float, evidence: SentenceEvidence) -> float:
     if evidence.added_words:
         return min(logit, added_claim_cap(evidence.added_words, content_words(tokenize(evidence.sentence))))
     return logit
+
+
+HEDGE_CREDIT = 2.0
+"""Log-odds added to a hedged claim that changes no fact, names nothing the contexts lack and keeps
+its premise's negation: it claims less than a plain statement, so a fair inference ("which may have
+added to her fame") does not sink its sentence, while a hedged claim with a reversed negation,
+another number or a replaced name still fails. 2.0 multiplies the odds by about 7: enough to lift a related inference
+past even odds, not enough to pass a claim the contexts have nothing on."""
+
+
+def hedge_credited(found: SentenceEvidence | SentenceSupport) -> bool:
+    """Whether a claim gets ``HEDGE_CREDIT``: hedged, changing no fact, naming nothing the
+    contexts lack and keeping its premise's negation."""
+    return bool(
+        found.hedged
+        and not changes_a_fact(found)
+        and not found.unsupported_names
+        and not found.negation_mismatch
+    )
+
+
+def claim_logit(logit: float, evidence: SentenceEvidence) -> float:
+    """The sentence model's log-odds for one claim, after the edit rules of :func:`capped_logit`
+    and, for a hedged claim that changes nothing, ``HEDGE_CREDIT`` (it is not held to the
+    added-words cap either: a hedge adds words by nature)."""
+    if hedge_credited(evidence):
+        return logit + HEDGE_CREDIT
+    return capped_logit(logit, evidence)
+
+
+def weakest_claim(model: LogisticModel, claims: Sequence[SentenceEvidence]) -> tuple[float, SentenceEvidence]:
+    """The log-odds of the weakest of ``claims``, and its evidence."""
+    scored = [(claim_logit(model.logit(e.features), e), e) for e in claims]
+    return min(scored, key=lambda pair: pair[0])
+
+
+def sentence_logit(model: LogisticModel, unit: UnitEvidence) -> tuple[float, SentenceEvidence]:
+    """A sentence's log-odds and the evidence behind them: its weakest claim's, unless the
+    sentence read whole is supported (at even odds or better) and better than that. Cutting a sentence lets each fact find the spans
+    that back it; it must not cost a sentence that one span already backs as written, which
+    happens when a reworded verb is repeated in every claim ("Ruiz, who joined in 1996, played as
+    soloist in 2001": "played" weighs twice as much in two short claims as in the sentence). An
+    unsupported sentence is explained by its weakest claim."""
+    z, weakest = weakest_claim(model, unit.claims)
+    if len(unit.claims) > 1:
+        whole = capped_logit(model.logit(unit.whole.features), unit.whole)
+        if changes_a_fact(unit.whole) and whole < z:
+            return whole, unit.whole  # an edit only the whole shows (a role moved into an appositive)
+        if whole > z and whole >= 0.0:
+            return whole, unit.whole
+    return z, weakest
 
 
 def answer_units(answer: str) -> list[str]:
@@ -265,17 +326,29 @@ class SentenceSupport:
     wrong_slot: bool = False  # answers the question with an entity the contexts give for something else
     swapped_words: tuple[str, ...] = ()  # (new, replaced): a near copy with another noun in one slot
     added_words: tuple[str, ...] = ()  # unbacked words added to a span the sentence otherwise restates
+    claim: str = ""  # the weakest claim, when the sentence makes several (see .claims)
+    hedged: bool = False  # the claim judged is stated as uncertain, and so claims less
 
     @classmethod
-    def from_evidence(cls, evidence: SentenceEvidence, probability: float) -> SentenceSupport:
+    def from_evidence(
+        cls, evidence: SentenceEvidence, probability: float, sentence: str | None = None
+    ) -> SentenceSupport:
         """The verdict on one aligned sentence, whichever model supplied its probability. Every
-        other field is the evidence's own, so a new check needs adding in one place only."""
-        shared = {f.name: getattr(evidence, f.name) for f in fields(cls) if f.name != "probability"}
-        return cls(probability=probability, **shared)
+        other field is the evidence's own, so a new check needs adding in one place only. With
+        ``sentence`` (the sentence a claim was cut from), the evidence is its weakest claim's."""
+        own = ("probability", "claim", "sentence")
+        shared = {f.name: getattr(evidence, f.name) for f in fields(cls) if f.name not in own}
+        if sentence is None or sentence == evidence.sentence:
+            return cls(probability=probability, sentence=evidence.sentence, **shared)
+        return cls(probability=probability, sentence=sentence, claim=evidence.sentence, **shared)
 
     def explain(self) -> str:
         """One line saying why this sentence got its verdict, for reports and assertion text."""
         reasons: list[str] = []
+        if self.claim:
+            reasons.append(f"weakest claim: {self.claim!r}")
+        if hedge_credited(self):
+            reasons.append("stated as uncertain, so it claims less")
         if self.unsupported_numbers:
             reasons.append("numbers not in the contexts: " + ", ".join(self.unsupported_numbers))
         if self.unsupported_names:
@@ -293,7 +366,8 @@ class SentenceSupport:
             reasons.append("adds what the contexts do not say: " + ", ".join(self.added_words))
         if self.wrong_slot:
             reasons.append("answers the question with a name the contexts give for something else")
-        if self.negation_mismatch and not reasons and self.probability < SUPPORTED:
+        named = [r for r in reasons if not r.startswith(("weakest claim", "stated as uncertain"))]
+        if self.negation_mismatch and not named and self.probability < SUPPORTED:
             # the model's own hint, given only when no check named the edit: beside a named edit it
             # repeats it, and on a supported sentence ("not open" for "closed") it reads as a fault
             reasons.append("negation differs from the best matching passage")
@@ -357,11 +431,21 @@ class LocalScorer:
     _instance: LocalScorer | None = None
     _lock = threading.Lock()
 
-    def __init__(self, embedder: StaticEmbedder, calibration: Calibration) -> None:
+    def __init__(
+        self, embedder: StaticEmbedder, calibration: Calibration, entailment: EntailmentModel | None = None
+    ) -> None:
         self._embedder = embedder
         self.calibration = calibration
         self._models = calibration.models
         self._refusal_vectors = embedder.embed(list(_REFUSAL_PROTOTYPES))
+        self._entailment = entailment
+
+    @property
+    def entailment(self) -> EntailmentModel:
+        """The learned entailment model grounding reads (the process's own, loaded on first use)."""
+        if self._entailment is None:
+            self._entailment = load_entailment_model()
+        return self._entailment
 
     @classmethod
     def load(cls) -> LocalScorer:
@@ -451,24 +535,27 @@ class LocalScorer:
         if not units:
             return GroundingReport((), 1.0)
         index = index_contexts(self._embedder, contexts)
-        vectors = self._embedder.embed(list(units))
-        per_unit = [sentence_evidence(self._embedder, index, u, vectors[i]) for i, u in enumerate(units)]
+        per_unit = claims_evidence(self._embedder, index, self.entailment, units)
         if asked is not None:
             made, question = asked
             if slot_mismatch(made, question, index.table):
-                per_unit[0] = replace(per_unit[0], wrong_slot=True)
+                per_unit[0] = per_unit[0].marked(wrong_slot=True)
             if polarity_conflict(made, question, index.table):
-                per_unit[0] = replace(per_unit[0], negation_flip=True)
+                per_unit[0] = per_unit[0].marked(negation_flip=True)
         if not index.tokens:  # no word in any context (the index has read them: no second pass)
-            sentences = tuple(SentenceSupport.from_evidence(e, 0.0) for e in per_unit)
+            sentences = tuple(
+                SentenceSupport.from_evidence(replace(found.whole, sentence=unit), 0.0)
+                for unit, found in zip(units, per_unit, strict=True)
+            )
             return GroundingReport(sentences, 0.0)
         sentence_model = self._models["sentence"]
-        logits = [capped_logit(sentence_model.logit(e.features), e) for e in per_unit]
+        weakest = [sentence_logit(sentence_model, found) for found in per_unit]
         sentences = tuple(
-            SentenceSupport.from_evidence(e, _sigmoid(z)) for e, z in zip(per_unit, logits, strict=False)
+            SentenceSupport.from_evidence(e, _sigmoid(z), unit)
+            for unit, (z, e) in zip(units, weakest, strict=True)
         )
         answer_model = self._models["answer"]
-        probability = answer_model.probability(answer_features(logits))
+        probability = answer_model.probability(answer_features([z for z, _ in weakest]))
         return GroundingReport(sentences, probability, answer_model.threshold)
 
     # -- relevance, correctness, similarity ----------------------------------------------------

@@ -60,3 +60,26 @@ class Candidates:
     spans: tuple[Span, ...]
     vectors: FloatArray  # (n_spans, dim), unit norm
     single_sentence: npt.NDArray[np.bool_]  # which spans are one sentence wide
+
+
+JOINED_SPANS = 3
+"""Most candidate spans read together as one premise for a claim whose facts stand in several places."""
+
+
+def join_spans(spans: Sequence[Span]) -> Span:
+    """Several spans read as one premise (the first one's context names it): their words, bigrams
+    and negations pooled. A claim may take its subject from one sentence and its date from another
+    passage; against the spans joined it is judged as a reader who has both in view would judge it."""
+    if len(spans) == 1:
+        return spans[0]
+    return Span(
+        context_index=spans[0].context_index,
+        text=" … ".join(s.text for s in spans),
+        tokens=tuple(t for s in spans for t in s.tokens),
+        content=frozenset().union(*(s.content for s in spans)),
+        bigrams=frozenset().union(*(s.bigrams for s in spans)),
+        has_negation=any(s.has_negation for s in spans),
+        width=sum(s.width for s in spans),
+        core=frozenset().union(*(s.core for s in spans)),
+        states_negation=any(s.states_negation for s in spans),
+    )
