@@ -44,7 +44,7 @@ import fit_local_judge as fit  # noqa: E402
 
 from pytest_rag.answer_kinds import ANSWER_KINDS  # noqa: E402
 from pytest_rag.judges.local.answer_kind import CALIBRATION_KEY, read_answer_kind  # noqa: E402
-from pytest_rag.judges.local.scorer import LogisticModel  # noqa: E402
+from pytest_rag.judges.local.scorer import LogisticModel, sentence_logit  # noqa: E402
 
 Array = npt.NDArray[np.float64]
 MIN_PER_CLASS = 20
@@ -101,8 +101,7 @@ def scored(
 ) -> Scored:
     sentence_model = models[0]
     weakest = [
-        min(fit.capped_logit(sentence_model.logit(u.features), u) for u in r.units) if r.units else 30.0
-        for r in records
+        min(sentence_logit(sentence_model, u)[0] for u in r.units) if r.units else 30.0 for r in records
     ]
     return Scored(
         probability=fit.predict_grounding(models, records),
