@@ -229,3 +229,29 @@ def test_the_assert_form_takes_the_kind(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*answer_kind must be one of 'short'*"])
+
+
+# -- lenience for wording, not for content ------------------------------------------------------------
+
+HARBOUR = ["The lighthouse on Brack Point was switched on in 1904 to guard the harbour entrance."]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The lighthouse on Brack Point was switched on in 1904 by Norwegian builders!",
+        "Oh nice, I think the Brack Point lighthouse was switched on in 1904 by Danish engineers.",
+        "The Brack Point lighthouse was switched on in 1904 and painted with golden stripes!",
+    ],
+)
+def test_a_kind_with_a_lower_mark_does_not_pass_an_answer_that_adds_content(
+    scorer: LocalScorer, answer: str
+) -> None:
+    """The conversational mark sits below the single cut to forgive chat wording; a "!" is enough to
+    read an answer as chat. An added name or added words must still fail, whatever the kind."""
+    for kind in (None, "conversational"):
+        inputs: dict[str, Any] = {"answer": answer, "contexts": HARBOUR}
+        if kind is not None:
+            inputs["answer_kind"] = kind
+        verdict = faithfulness_single(scorer, inputs)
+        assert verdict["score"] < 4, verdict["reasoning"]

@@ -118,10 +118,18 @@ def grade_for_kind(
     scorer: LocalScorer, report: GroundingReport, answer: str, hint: object = None
 ) -> tuple[int, str]:
     """The 1-5 grade of ``report`` on ``answer`` under the pass mark of its kind (``hint``, the
-    user's ``answer_kind``, or the kind read from the answer), and that kind."""
+    user's ``answer_kind``, or the kind read from the answer), and that kind.
+
+    A kind's mark may sit below the single cut (chat replies: their register and paraphrase keep
+    the probability low). That lenience is for wording, never for content: an answer with a sentence
+    that names something the contexts lack (an unbacked name, added words) is held to the single cut.
+    """
     kind = check_answer_kind(hint, "the offline judge") or read_answer_kind(answer)
     mark = packaged_cuts().mark(kind, report.cut, scorer.version)
-    return grade_fraction(replace(report, cut=mark.cut), mark.floor), kind
+    cut = mark.cut
+    if cut < report.cut and any(s.unsupported_names or s.added_words for s in report.sentences):
+        cut = report.cut
+    return grade_fraction(replace(report, cut=cut), mark.floor), kind
 
 
 def faithfulness_single(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
