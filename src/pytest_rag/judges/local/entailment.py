@@ -163,8 +163,12 @@ class TextTokens:
 
 def _words_with_offsets(text: str) -> list[tuple[str, int, int]]:
     """Each word of ``tokenize(text)`` with its character span in ``text``."""
-    # lowered one character at a time, so offsets stay those of ``text`` ("İ" lowers to two)
-    lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text).replace("’", "'")
+    # offsets must stay those of ``text``: no character lowers to none, so a lowered text of the same
+    # length lowered each character to one (nearly every text); else lower one at a time ("İ" gives two)
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    lowered = lowered.replace("’", "'")
     found: list[tuple[str, int, int]] = []
     position = 0
     for word in tokenize(text):
@@ -187,9 +191,15 @@ def _starts_sentence(text: str, start: int) -> bool:
 class Tokenizer:
     """Turns texts into :class:`TextTokens` with WordLlama's tokenizer (the embedder's own)."""
 
+    #: How many texts' tokens are kept: a check reads the same premise spans for each of its claims,
+    #: and the next check of a suite often the same contexts again.
+    KEPT = 4096
+
     def __init__(self, tokenizer: Any, vocabulary_size: int) -> None:
         self._tokenizer = tokenizer
         self._vocabulary_size = vocabulary_size
+        self._kept: dict[tuple[str, int], TextTokens] = {}
+        self._lock = threading.Lock()
 
     @classmethod
     def of(cls, embedder: StaticEmbedder) -> Tokenizer:
@@ -200,11 +210,21 @@ class Tokenizer:
         """Tokens of each text, cut after ``limit`` tokens."""
         if not texts:
             return []
-        encoded = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        return [
-            self._read_one(text, enc.ids, enc.offsets, limit)
-            for text, enc in zip(texts, encoded, strict=True)
-        ]
+        with self._lock:
+            found = {text: kept for text in texts if (kept := self._kept.get((text, limit))) is not None}
+        missing = [text for text in dict.fromkeys(texts) if text not in found]
+        if missing:
+            encoded = self._tokenizer.encode_batch(missing, add_special_tokens=False)
+            read = {
+                text: self._read_one(text, enc.ids, enc.offsets, limit)
+                for text, enc in zip(missing, encoded, strict=True)
+            }
+            found.update(read)
+            with self._lock:
+                if len(self._kept) + len(read) > self.KEPT:
+                    self._kept.clear()
+                self._kept.update(((text, limit), tokens) for text, tokens in read.items())
+        return [found[text] for text in texts]
 
     def _read_one(
         self, text: str, ids: Sequence[int], offsets: Sequence[tuple[int, int]], limit: int
@@ -231,6 +251,8 @@ class Tokenizer:
                 float(text[start].isupper() and not initial),
                 float(word in STOPWORDS),
             )
+        for array in (token_ids, word_of, flags):  # kept and shared between checks: never written
+            array.flags.writeable = False
         return TextTokens(token_ids, word_of, tuple(keys), tuple(_stem(k) for k in keys), flags)
 
 
