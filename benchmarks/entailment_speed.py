@@ -33,7 +33,7 @@ from pytest_rag.judges.local import LocalScorer  # noqa: E402
 from pytest_rag.judges.local.alignment import index_contexts, top_spans  # noqa: E402
 from pytest_rag.judges.local.context_index import forget_shared_indexes  # noqa: E402
 from pytest_rag.judges.local.embedder import load_embedder  # noqa: E402
-from pytest_rag.judges.local.entailment import load_entailment_model  # noqa: E402
+from pytest_rag.judges.local.entailment import forget_kept_tokens, load_entailment_model  # noqa: E402
 from pytest_rag.judges.local.scorer import answer_units  # noqa: E402
 
 CLOCK = time.perf_counter
@@ -107,7 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     answer = cases[0][0]
     scorer.support(answer, megabyte)
     # a first check each time: the judge keeps a large context's index for the next check
-    big_judge = median_ms(lambda: (forget_shared_indexes(), scorer.support(answer, megabyte)), 3)
+    big_judge = median_ms(
+        lambda: (forget_shared_indexes(), forget_kept_tokens(), scorer.support(answer, megabyte)), 3
+    )
     big_pairs = check_pairs(answer, megabyte)
     big_model = median_ms(lambda: model.probabilities(big_pairs), args.repeats)
     print(

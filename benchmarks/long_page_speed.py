@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from pytest_rag.judges.local.context_index import forget_shared_indexes  # noqa: E402
+from pytest_rag.judges.local.entailment import forget_kept_tokens  # noqa: E402
 from pytest_rag.judges.local.scorer import LocalScorer  # noqa: E402
 from pytest_rag.scoring.text import split_sentences  # noqa: E402
 
@@ -102,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             found.append("y" if source in report.sentences[0].span else "n")
             for _ in range(args.repeats):
                 forget_shared_indexes()
+                forget_kept_tokens()
                 first.append(timed(scorer, answer, text))
                 later.append(timed(scorer, answer, text))
         row = [float(np.median(first) * 1000), float(np.median(later) * 1000)]

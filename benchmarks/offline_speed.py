@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from pytest_rag.judges.local.context_index import forget_shared_indexes  # noqa: E402
+from pytest_rag.judges.local.entailment import forget_kept_tokens  # noqa: E402
 from pytest_rag.judges.local.scorer import LocalScorer  # noqa: E402
 
 SEED = 13
@@ -61,6 +62,7 @@ def median_ms(scorer: LocalScorer, cases: Sequence[tuple[str, list[str]]], repea
         scorer.support(answer, contexts)
         for _ in range(repeats):
             forget_shared_indexes()
+            forget_kept_tokens()
             start = time.perf_counter()
             scorer.support(answer, contexts)
             times.append(time.perf_counter() - start)

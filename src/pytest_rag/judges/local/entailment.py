@@ -188,18 +188,26 @@ def _starts_sentence(text: str, start: int) -> bool:
     return position < 0 or text[position] in ".!?:\n"
 
 
+KEPT_TEXTS = 4096
+"""How many texts' tokens are kept: a check reads the same premise spans for each of its claims, and
+the next check of a suite often the same contexts again. One WordLlama tokenizer per process, so the
+text and the token limit are the key."""
+_KEPT: dict[tuple[str, int], TextTokens] = {}
+_KEPT_LOCK = threading.Lock()
+
+
+def forget_kept_tokens() -> None:
+    """Drop the kept tokens (benchmarks time first reads with it, as with the context indexes)."""
+    with _KEPT_LOCK:
+        _KEPT.clear()
+
+
 class Tokenizer:
     """Turns texts into :class:`TextTokens` with WordLlama's tokenizer (the embedder's own)."""
-
-    #: How many texts' tokens are kept: a check reads the same premise spans for each of its claims,
-    #: and the next check of a suite often the same contexts again.
-    KEPT = 4096
 
     def __init__(self, tokenizer: Any, vocabulary_size: int) -> None:
         self._tokenizer = tokenizer
         self._vocabulary_size = vocabulary_size
-        self._kept: dict[tuple[str, int], TextTokens] = {}
-        self._lock = threading.Lock()
 
     @classmethod
     def of(cls, embedder: StaticEmbedder) -> Tokenizer:
@@ -210,8 +218,8 @@ class Tokenizer:
         """Tokens of each text, cut after ``limit`` tokens."""
         if not texts:
             return []
-        with self._lock:
-            found = {text: kept for text in texts if (kept := self._kept.get((text, limit))) is not None}
+        with _KEPT_LOCK:
+            found = {text: kept for text in texts if (kept := _KEPT.get((text, limit))) is not None}
         missing = [text for text in dict.fromkeys(texts) if text not in found]
         if missing:
             encoded = self._tokenizer.encode_batch(missing, add_special_tokens=False)
@@ -220,10 +228,10 @@ class Tokenizer:
                 for text, enc in zip(missing, encoded, strict=True)
             }
             found.update(read)
-            with self._lock:
-                if len(self._kept) + len(read) > self.KEPT:
-                    self._kept.clear()
-                self._kept.update(((text, limit), tokens) for text, tokens in read.items())
+            with _KEPT_LOCK:
+                if len(_KEPT) + len(read) > KEPT_TEXTS:
+                    _KEPT.clear()
+                _KEPT.update(((text, limit), tokens) for text, tokens in read.items())
         return [found[text] for text in texts]
 
     def _read_one(
