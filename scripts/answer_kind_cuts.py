@@ -43,8 +43,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import fit_local_judge as fit  # noqa: E402
 
 from pytest_rag.answer_kinds import ANSWER_KINDS  # noqa: E402
-from pytest_rag.judges.local.answer_kind import CALIBRATION_KEY, read_answer_kind  # noqa: E402
-from pytest_rag.judges.local.scorer import LogisticModel, sentence_logit  # noqa: E402
+from pytest_rag.judges.local.answer_kind import CALIBRATION_KEY, PassMark, read_answer_kind  # noqa: E402
+from pytest_rag.judges.local.scorer import (  # noqa: E402
+    LogisticModel,
+    adds_content,
+    changes_a_fact,
+    sentence_logit,
+)
 
 Array = npt.NDArray[np.float64]
 MIN_PER_CLASS = 20
@@ -78,18 +83,36 @@ def attach_kinds(records: Sequence[fit.GroundingRecord], answers: Sequence[str])
 @dataclass(frozen=True)
 class Scored:
     """Records as one set of models sees them: whole-answer probability, weakest sentence support,
-    label, kind and answer group."""
+    whether a sentence adds content or changes a fact (what the judge's pass rule reads beside the
+    two figures), label, kind and answer group."""
 
     probability: Array
     weakest: Array
+    adds_content: npt.NDArray[np.bool_]
+    changes_fact: npt.NDArray[np.bool_]
     labels: Array
     kinds: npt.NDArray[np.str_]
     groups: list[str]
+
+    def verdicts(self, mark: PassMark, single: float) -> npt.NDArray[np.bool_]:
+        """Which records pass under ``mark`` (the judge's rule), ``single`` the models' own cut."""
+        return np.asarray(
+            mark.passes(
+                self.probability,
+                self.weakest,
+                single=single,
+                adds_content=self.adds_content,
+                changes_fact=self.changes_fact,
+            ),
+            dtype=bool,
+        )
 
     def subset(self, mask: npt.NDArray[np.bool_]) -> Scored:
         return Scored(
             self.probability[mask],
             self.weakest[mask],
+            self.adds_content[mask],
+            self.changes_fact[mask],
             self.labels[mask],
             self.kinds[mask],
             [g for g, m in zip(self.groups, mask, strict=True) if m],
@@ -100,29 +123,17 @@ def scored(
     models: tuple[LogisticModel, LogisticModel], records: Sequence[fit.GroundingRecord], kinds: Sequence[str]
 ) -> Scored:
     sentence_model = models[0]
-    weakest = [
-        min(sentence_logit(sentence_model, u)[0] for u in r.units) if r.units else 30.0 for r in records
-    ]
+    per_unit = [[sentence_logit(sentence_model, u) for u in r.units] for r in records]
+    weakest = [min(z for z, _ in units) if units else 30.0 for units in per_unit]
     return Scored(
         probability=fit.predict_grounding(models, records),
         weakest=1 / (1 + np.exp(-np.array(weakest))),
+        adds_content=np.array([any(adds_content(e) for _, e in units) for units in per_unit], dtype=bool),
+        changes_fact=np.array([any(changes_a_fact(e) for _, e in units) for units in per_unit], dtype=bool),
         labels=np.array([r.label for r in records], dtype=np.float64),
         kinds=np.array(kinds),
         groups=[r.group for r in records],
     )
-
-
-@dataclass(frozen=True)
-class PassMark:
-    """A kind's pass mark: the whole-answer probability cut, and the support its weakest sentence
-    must reach (0.0 for none)."""
-
-    cut: float
-    floor: float = 0.0
-
-    def passes(self, data: Scored) -> npt.NDArray[np.bool_]:
-        passed: npt.NDArray[np.bool_] = (data.probability >= self.cut) & (data.weakest >= self.floor)
-        return passed
 
 
 def choose_mark(data: Scored, single: float) -> PassMark:
@@ -137,8 +148,9 @@ def choose_mark(data: Scored, single: float) -> PassMark:
     k = fit.SMOOTHING
     options: list[tuple[float, float, float]] = []  # (smoothed balanced accuracy, floor, cut)
     for floor in FLOORS:
-        kept = data.weakest >= floor
-        rated = np.array([fit.balanced_accuracy(y, (data.probability >= c) & kept) for c in candidates])
+        rated = np.array(
+            [fit.balanced_accuracy(y, data.verdicts(PassMark(c, floor), single)) for c in candidates]
+        )
         smoothed = np.convolve(rated, np.ones(2 * k + 1) / (2 * k + 1), mode="valid")
         options += [(float(v), floor, float(c)) for v, c in zip(smoothed, candidates[k:-k], strict=True)]
     best = max(v for v, _, _ in options)
@@ -190,21 +202,22 @@ def held_out_marks(records: Sequence[fit.GroundingRecord], kinds: Sequence[str])
         single = models[1].threshold
         data = scored(models, [records[i] for i in test], [kinds[i] for i in test])
         marks = kind_marks(scored(models, [records[i] for i in train], [kinds[i] for i in train]), single)
-        after = data.probability >= single
+        before = data.verdicts(PassMark(single), single)
+        after = before.copy()
         protocols = {}
         for kind in ANSWER_KINDS:
             mask = data.kinds == kind
             if not mask.any():
                 continue
             if kind in marks:
-                after[mask] = marks[kind].passes(data.subset(mask))
+                after[mask] = data.subset(mask).verdicts(marks[kind], single)
                 protocols[kind] = "file-out"
             elif enough(data.subset(mask)):
                 after[mask] = in_file_folds(data.subset(mask), single)
                 protocols[kind] = "5-fold in file"
             else:
                 protocols[kind] = "single cut (too few records)"
-        out.append(HeldOut(dataset, data, data.probability >= single, after, protocols))
+        out.append(HeldOut(dataset, data, before, after, protocols))
     return out
 
 
@@ -214,7 +227,7 @@ def in_file_folds(data: Scored, single: float) -> npt.NDArray[np.bool_]:
     for fold in fit.grouped_folds(data.groups, fit.FOLDS, fit.SEED):
         test = np.array([g in fold for g in data.groups])
         mark = choose_mark(data.subset(~test), single)
-        passed[test] = mark.passes(data.subset(test))
+        passed[test] = data.subset(test).verdicts(mark, single)
     return passed
 
 

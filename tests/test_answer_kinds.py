@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from pytest_rag.answer_kinds import ANSWER_KINDS, check_answer_kind
@@ -117,8 +118,8 @@ def _report(probabilities: list[float], whole: float, cut: float) -> GroundingRe
 def test_a_floor_keeps_an_answer_with_one_unbacked_sentence_from_passing() -> None:
     report = _report([0.95, 0.9, 0.05, 0.97], whole=0.6, cut=0.4)
     assert grade_fraction(report) == 4
-    assert grade_fraction(report, floor=0.1) == 3
-    assert grade_fraction(_report([0.95, 0.9, 0.3, 0.97], whole=0.6, cut=0.4), floor=0.1) == 4
+    assert grade_fraction(report, PassMark(report.cut, 0.1)) == 3
+    assert grade_fraction(_report([0.95, 0.9, 0.3, 0.97], whole=0.6, cut=0.4), PassMark(0.4, 0.1)) == 4
 
 
 RAIL = [
@@ -255,3 +256,23 @@ def test_a_kind_with_a_lower_mark_does_not_pass_an_answer_that_adds_content(
             inputs["answer_kind"] = kind
         verdict = faithfulness_single(scorer, inputs)
         assert verdict["score"] < 4, verdict["reasoning"]
+
+
+def test_the_pass_rule_reads_the_same_for_one_answer_and_for_many() -> None:
+    """The judge grades one answer and the cut-choosing stage rates arrays of them by the same
+    rule: a lenient cut passes wording, not content, and a changed fact never passes."""
+    mark, single = PassMark(0.2, 0.1), 0.4
+    probability = np.array([0.3, 0.3, 0.5, 0.5, 0.3])
+    weakest = np.array([0.5, 0.5, 0.5, 0.05, 0.5])
+    adds = np.array([False, True, True, False, False])
+    changes = np.array([False, False, False, False, True])
+    many = mark.passes(probability, weakest, single=single, adds_content=adds, changes_fact=changes)
+    assert many.tolist() == [True, False, True, False, False]
+    one_by_one = [
+        bool(mark.passes(p, w, single=single, adds_content=a, changes_fact=c))
+        for p, w, a, c in zip(probability, weakest, adds, changes, strict=True)
+    ]
+    assert one_by_one == many.tolist()
+    assert (
+        bool(PassMark(0.5).passes(0.45, 1.0, single=0.4, adds_content=True)) is False
+    )  # a stricter cut stays

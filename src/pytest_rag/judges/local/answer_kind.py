@@ -35,6 +35,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from ...answer_kinds import ANSWER_KINDS
 from ...scoring.text import split_sentences, tokenize
 from .chat_frames import strip_chat
@@ -69,13 +72,46 @@ def _sounds_like_chat(sentences: Sequence[str]) -> bool:
     )
 
 
+Verdicts = npt.NDArray[np.bool_] | np.bool_
+"""Pass or not: one answer's (a numpy bool) or many answers' at once."""
+
+
 @dataclass(frozen=True)
 class PassMark:
     """What an answer of one kind needs for the pass grade 4: a whole-answer probability of at
-    least ``cut``, and no sentence supported below ``floor`` (0.0: no floor)."""
+    least ``cut``, and no sentence supported below ``floor`` (0.0: no floor).
+
+    :meth:`passes` is the one statement of the pass rule: the judge grades by it, and
+    ``scripts/answer_kind_cuts.py`` chooses each kind's mark and ``benchmarks/answer_kind_accuracy.py``
+    measures it by the same rule, so a mark is chosen for the verdicts it will give."""
 
     cut: float
     floor: float = 0.0
+
+    def passes(
+        self,
+        probability: npt.ArrayLike,
+        weakest: npt.ArrayLike,
+        *,
+        single: float,
+        adds_content: npt.ArrayLike = False,
+        changes_fact: npt.ArrayLike = False,
+    ) -> Verdicts:
+        """Whether answers pass, elementwise over one answer's figures or arrays of many:
+        ``probability`` (whole answer), ``weakest`` (the least supported sentence), whether a
+        sentence ``adds_content`` (names something, or adds words, the contexts lack) and whether one
+        ``changes_fact`` (a flipped negation, another number, a swapped name: never a pass).
+
+        A kind's cut may sit below the ``single`` cut (chat replies: their register and paraphrase
+        keep the probability low). That lenience is for wording, never for content: an answer that
+        adds content is held to the single cut."""
+        held = np.where(adds_content, np.maximum(self.cut, single), self.cut)
+        verdicts: Verdicts = (
+            (np.asarray(probability) >= held)
+            & (np.asarray(weakest) >= self.floor)
+            & ~np.asarray(changes_fact, dtype=bool)
+        )
+        return verdicts
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,7 @@ __all__ = [
     "LocalScorer",
     "LogisticModel",
     "SentenceSupport",
+    "adds_content",
     "answer_units",
     "capped_logit",
     "claim_logit",
@@ -101,6 +102,12 @@ def changes_a_fact(found: SentenceEvidence | SentenceSupport) -> bool:
         or found.wrong_slot
         or found.swapped_words
     )
+
+
+def adds_content(found: SentenceEvidence | SentenceSupport) -> bool:
+    """True for a sentence that names something the contexts lack or adds unbacked words to a span
+    it otherwise restates: content, not wording (a kind's lenient pass mark is not for it)."""
+    return bool(found.unsupported_names or found.added_words)
 
 
 def capped_logit(logit: float, evidence: SentenceEvidence) -> float:

@@ -61,33 +61,35 @@ refuses them with an error naming an LLM judge instead of falling back to someth
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from ...answer_kinds import check_answer_kind
 from ...scoring.text import split_sentences, tokenize
-from .answer_kind import packaged_cuts, read_answer_kind
+from .answer_kind import PassMark, packaged_cuts, read_answer_kind
 from .dialogue import asked_again, contradictions, question_with_topic, standalone_question, statements_of
-from .scorer import SUPPORTED, GroundingReport, LocalScorer, SentenceSupport, changes_a_fact
+from .scorer import SUPPORTED, GroundingReport, LocalScorer, SentenceSupport, adds_content, changes_a_fact
 
 Handler = Callable[[LocalScorer, Mapping[str, Any]], dict[str, Any]]
 
 
-def grade_fraction(report: GroundingReport, floor: float = 0.0) -> int:
-    """The 1-5 grade of a grounding report. The pass mark 4 sits at the calibrated cut of the
-    whole-text probability (``report.cut``: the answer model's threshold, where balanced
-    accuracy is best on its training data, or the cut of the answer's kind), for an answer none of
-    whose sentences changes a fact (a flipped negation, another number, a swapped name or noun):
-    the whole-text probability of a two-sentence answer with one such edit can still reach the
-    cut, and must not pass. A kind's ``floor`` also keeps an answer with a sentence supported
-    below it from passing. Below the pass mark the share of supported sentences grades."""
+def grade_fraction(report: GroundingReport, mark: PassMark | None = None) -> int:
+    """The 1-5 grade of a grounding report. The pass mark 4 is ``mark``'s rule
+    (:meth:`.answer_kind.PassMark.passes`), by default the calibrated cut of the whole-text
+    probability (``report.cut``: the answer model's threshold, where balanced accuracy is best on its
+    training data), for an answer none of whose sentences changes a fact (a flipped negation,
+    another number, a swapped name or noun): the whole-text probability of a two-sentence answer
+    with one such edit can still reach the cut, and must not pass. Below the pass mark the share of
+    supported sentences grades."""
     fraction = report.supported_fraction(SUPPORTED)
     weakest = min((s.probability for s in report.sentences), default=1.0)
-    if (
-        report.probability >= report.cut
-        and weakest >= floor
-        and not any(changes_a_fact(s) for s in report.sentences)
-    ):
+    passes = (mark or PassMark(report.cut)).passes(
+        report.probability,
+        weakest,
+        single=report.cut,
+        adds_content=any(adds_content(s) for s in report.sentences),
+        changes_fact=any(changes_a_fact(s) for s in report.sentences),
+    )
+    if passes:
         return 5 if fraction >= 1.0 else 4
     if fraction >= 0.45:
         return 3
@@ -118,18 +120,9 @@ def grade_for_kind(
     scorer: LocalScorer, report: GroundingReport, answer: str, hint: object = None
 ) -> tuple[int, str]:
     """The 1-5 grade of ``report`` on ``answer`` under the pass mark of its kind (``hint``, the
-    user's ``answer_kind``, or the kind read from the answer), and that kind.
-
-    A kind's mark may sit below the single cut (chat replies: their register and paraphrase keep
-    the probability low). That lenience is for wording, never for content: an answer with a sentence
-    that names something the contexts lack (an unbacked name, added words) is held to the single cut.
-    """
+    user's ``answer_kind``, or the kind read from the answer), and that kind."""
     kind = check_answer_kind(hint, "the offline judge") or read_answer_kind(answer)
-    mark = packaged_cuts().mark(kind, report.cut, scorer.version)
-    cut = mark.cut
-    if cut < report.cut and any(s.unsupported_names or s.added_words for s in report.sentences):
-        cut = report.cut
-    return grade_fraction(replace(report, cut=cut), mark.floor), kind
+    return grade_fraction(report, packaged_cuts().mark(kind, report.cut, scorer.version)), kind
 
 
 def faithfulness_single(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
