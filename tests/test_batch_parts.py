@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from batch_support import THREE_FAITHFUL, ContentScores, first_batch_run, line_starting, run
-from fake_llm import FakeLLMServer
+from fake_llm import FakeLLMServer, Reply
 from fake_llm.batches import BatchScript
 from pytest_rag.cli import main as cli_main
 from pytest_rag.engine.batch.collect import collect
@@ -319,6 +319,7 @@ def test_a_reply_another_worker_used_and_let_go_meanwhile_is_served_from_the_cac
     lets the reply go. B must take the stored verdict, not queue the request for another batch."""
     from pytest_rag.engine.batch.run import open_desk
     from pytest_rag.engine.cache import JudgmentCache
+    from pytest_rag.engine.grade_tokens import grade_odds
     from pytest_rag.engine.judgment import JudgmentEngine
     from pytest_rag.errors import WaitingForBatchError
     from pytest_rag.judges.openai.chat import OpenAIChatJudge
@@ -351,6 +352,8 @@ def test_a_reply_another_worker_used_and_let_go_meanwhile_is_served_from_the_cac
         asyncio.run(judged(first, judge))
     assert first.batches is not None
     first.batches.close()
+    odds = {"score": {3: 0.7, 4: 0.3}}
+    fake_llm.script(Reply.json({"reasoning": "ok", "unsupported_statements": [], "score": 3}, odds=odds))
     submit(BatchStore(tmp_path), None, known=lambda key: False)  # ... and submits it at its end
 
     a, judge_a = worker()
@@ -373,6 +376,12 @@ def test_a_reply_another_worker_used_and_let_go_meanwhile_is_served_from_the_cac
     verdict, tally = asyncio.run(judged(b, judge_b))
     b.batches.close()
     assert verdict.score == 3 and tally.cached == 1 and tally.batched == 0
+    key = ask.cache_key(judge_b.identity())
+    kept = JudgmentCache(tmp_path, "rw")
+    stored = kept.get(key)
+    kept.close()
+    assert stored is not None and stored.score_logprobs  # B stored it again with A's odds, not without
+    assert grade_odds(FaithfulnessVerdict, stored.score_logprobs) is not None
     assert BatchStore(tmp_path).queued() == []  # nothing queued for a batch again
     assert [r.path for r in fake_llm.requests if r.path == "/v1/chat/completions"] == []  # nor asked live
     for engine in (first, a, b):

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from ..judges.protocol import JudgeReply
+from ..judges.protocol import JudgeReply, TokenLogprob
 from ..judges.schema import GRADE_FIELD, verdict_grades
 from ..scoring.grade_odds import GradeOdds
+from .cache import CachedReply
 from .parsing import extract_json_text
 
 _INTEGER = re.compile(r"-?\d+(?![\d.eE])")
@@ -47,6 +48,18 @@ def score_alternatives(reply: JudgeReply) -> tuple[tuple[str, float], ...] | Non
             return token.top if last <= end and token.top else None
         offset = end
     return None
+
+
+def reply_of_stored(found: CachedReply) -> JudgeReply:
+    """A stored reply as a judge's reply again, with the alternatives stored at its grade's token.
+
+    The cache keeps only those alternatives, not the reply's tokens, so they ride on one token that
+    spans the whole text: :func:`score_alternatives` reads the token that covers the grade, and
+    finds them. A reply rebuilt without them would store the verdict again with no odds."""
+    if not found.score_logprobs:
+        return JudgeReply(found.text, found.input_tokens, found.output_tokens, found.model)
+    whole = TokenLogprob(found.text, len(found.text.encode("utf-8")), 0.0, found.score_logprobs)
+    return JudgeReply(found.text, found.input_tokens, found.output_tokens, found.model, logprobs=(whole,))
 
 
 def grade_odds(model: type[BaseModel], alternatives: Sequence[tuple[str, float]] | None) -> GradeOdds | None:

@@ -35,6 +35,7 @@ from ...judges.batch_api import BatchAPI, BatchTarget, CollectedReply, QueuedReq
 from ...judges.protocol import Judge, JudgeReply, TransientFault
 from ...judges.request import JudgeRequest
 from ...results import CallTally
+from ..grade_tokens import reply_of_stored
 from ..ratelimit import estimate_output_tokens, estimate_prompt_tokens
 from .providers import api_for_judge
 from .store import BatchStore
@@ -207,7 +208,7 @@ class BatchDesk:
         if found is None:
             return None
         tally.cached += 1
-        return JudgeReply(found.text, found.input_tokens, found.output_tokens, found.model)
+        return reply_of_stored(found)
 
     def _failed(
         self,
