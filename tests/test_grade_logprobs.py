@@ -365,3 +365,28 @@ def test_a_batched_reply_carries_its_odds_like_a_live_one(
     (check,) = json.loads((tmp_path / "r.json").read_text())["checks"]
     assert check["batched"] == 1
     assert (check["expected_score"], check["pass_probability"]) == (pytest.approx(4.2), pytest.approx(0.9))
+
+
+def test_junit_carries_the_odds_where_the_judge_gave_them() -> None:
+    from pytest_rag.report.results_file import junit_properties
+    from pytest_rag.results import CheckRecord
+
+    sure = CheckRecord(
+        test_id="t", metric="faithfulness", judge="openai:m", score=4, threshold=4, passed=True
+    )
+    unsure = sure.model_copy(
+        update={
+            "passed": False,
+            "expected_score": 3.3,
+            "pass_probability": 0.5,
+            "passed_on": "expected_score",
+        }
+    )
+    assert not [name for name, _ in junit_properties([sure]) if "expected" in name or "probability" in name]
+    props = dict(junit_properties([unsure]))
+    assert props["rag.faithfulness.expected_score"] == "3.3"
+    assert props["rag.faithfulness.pass_probability"] == "0.5"
+    assert (props["rag.faithfulness.passed_on"], props["rag.faithfulness.passed"]) == (
+        "expected_score",
+        "false",
+    )

@@ -442,7 +442,9 @@ def _tally_from_row(row: dict[str, Any]) -> CallTally:
 
 
 def junit_properties(records: Iterable[CheckRecord]) -> list[tuple[str, str]]:
-    """Properties for a test's JUnit XML entry: each check's score, scale, judge, threshold, outcome."""
+    """Properties for a test's JUnit XML entry: each check's score, scale, judge, threshold, outcome,
+    and, where the judge reported its grade's odds, the expected score and the probability of a
+    pass (what ``--rag-pass-on=expected`` reads; a CI dashboard can flag a pass that was a coin toss)."""
     properties: list[tuple[str, str]] = []
     for record in records:
         prefix = f"rag.{metric_label(record)}"
@@ -456,6 +458,12 @@ def junit_properties(records: Iterable[CheckRecord]) -> list[tuple[str, str]]:
         if record.threshold is not None:
             properties.append((f"{prefix}.threshold", f"{_number(record.threshold)}"))
             properties.append((f"{prefix}.passed", "true" if record.passed else "false"))
+        if record.expected_score is not None:
+            properties.append((f"{prefix}.expected_score", f"{_number(record.expected_score)}"))
+        if record.pass_probability is not None:
+            properties.append((f"{prefix}.pass_probability", f"{_number(record.pass_probability)}"))
+        if record.passed_on != "score":
+            properties.append((f"{prefix}.passed_on", record.passed_on))
         if len(record.judges) > 1:
             for member in record.judges:
                 properties.append((f"{prefix}.score[{member.judge}]", f"{_number(member.score)}"))
