@@ -3,8 +3,6 @@ the pydantic model that validates the reply come from the same words, so they ca
 
 * a **graded finding list** (the omk-style 1-5 judgments: faithfulness, answer relevancy, context
   recall and their per-turn versions): the reasons, the items that cost points, the grade;
-* a **decision** (is this passage relevant, is this point attributable, ...): the reasons, then one
-  true/false field;
 * a **numbered verdict list**: one verdict per numbered item, in a single ``verdicts`` field.
 
 A model's name, field names, descriptions and field order enter every cache key (see
@@ -20,7 +18,7 @@ from pydantic import BaseModel, Field, create_model
 
 from ..results import Evidence
 from .base import Scored
-from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict
+from .prompts import SCORE_REASONING
 
 GRADE_WORDING = "integer 1-5"
 """How a graded finding list's template asks for the grade."""
@@ -55,18 +53,6 @@ class GradedFindings:
         listed = list(getattr(verdict, self.findings))
         evidence = self.evidence_model(**{self.evidence_field or self.findings: listed})
         return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
-
-
-def decision_fields(decision: str) -> dict[str, str]:
-    """The template fields of a decision: reasons, then the true/false ``decision``."""
-    return {"reasoning": REASONING, decision: "true or false"}
-
-
-def decision_verdict(name: str, decision: str, description: str) -> type[BaseModel]:
-    """The verdict model ``name`` of a decision: :class:`ReasonedVerdict`'s reasons, then the bool
-    field ``decision`` that ``description`` explains."""
-    fields: dict[str, Any] = {decision: (bool, Field(description=description))}
-    return create_model(name, __base__=ReasonedVerdict, **fields)
 
 
 def numbered_verdicts(name: str, item: type[BaseModel], what: str) -> type[BaseModel]:
