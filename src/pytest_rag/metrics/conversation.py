@@ -29,8 +29,14 @@ from ..inputs import ContextLike, Sample
 from ..results import Evidence, Highlights
 from .base import Asker, Scale, Scored
 from .judging import SingleJudgment, judge_request
-from .prompts import REASONING, ReasonedVerdict, Template, block, context_blocks
-from .verdict_shapes import GradedFindings, graded_findings_fields, graded_findings_verdict
+from .prompts import Template, block, context_blocks
+from .verdict_shapes import (
+    GradedFindings,
+    check_fields,
+    check_verdict,
+    graded_findings_fields,
+    graded_findings_verdict,
+)
 
 ROLES = ("user", "assistant")
 
@@ -259,20 +265,22 @@ KNOWLEDGE_RETENTION = Template(
         "said, or ask again for information the user already gave. Statements of the answer that the "
         "earlier messages do not touch are not your concern here."
     ),
-    fields={
-        "reasoning": REASONING,
-        "forgotten": "list of what the user established that the answer contradicts, ignores or asks for again",
-        "retains": "true or false",
-    },
+    fields=check_fields(
+        "forgotten",
+        "list of what the user established that the answer contradicts, ignores or asks for again",
+        "retains",
+    ),
 )
 
 
-class RetentionVerdict(ReasonedVerdict):
-    forgotten: list[str] = Field(
-        description="what the user established earlier that the latest answer contradicts, ignores or asks "
-        "for again; empty if none"
-    )
-    retains: bool = Field(description="true when the latest answer keeps to everything the user established")
+RetentionVerdict = check_verdict(
+    "RetentionVerdict",
+    "forgotten",
+    "what the user established earlier that the latest answer contradicts, ignores or asks for again; "
+    "empty if none",
+    "retains",
+    "true when the latest answer keeps to everything the user established",
+)
 
 
 class KnowledgeRetention(ConversationCheck):
@@ -301,20 +309,21 @@ CONVERSATION_CONSISTENCY = Template(
         "without saying that it corrects itself. New information that does not conflict with the earlier "
         "answers is consistent."
     ),
-    fields={
-        "reasoning": REASONING,
-        "contradictions": "list of the latest answer's statements that contradict an earlier answer",
-        "consistent": "true or false",
-    },
+    fields=check_fields(
+        "contradictions",
+        "list of the latest answer's statements that contradict an earlier answer",
+        "consistent",
+    ),
 )
 
 
-class ConsistencyVerdict(ReasonedVerdict):
-    contradictions: list[str] = Field(
-        description="statements of the latest answer that contradict an earlier answer of the assistant; "
-        "empty if none"
-    )
-    consistent: bool = Field(description="true when the latest answer agrees with every earlier answer")
+ConsistencyVerdict = check_verdict(
+    "ConsistencyVerdict",
+    "contradictions",
+    "statements of the latest answer that contradict an earlier answer of the assistant; empty if none",
+    "consistent",
+    "true when the latest answer agrees with every earlier answer",
+)
 
 
 class ConversationConsistency(ConversationCheck):

@@ -3,6 +3,8 @@ the pydantic model that validates the reply come from the same words, so they ca
 
 * a **graded finding list** (the omk-style 1-5 judgments: faithfulness, answer relevancy, context
   recall and their per-turn versions): the reasons, the items that cost points, the grade;
+* a **check with findings** (the conversation checks): the reasons, the items that break the check,
+  then whether it holds;
 * a **numbered verdict list**: one verdict per numbered item, in a single ``verdicts`` field.
 
 A model's name, field names, descriptions and field order enter every cache key (see
@@ -18,7 +20,7 @@ from pydantic import BaseModel, Field, create_model
 
 from ..results import Evidence
 from .base import Scored
-from .prompts import SCORE_REASONING
+from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict
 
 GRADE_WORDING = "integer 1-5"
 """How a graded finding list's template asks for the grade."""
@@ -53,6 +55,22 @@ class GradedFindings:
         listed = list(getattr(verdict, self.findings))
         evidence = self.evidence_model(**{self.evidence_field or self.findings: listed})
         return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
+
+
+def check_fields(findings: str, asked: str, holds: str) -> dict[str, str]:
+    """The template fields of a check with findings: reasons, the ``findings`` list (``asked`` says
+    what it holds), then the true/false ``holds``."""
+    return {"reasoning": REASONING, findings: asked, holds: "true or false"}
+
+
+def check_verdict(name: str, findings: str, listed: str, holds: str, held: str) -> type[BaseModel]:
+    """The verdict model ``name`` of a check with findings: :class:`ReasonedVerdict`'s reasons, the
+    ``findings`` list (``listed`` describes it), the bool ``holds`` (``held`` says when it is true)."""
+    fields: dict[str, Any] = {
+        findings: (list[str], Field(description=listed)),
+        holds: (bool, Field(description=held)),
+    }
+    return create_model(name, __base__=ReasonedVerdict, **fields)
 
 
 def numbered_verdicts(name: str, item: type[BaseModel], what: str) -> type[BaseModel]:
