@@ -56,7 +56,7 @@ class RagSettings:
 
     @property
     def checked_at_startup(self) -> bool:
-        """True when a setting must be checked before any test runs (:mod:`pytest_rag.startup`): a
+        """True when a setting must be checked before any test runs (:mod:`pytest_rag.run.startup`): a
         judge spec other than the default, a base URL, thresholds, prices, files to write. A suite on
         the default settings skips those checks and their imports."""
         regression = self.regression

@@ -170,7 +170,7 @@ def generate_command(args: argparse.Namespace) -> int:
         budget_usd=args.budget,
         batch=BatchSettings(poll_s=args.batch_poll, wait_s=args.batch_timeout),
     )
-    from ...session import RagSession
+    from ...run.session import RagSession
 
     session = RagSession(CommandConfig(), settings=settings)
     try:
