@@ -9,11 +9,13 @@ the pydantic model that validates the reply come from the same words, so they ca
 
 A model's name, field names, descriptions and field order enter every cache key (see
 ``tests/test_prompt_stability.py``); the builders take the name and the wording from the metric, so
-the schemas are exactly those the metrics declared as classes before.
+the schemas are exactly those the metrics declared as classes before. A built model belongs to the
+family module that calls the builder (its ``__module__``), as a class declared there would.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, create_model
@@ -21,6 +23,12 @@ from pydantic import BaseModel, Field, create_model
 from ..results import Evidence
 from .base import Scored
 from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict
+
+
+def _caller_module() -> str:
+    """The module that called the builder calling this: the family the model is declared for."""
+    return str(sys._getframe(2).f_globals["__name__"])
+
 
 GRADE_WORDING = "integer 1-5"
 """How a graded finding list's template asks for the grade."""
@@ -39,7 +47,7 @@ def graded_findings_verdict(name: str, findings: str, description: str) -> type[
         findings: (list[str], Field(description=description)),
         "score": (int, Field(ge=1, le=5, description="the score on the 1-5 scale")),
     }
-    return create_model(name, **fields)
+    return create_model(name, __module__=_caller_module(), **fields)
 
 
 class GradedFindings:
@@ -70,7 +78,7 @@ def check_verdict(name: str, findings: str, listed: str, holds: str, held: str) 
         findings: (list[str], Field(description=listed)),
         holds: (bool, Field(description=held)),
     }
-    return create_model(name, __base__=ReasonedVerdict, **fields)
+    return create_model(name, __base__=ReasonedVerdict, __module__=_caller_module(), **fields)
 
 
 def numbered_verdicts(name: str, item: type[BaseModel], what: str) -> type[BaseModel]:
@@ -79,4 +87,4 @@ def numbered_verdicts(name: str, item: type[BaseModel], what: str) -> type[BaseM
     fields: dict[str, Any] = {
         "verdicts": (list[item], Field(description=f"one verdict per {what}, in the order given"))  # type: ignore[valid-type]
     }
-    return create_model(name, **fields)
+    return create_model(name, __module__=_caller_module(), **fields)
