@@ -38,13 +38,13 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
     (
         "front",
         (
-            ("plugin", ("plugin.py", "startup.py", "unjudged.py", "run_end.py")),
+            ("plugin", ("plugin.py",)),
             ("rag_judge", ("rag_judge.py",)),
             ("cli", ("cli.py",)),
         ),
     ),
     ("cases", (("cases/", ("cases/",)),)),
-    ("session", (("session", ("session.py", "check_plan.py", "thresholds.py")),)),
+    ("run", (("run/", ("run/",)),)),
     ("setup", (("config", ("config.py",)), ("registry", ("registry.py", "builtin.py", "hookspecs.py")))),
     ("regression", (("regression/", ("regression/",)),)),
     ("report", (("report/", ("report/",)),)),
@@ -60,7 +60,6 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                 (
                     "results.py",
                     "results_table.py",
-                    "session_results.py",
                     "check_keys.py",
                     "run_record.py",
                     "failures.py",

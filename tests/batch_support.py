@@ -1,4 +1,7 @@
-"""Helpers shared by the tests of the provider batch APIs (``--rag-batch``, ``evaluate(batch=True)``)."""
+"""Helpers shared by the tests of the provider batch APIs (``--rag-batch``, ``evaluate(batch=True)``).
+
+Also a plugin of those test modules (``pytest_plugins = [..., "batch_support"]``): it gives them the
+``server`` fixture (the fake server answering by content) and ``judge`` (each provider in turn)."""
 
 from __future__ import annotations
 
@@ -113,3 +116,15 @@ def first_batch_run(
     cache = tmp_path / "cache"
     run(pytester, server, cache, "--rag-batch", judge=judge).assert_outcomes(skipped=3)
     return cache
+
+
+@pytest.fixture
+def server(fake_llm: FakeLLMServer) -> FakeLLMServer:
+    fake_llm.responder = ContentScores()
+    return fake_llm
+
+
+@pytest.fixture(params=["openai", "anthropic"])
+def judge(request: pytest.FixtureRequest, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each provider's judge in turn, pointed at the fake server."""
+    return use_judge(str(request.param), server, monkeypatch)

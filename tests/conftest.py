@@ -37,6 +37,10 @@ from fake_llm import FakeLLMServer, RecordedRequest, Reply, schema_responder
 from fake_llm.replies import JsonReply
 from pytest_rag.metrics.catalog import builtin_metrics
 
+# batch_support is both imported by the batch tests and loaded as their plugin (its fixtures): its
+# asserts are rewritten on the first import, so loading it as a plugin finds nothing to warn about.
+pytest.register_assert_rewrite("batch_support")
+
 # Named here so that no linter fix drops them as unused: loading them is the point.
 PRELOADED = (
     pytest_rag.judges.anthropic.batch,  # the batch machinery and the SDK types it parses replies with

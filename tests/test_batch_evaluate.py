@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from batch_support import ContentScores, judge_calls, line_starting, numbered, run, scores
+from batch_support import judge_calls, line_starting, numbered, run, scores
 from fake_llm import FakeLLMServer, RecordedRequest, Reply, SchemaResponder
 from fake_llm.batches import BatchScript
 from fake_llm.replies import JsonReply
 from pytest_rag.cli import main as cli_main
 from pytest_rag.metrics.catalog import ALIASES
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "batch_support"]  # batch_support: the server and judge fixtures
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
 
@@ -28,12 +28,6 @@ SAMPLE = (
     '"contexts": ["Refunds take five business days.", "Shipping is free over 50 euros.", '
     '"Support answers within a day."], "reference": "Refunds take five business days."}'
 )
-
-
-@pytest.fixture
-def server(fake_llm: FakeLLMServer) -> FakeLLMServer:
-    fake_llm.responder = ContentScores()
-    return fake_llm
 
 
 def test_evaluate_with_batch_submits_waits_and_returns_the_judged_table(

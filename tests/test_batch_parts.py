@@ -267,12 +267,12 @@ def test_a_batch_desk_that_cannot_open_never_leaves_the_run_calling_live(
 ) -> None:
     """Opening the desk fails (its store unreadable, say): every check of the --rag-batch run fails
     with that, instead of the first one failing and the rest going live at full price."""
-    import pytest_rag.session
+    import pytest_rag.run.session
 
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError("database disk image is malformed")
 
-    monkeypatch.setattr(pytest_rag.session, "open_desk", broken)  # where the session opens it
+    monkeypatch.setattr(pytest_rag.run.session, "open_desk", broken)  # where the session opens it
     pytester.makepyfile(THREE_FAITHFUL)
     result = run(pytester, fake_llm, tmp_path / "cache", "--rag-batch")
     result.assert_outcomes(failed=3)

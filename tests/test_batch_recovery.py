@@ -22,7 +22,6 @@ from batch_support import (
     judge_calls,
     line_starting,
     run,
-    use_judge,
 )
 from fake_llm import FakeLLMServer, RecordedRequest, Reply
 from fake_llm.batches import BatchScript
@@ -33,19 +32,7 @@ from pytest_rag.engine.batch.store import BatchStore
 from pytest_rag.judges.batch_api import BatchProblem
 from pytest_rag.judges.openai.batch import OPENAI_BATCHES
 
-pytest_plugins = ["pytester"]
-
-
-@pytest.fixture
-def server(fake_llm: FakeLLMServer) -> FakeLLMServer:
-    fake_llm.responder = ContentScores()
-    return fake_llm
-
-
-@pytest.fixture(params=["openai", "anthropic"])
-def judge(request: pytest.FixtureRequest, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each provider's judge in turn, pointed at the fake server."""
-    return use_judge(str(request.param), server, monkeypatch)
+pytest_plugins = ["pytester", "batch_support"]  # batch_support: the server and judge fixtures
 
 
 # -- results that cannot be read ----------------------------------------------------------------------

@@ -16,7 +16,6 @@ import pytest
 
 from batch_support import (
     THREE_FAITHFUL,
-    ContentScores,
     body_text,
     first_batch_run,
     judge_calls,
@@ -31,7 +30,7 @@ from fake_llm.batches import BatchScript
 from pytest_rag.cli import main as cli_main
 from pytest_rag.engine.batch.store import BatchStore
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "batch_support"]  # batch_support: the server and judge fixtures
 
 SUITE = """
 import pytest
@@ -54,18 +53,6 @@ def test_sample(rag_judge, index):
         SAMPLES[index], faithfulness=1, answer_relevancy=1, context_recall=1, context_precision=0
     )
 """
-
-
-@pytest.fixture
-def server(fake_llm: FakeLLMServer) -> FakeLLMServer:
-    fake_llm.responder = ContentScores()
-    return fake_llm
-
-
-@pytest.fixture(params=["openai", "anthropic"])
-def judge(request: pytest.FixtureRequest, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each provider's judge in turn, pointed at the fake server."""
-    return use_judge(str(request.param), server, monkeypatch)
 
 
 def test_two_batch_runs_then_a_plain_run_judge_exactly_like_a_live_run(

@@ -38,7 +38,7 @@ from test_prompt_stability import SAMPLE, VARIANTS, RecordingAsker
 
 #: Modules of machinery that several families share. Every other module under metrics/ is (part of)
 #: a family, or base.py, catalog.py and the deprecated toolkit.py, which declare no model or template.
-SHARED = {"judging", "options", "statements", "dual_rating", "prompts"}
+SHARED = {"judging", "options", "statements", "dual_rating", "prompts", "verdict_shapes"}
 FAMILIES = {where.split(":")[0].split(".")[0] for _, _, where in CATALOG} | {"overall"}
 
 

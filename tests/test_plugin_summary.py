@@ -96,13 +96,13 @@ HEAVY = (
     "pytest_rag.engine.judgment",
     # pytest-rag's own large modules: compiled again by every process when bytecode is not cached
     # (the snapshot extension is not here: syrupy imports the default extension at session end)
-    "pytest_rag.session",
-    "pytest_rag.run_end",
+    "pytest_rag.run.session",
+    "pytest_rag.run.run_end",
     # what only a run that judges, or sets more than the defaults, needs
-    "pytest_rag.startup",
+    "pytest_rag.run.startup",
     "pytest_rag.judges.spec",
     "pytest_rag.registry",
-    "pytest_rag.unjudged",
+    "pytest_rag.run.unjudged",
 )
 
 UNUSED_SUITE_CONFTEST = f"""

@@ -32,9 +32,9 @@ from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
 from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.rag_judge import RagJudge
 from pytest_rag.results import MetricResult
+from pytest_rag.run.session import RagSession
+from pytest_rag.run.thresholds import Thresholds
 from pytest_rag.scoring.similarity import cosine
-from pytest_rag.session import RagSession
-from pytest_rag.thresholds import Thresholds
 from test_metrics_catalog import generic_reply
 
 

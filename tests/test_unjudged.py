@@ -204,9 +204,9 @@ def test_no_error_of_pytest_rag_is_an_assertion_error() -> None:
 
 def test_the_report_attribute_is_the_one_the_plugin_reads() -> None:
     import pytest_rag.plugin
-    import pytest_rag.unjudged
+    import pytest_rag.run.unjudged
 
-    assert pytest_rag.unjudged.NO_VERDICT in inspect.getsource(pytest_rag.plugin.pytest_report_teststatus)
+    assert pytest_rag.run.unjudged.NO_VERDICT in inspect.getsource(pytest_rag.plugin.pytest_report_teststatus)
 
 
 def test_a_judge_that_cannot_be_built_makes_every_test_an_error_in_one_line(

@@ -56,7 +56,7 @@ class RagSettings:
 
     @property
     def checked_at_startup(self) -> bool:
-        """True when a setting must be checked before any test runs (:mod:`pytest_rag.startup`): a
+        """True when a setting must be checked before any test runs (:mod:`pytest_rag.run.startup`): a
         judge spec other than the default, a base URL, thresholds, prices, files to write. A suite on
         the default settings skips those checks and their imports."""
         regression = self.regression
@@ -657,23 +657,21 @@ class CaseSettings:
     snapshot: bool = False
 
 
-def add_case_options(parser: Any) -> None:
-    parser.addini(
-        "rag_case_metrics",
-        "metrics of a case without its own, where they apply (default: "
-        + " ".join(DEFAULT_CASE_METRICS)
-        + ")",
-        type="args",
-        default=[],
-    )
-    parser.addini(
+CASE_METRIC_INIS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("rag_case_metrics", DEFAULT_CASE_METRICS, "metrics of a case without its own, where they apply"),
+    (
         "rag_case_turn_metrics",
-        "metrics of each turn of a conversation case without its own (default: "
-        + " ".join(DEFAULT_TURN_METRICS)
-        + ")",
-        type="args",
-        default=[],
-    )
+        DEFAULT_TURN_METRICS,
+        "metrics of each turn of a conversation case without its own",
+    ),
+)
+"""The ini options naming the metrics a case is held to by default: (option, default, what it names);
+declared once for the option's help and for reading it."""
+
+
+def add_case_options(parser: Any) -> None:
+    for ini, default, meaning in CASE_METRIC_INIS:
+        parser.addini(ini, f"{meaning} (default: {' '.join(default)})", type="args", default=[])
     parser.addini(
         "rag_case_snapshot",
         "compare every case's scores with a snapshot (syrupy)",
@@ -686,10 +684,7 @@ def read_case_settings(config: Any) -> CaseSettings:
     from .check_keys import parse_metric_label
 
     found: dict[str, tuple[str, ...]] = {}
-    for ini, default in (
-        ("rag_case_metrics", DEFAULT_CASE_METRICS),
-        ("rag_case_turn_metrics", DEFAULT_TURN_METRICS),
-    ):
+    for ini, default, _ in CASE_METRIC_INIS:
         labels = tuple(str(label) for label in config.getini(ini)) or default
         for label in labels:
             try:

@@ -114,7 +114,7 @@ class JudgeUnavailableError(JudgeError):
 class NoVerdictError(RagError):
     """What the report of a test shows when checks of it ended without a verdict and the test did not
     raise their error itself (it caught it, or an ``evaluate()`` table held it). Never raised in a
-    test: the test is reported as an error with this message (:mod:`pytest_rag.unjudged`)."""
+    test: the test is reported as an error with this message (:mod:`pytest_rag.run.unjudged`)."""
 
 
 class CacheMissError(JudgeError):

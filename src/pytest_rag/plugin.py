@@ -1,4 +1,4 @@
-"""pytest hooks of pytest-rag. Each hook delegates to :class:`~pytest_rag.session.RagSession`.
+"""pytest hooks of pytest-rag. Each hook delegates to :class:`~pytest_rag.run.session.RagSession`.
 
 Only option registration and reading (so a bad option fails at start-up) happen for suites that never
 use ``rag_judge``: the session is built when a test first asks for it (:func:`rag_session`), and
@@ -20,7 +20,7 @@ from .cases import is_case_file
 if TYPE_CHECKING:
     from .config import RagSettings
     from .rag_judge import RagJudge
-    from .session import RagSession
+    from .run.session import RagSession
 
 SESSION_KEY = pytest.StashKey["RagSession"]()
 SETTINGS_KEY = pytest.StashKey["tuple[RagSettings, tuple[str, ...]]"]()
@@ -66,7 +66,7 @@ def pytest_configure(config: pytest.Config) -> None:
         names = rag_config.threshold_names(config.pluginmanager, builtin)
         settings = rag_config.read_settings(config, names)
         if settings.checked_at_startup:
-            from .startup import check_configuration
+            from .run.startup import check_configuration
 
             check_configuration(config, settings, names)
         config.stash[SETTINGS_KEY] = (settings, names)
@@ -75,13 +75,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
             count_the_run(config)
         if settings.regression.cache_import is not None:
-            from .run_end import import_judgments
+            from .run.run_end import import_judgments
 
             import_judgments(config, rag_session(config))
     except RagError as exc:
         raise pytest.UsageError(f"pytest-rag: {exc}") from None
     if config.getoption("xmlpath", None):
-        from .unjudged import JUnitErrors
+        from .run.unjudged import JUnitErrors
 
         config.pluginmanager.register(JUnitErrors(config), "pytest-rag-junit-errors")
 
@@ -90,7 +90,7 @@ def rag_session(config: pytest.Config) -> RagSession:
     """The run's :class:`RagSession`, built on first use from the settings read at start-up."""
     session = config.stash.get(SESSION_KEY, None)
     if session is None:
-        from .session import RagSession
+        from .run.session import RagSession
 
         settings, names = config.stash[SETTINGS_KEY]
         session = config.stash[SESSION_KEY] = RagSession(config, names, settings=settings)
@@ -163,7 +163,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         from .engine.spending import skip_not_judged
 
         skip_not_judged(report, call.excinfo, records)
-    from .unjudged import judge_report
+    from .run.unjudged import judge_report
 
     judge = item.stash.get(JUDGE_KEY, None)
     refused = judge.refused if judge is not None and call.when == "call" else []
@@ -176,7 +176,7 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     """A test made an error by :func:`pytest_runtest_makereport` counts and reads as one."""
     if getattr(report, "rag_no_verdict", None) is None:  # unjudged.NO_VERDICT: nothing of ours
         return None
-    from .unjudged import status_of
+    from .run.unjudged import status_of
 
     return status_of(report)
 
@@ -192,7 +192,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """A pytest-xdist worker hands its records to the controller; the controller (or a serial run)
-    sees to the end of the run (:func:`pytest_rag.run_end.finish`). Last, so that the exit status
+    sees to the end of the run (:func:`pytest_rag.run.run_end.finish`). Last, so that the exit status
     the results files record is final (plugins such as syrupy change it in their own hook)."""
     settings = _settings(session.config)
     if settings is None:
@@ -210,21 +210,21 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         ):
             return  # nothing judged, no file, gate or batch queue to see to: nothing to import
         rag = rag_session(session.config)
-    from .run_end import finish
+    from .run.run_end import finish
 
     finish(session, rag)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    """The "pytest-rag summary" section (:func:`pytest_rag.run_end.write_summary`)."""
+    """The "pytest-rag summary" section (:func:`pytest_rag.run.run_end.write_summary`)."""
     settings = _settings(config)
     if settings is None or hasattr(config, "workerinput"):
         return
     rag = _session(config)
     if rag is None and not settings.regression.any_requested():
         return  # nothing judged and no gate: nothing to say
-    from .run_end import write_summary
-    from .unjudged import tally_lines
+    from .run.run_end import write_summary
+    from .run.unjudged import tally_lines
 
     write_summary(terminalreporter, config, rag, tally_lines(terminalreporter.stats))
 
@@ -233,7 +233,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     """Each test's scores become properties of its JUnit XML entry."""
     rag = _session(item.config)
     if rag is not None and len(rag.results):
-        from .run_end import junit_properties
+        from .run.run_end import junit_properties
 
         junit_properties(item, rag)
 

@@ -35,11 +35,11 @@ from .metrics.retrieval import RetrievalHelpers
 from .metrics.rubric import RubricHelpers
 from .results import MetricResult
 from .results_table import ResultsTable, Row
-from .thresholds import require_threshold
+from .run.thresholds import require_threshold
 
 if TYPE_CHECKING:
-    from .check_plan import CheckPlan
-    from .session import RagSession
+    from .run.check_plan import CheckPlan
+    from .run.session import RagSession
 
 
 def require_pass(result: MetricResult) -> MetricResult:
@@ -164,7 +164,7 @@ class RagJudge(
     ) -> ResultsTable:
         """Score every sample on every metric, all judgments concurrently; never raises for a judge
         error (it is a row of the table, counted in the summary, and makes the test an error:
-        :mod:`pytest_rag.unjudged`).
+        :mod:`pytest_rag.run.unjudged`).
 
         With ``batch=True`` the judgments that are not cached go to the providers' batch APIs at half
         price: the call submits its batches, waits for them (round after round for multi-step

@@ -29,7 +29,7 @@ from .model import Case
 from .run import needs_app
 
 if TYPE_CHECKING:
-    from ..session import RagSession
+    from ..run.session import RagSession
 
 TAG_MARKER = "a tag of pytest-rag cases"
 

@@ -22,7 +22,7 @@ from ..errors import InputError, RagError
 from ..failures import describe
 from ..inputs import ContextLike, normalize_contexts
 from ..results import MetricResult
-from ..thresholds import require_threshold
+from ..run.thresholds import require_threshold
 from .app import AppReply, Message, ask_app
 from .checks import Exchange, case_jobs
 from .model import Case
@@ -30,7 +30,7 @@ from .model import Case
 if TYPE_CHECKING:
     from ..helper_forms import Check
     from ..inputs import Sample
-    from ..session import RagSession
+    from ..run.session import RagSession
 
 App = Callable[..., Any]
 

@@ -43,13 +43,14 @@ _TO_ESCAPE = re.compile("[&<" + "".join(sorted(LOOKALIKES)) + "]")
 _ESCAPED = re.compile(r"&(amp|lt|#x[0-9A-F]{2,5});")
 
 
+_NAMED = {"&": "amp", "<": "lt"}
+"""The characters escaped by entity name; every lookalike is escaped by its code point."""
+_BY_NAME = {name: char for char, name in _NAMED.items()}
+
+
 def _entity(match: re.Match[str]) -> str:
     char = match.group(0)
-    if char == "&":
-        return "&amp;"
-    if char == "<":
-        return "&lt;"
-    return f"&#x{ord(char):X};"
+    return f"&{_NAMED.get(char) or f'#x{ord(char):X}'};"
 
 
 def escape_data(text: str) -> str:
@@ -59,10 +60,8 @@ def escape_data(text: str) -> str:
 
 def _character(match: re.Match[str]) -> str:
     name = match.group(1)
-    if name == "amp":
-        return "&"
-    if name == "lt":
-        return "<"
+    if name in _BY_NAME:
+        return _BY_NAME[name]
     char = chr(int(name[2:], 16))
     return char if char in LOOKALIKES else match.group(0)
 

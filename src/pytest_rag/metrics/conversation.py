@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ..errors import InputError
 from ..helper_forms import Check, score_form, shared_form
@@ -29,7 +29,14 @@ from ..inputs import ContextLike, Sample
 from ..results import Evidence, Highlights
 from .base import Asker, Scale, Scored
 from .judging import SingleJudgment, judge_request
-from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict, Template, block, context_blocks
+from .prompts import Template, block, context_blocks
+from .verdict_shapes import (
+    GradedFindings,
+    check_fields,
+    check_verdict,
+    graded_findings_fields,
+    graded_findings_verdict,
+)
 
 ROLES = ("user", "assistant")
 
@@ -161,23 +168,20 @@ TURN_FAITHFULNESS = Template(
         "2 - most statements are unsupported.\n"
         "1 - the answer is invented or contradicts the context."
     ),
-    fields={
-        "reasoning": SCORE_REASONING,
-        "unsupported_statements": "list of the latest answer's statements that the context does not support",
-        "score": "integer 1-5",
-    },
+    fields=graded_findings_fields(
+        "unsupported_statements", "list of the latest answer's statements that the context does not support"
+    ),
 )
 
 
-class TurnFaithfulnessVerdict(BaseModel):
-    reasoning: str = Field(description=SCORE_REASONING)
-    unsupported_statements: list[str] = Field(
-        description="statements of the latest answer that the retrieved context does not support; empty if none"
-    )
-    score: int = Field(ge=1, le=5, description="the score on the 1-5 scale")
+TurnFaithfulnessVerdict = graded_findings_verdict(
+    "TurnFaithfulnessVerdict",
+    "unsupported_statements",
+    "statements of the latest answer that the retrieved context does not support; empty if none",
+)
 
 
-class TurnFaithfulness(ConversationMetric):
+class TurnFaithfulness(GradedFindings, ConversationMetric):
     """Is the latest answer of a conversation supported by the context retrieved for its turn?
 
     Faithfulness with the conversation in view, as DeepEval's turn faithfulness judges each turn
@@ -191,14 +195,13 @@ class TurnFaithfulness(ConversationMetric):
     required = ("answer", "contexts")
     template = TURN_FAITHFULNESS
     verdict = TurnFaithfulnessVerdict
+    findings = "unsupported_statements"
+    evidence_model = ConversationEvidence
+    evidence_field = "statements"
 
     def turn_blocks(self, sample: Sample) -> list[str]:
         blocks = [block("question", sample.question)] if sample.question else []
         return [*blocks, context_blocks(sample.contexts), block("answer", sample.answer)]
-
-    def scored(self, verdict: TurnFaithfulnessVerdict) -> Scored:
-        evidence = ConversationEvidence(statements=verdict.unsupported_statements)
-        return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
 
 
 # -- turn relevancy ----------------------------------------------------------------------------
@@ -221,24 +224,22 @@ TURN_RELEVANCY = Template(
         "2 - mostly off topic, or answers an earlier message instead.\n"
         "1 - entirely off topic, or declines to answer."
     ),
-    fields={
-        "reasoning": SCORE_REASONING,
-        "off_topic_or_missing": "list of off-topic parts of the answer and parts of the message left unanswered",
-        "score": "integer 1-5",
-    },
+    fields=graded_findings_fields(
+        "off_topic_or_missing",
+        "list of off-topic parts of the answer and parts of the message left unanswered",
+    ),
 )
 
 
-class TurnRelevancyVerdict(BaseModel):
-    reasoning: str = Field(description=SCORE_REASONING)
-    off_topic_or_missing: list[str] = Field(
-        description="parts of the latest answer that are off topic, and parts of the latest message left "
-        "unanswered; empty if none"
-    )
-    score: int = Field(ge=1, le=5, description="the score on the 1-5 scale")
+TurnRelevancyVerdict = graded_findings_verdict(
+    "TurnRelevancyVerdict",
+    "off_topic_or_missing",
+    "parts of the latest answer that are off topic, and parts of the latest message left unanswered; "
+    "empty if none",
+)
 
 
-class TurnRelevancy(ConversationMetric):
+class TurnRelevancy(GradedFindings, ConversationMetric):
     """Does the latest answer respond to the latest message, read with the conversation before it?"""
 
     name = "turn_relevancy"
@@ -247,10 +248,9 @@ class TurnRelevancy(ConversationMetric):
     required = ("question", "answer")
     template = TURN_RELEVANCY
     verdict = TurnRelevancyVerdict
-
-    def scored(self, verdict: TurnRelevancyVerdict) -> Scored:
-        evidence = ConversationEvidence(statements=verdict.off_topic_or_missing)
-        return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
+    findings = "off_topic_or_missing"
+    evidence_model = ConversationEvidence
+    evidence_field = "statements"
 
 
 # -- knowledge retention -----------------------------------------------------------------------
@@ -265,20 +265,22 @@ KNOWLEDGE_RETENTION = Template(
         "said, or ask again for information the user already gave. Statements of the answer that the "
         "earlier messages do not touch are not your concern here."
     ),
-    fields={
-        "reasoning": REASONING,
-        "forgotten": "list of what the user established that the answer contradicts, ignores or asks for again",
-        "retains": "true or false",
-    },
+    fields=check_fields(
+        "forgotten",
+        "list of what the user established that the answer contradicts, ignores or asks for again",
+        "retains",
+    ),
 )
 
 
-class RetentionVerdict(ReasonedVerdict):
-    forgotten: list[str] = Field(
-        description="what the user established earlier that the latest answer contradicts, ignores or asks "
-        "for again; empty if none"
-    )
-    retains: bool = Field(description="true when the latest answer keeps to everything the user established")
+RetentionVerdict = check_verdict(
+    "RetentionVerdict",
+    "forgotten",
+    "what the user established earlier that the latest answer contradicts, ignores or asks for again; "
+    "empty if none",
+    "retains",
+    "true when the latest answer keeps to everything the user established",
+)
 
 
 class KnowledgeRetention(ConversationCheck):
@@ -307,20 +309,21 @@ CONVERSATION_CONSISTENCY = Template(
         "without saying that it corrects itself. New information that does not conflict with the earlier "
         "answers is consistent."
     ),
-    fields={
-        "reasoning": REASONING,
-        "contradictions": "list of the latest answer's statements that contradict an earlier answer",
-        "consistent": "true or false",
-    },
+    fields=check_fields(
+        "contradictions",
+        "list of the latest answer's statements that contradict an earlier answer",
+        "consistent",
+    ),
 )
 
 
-class ConsistencyVerdict(ReasonedVerdict):
-    contradictions: list[str] = Field(
-        description="statements of the latest answer that contradict an earlier answer of the assistant; "
-        "empty if none"
-    )
-    consistent: bool = Field(description="true when the latest answer agrees with every earlier answer")
+ConsistencyVerdict = check_verdict(
+    "ConsistencyVerdict",
+    "contradictions",
+    "statements of the latest answer that contradict an earlier answer of the assistant; empty if none",
+    "consistent",
+    "true when the latest answer agrees with every earlier answer",
+)
 
 
 class ConversationConsistency(ConversationCheck):

@@ -28,7 +28,6 @@ from .judging import SingleJudgment, batch_count, batches, judge_request
 from .options import read_int
 from .prompts import (
     REASONING,
-    SCORE_REASONING,
     SHORT_REASON,
     ReasonedVerdict,
     Template,
@@ -36,6 +35,7 @@ from .prompts import (
     context_blocks,
 )
 from .statements import NumberedClaimVerdict, extract_statements, judge_numbered
+from .verdict_shapes import GradedFindings, graded_findings_fields, graded_findings_verdict, numbered_verdicts
 
 
 class UnsupportedStatements(Evidence):
@@ -66,23 +66,20 @@ FAITHFULNESS_TEMPLATE = Template(
         "2 - most statements are unsupported.\n"
         "1 - the answer is invented or contradicts the context."
     ),
-    fields={
-        "reasoning": SCORE_REASONING,
-        "unsupported_statements": "list of the answer's statements that the context does not support",
-        "score": "integer 1-5",
-    },
+    fields=graded_findings_fields(
+        "unsupported_statements", "list of the answer's statements that the context does not support"
+    ),
 )
 
 
-class FaithfulnessVerdict(BaseModel):
-    reasoning: str = Field(description=SCORE_REASONING)
-    unsupported_statements: list[str] = Field(
-        description="statements of the answer that the context does not support or contradicts; empty if none"
-    )
-    score: int = Field(ge=1, le=5, description="the score on the 1-5 scale")
+FaithfulnessVerdict = graded_findings_verdict(
+    "FaithfulnessVerdict",
+    "unsupported_statements",
+    "statements of the answer that the context does not support or contradicts; empty if none",
+)
 
 
-class Faithfulness(SingleJudgment):
+class Faithfulness(GradedFindings, SingleJudgment):
     """Is the answer supported by the retrieved context?
 
     One judgment on 1-5 anchors with the judge's reasons and the statements that cost points, as the
@@ -96,6 +93,8 @@ class Faithfulness(SingleJudgment):
     options = ("answer_kind",)
     template = FAITHFULNESS_TEMPLATE
     verdict = FaithfulnessVerdict
+    findings = "unsupported_statements"
+    evidence_model = UnsupportedStatements
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         super().check_options(options)
@@ -117,10 +116,6 @@ class Faithfulness(SingleJudgment):
             # alone, and LLM prompts and cache keys stay as they were.
             inputs["question"] = sample.question
         return user, inputs
-
-    def scored(self, verdict: FaithfulnessVerdict) -> Scored:
-        evidence = UnsupportedStatements(unsupported_statements=verdict.unsupported_statements)
-        return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
 
 
 # -- faithfulness by claims --------------------------------------------------------------------
@@ -159,8 +154,7 @@ class ClaimCheck(NumberedClaimVerdict):
     supported: bool = Field(description="true when the context states or clearly implies the claim")
 
 
-class ClaimChecks(BaseModel):
-    verdicts: list[ClaimCheck] = Field(description="one verdict per claim, in the order given")
+ClaimChecks = numbered_verdicts("ClaimChecks", ClaimCheck, "claim")
 
 
 class ClaimVerdict(BaseModel):

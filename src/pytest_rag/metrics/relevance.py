@@ -20,7 +20,8 @@ from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
 from .judging import SingleJudgment, judge_request
 from .options import read_int, read_text
-from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict, Template, block
+from .prompts import REASONING, ReasonedVerdict, Template, block
+from .verdict_shapes import GradedFindings, graded_findings_fields, graded_findings_verdict
 
 # -- answer relevancy --------------------------------------------------------------------------
 
@@ -40,28 +41,24 @@ RELEVANCY_TEMPLATE = Template(
         "2 - mostly off topic.\n"
         "1 - entirely off topic, or declines to answer."
     ),
-    fields={
-        "reasoning": SCORE_REASONING,
-        "off_topic_or_missing": "list of off-topic or evasive parts and unanswered parts of the question",
-        "score": "integer 1-5",
-    },
+    fields=graded_findings_fields(
+        "off_topic_or_missing", "list of off-topic or evasive parts and unanswered parts of the question"
+    ),
 )
 
 
-class RelevancyVerdict(BaseModel):
-    reasoning: str = Field(description=SCORE_REASONING)
-    off_topic_or_missing: list[str] = Field(
-        description="parts of the answer that are off-topic or evasive, and parts of the question left "
-        "unanswered; empty if none"
-    )
-    score: int = Field(ge=1, le=5, description="the score on the 1-5 scale")
+RelevancyVerdict = graded_findings_verdict(
+    "RelevancyVerdict",
+    "off_topic_or_missing",
+    "parts of the answer that are off-topic or evasive, and parts of the question left unanswered; empty if none",
+)
 
 
 class RelevancyEvidence(Evidence):
     off_topic_or_missing: list[str] = Field(default_factory=list)
 
 
-class AnswerRelevancy(SingleJudgment):
+class AnswerRelevancy(GradedFindings, SingleJudgment):
     """Does the answer address the question?
 
     One judgment on 1-5 anchors with the judge's reasons and the parts that cost points, as the omk
@@ -74,14 +71,12 @@ class AnswerRelevancy(SingleJudgment):
     required = ("question", "answer")
     template = RELEVANCY_TEMPLATE
     verdict = RelevancyVerdict
+    findings = "off_topic_or_missing"
+    evidence_model = RelevancyEvidence
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         user = "\n\n".join([block("question", sample.question), block("answer", sample.answer)])
         return user, {"question": sample.question, "answer": sample.answer}
-
-    def scored(self, verdict: RelevancyVerdict) -> Scored:
-        evidence = RelevancyEvidence(off_topic_or_missing=verdict.off_topic_or_missing)
-        return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
 
 
 # -- answer relevancy by generated questions ---------------------------------------------------

@@ -23,7 +23,7 @@ import pluggy
 
 from ... import builtin, hookspecs
 from ...config import RagSettings
-from ...engine.cache import DEFAULT_CACHE_DIR
+from ...engine.cache import add_cache_dir_argument
 from ...engine.limits import BatchSettings, EngineSettings
 from ...errors import ConfigError, NotJudgedError, RagError, WaitingForBatchError
 from ...helper_forms import Check
@@ -140,12 +140,7 @@ def add_generate_command(commands: argparse._SubParsersAction[argparse.ArgumentP
         metavar="N",
         help="most calls in flight at once",
     )
-    parser.add_argument(
-        "--cache-dir",
-        default=DEFAULT_CACHE_DIR,
-        metavar="DIR",
-        help=f"the judgment cache (default {DEFAULT_CACHE_DIR})",
-    )
+    add_cache_dir_argument(parser)
     parser.add_argument("--force", action="store_true", help="replace the output file if it exists")
     parser.set_defaults(handler=generate_command)
 
@@ -170,7 +165,7 @@ def generate_command(args: argparse.Namespace) -> int:
         budget_usd=args.budget,
         batch=BatchSettings(poll_s=args.batch_poll, wait_s=args.batch_timeout),
     )
-    from ...session import RagSession
+    from ...run.session import RagSession
 
     session = RagSession(CommandConfig(), settings=settings)
     try:

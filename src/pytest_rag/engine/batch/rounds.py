@@ -4,7 +4,7 @@ Round after round: run the checks that still wait (their misses join this call's
 :class:`~.reply_or_queue.BatchScope`), submit what they queued, wait for every batch holding a
 request they need (collecting it), and run them again, until none waits. A multi-step metric takes one round per
 step. Waiting stops at ``--rag-batch-timeout``: the checks still waiting stay waiting and a later run
-collects their batches (their test is an error, or skipped under ``--rag-batch``: :mod:`pytest_rag.unjudged`).
+collects their batches (their test is an error, or skipped under ``--rag-batch``: :mod:`pytest_rag.run.unjudged`).
 """
 
 from __future__ import annotations

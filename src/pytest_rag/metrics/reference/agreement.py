@@ -26,6 +26,7 @@ from ..prompts import (
     block,
 )
 from ..statements import NumberedClaimVerdict, extract_statements, judge_numbered
+from ..verdict_shapes import numbered_verdicts
 
 # -- answer similarity -------------------------------------------------------------------------
 
@@ -226,8 +227,7 @@ class EntailmentCheck(NumberedClaimVerdict):
     verdict: Entailment = Field(description="entailment, neutral or contradiction")
 
 
-class EntailmentChecks(BaseModel):
-    verdicts: list[EntailmentCheck] = Field(description="one verdict per claim, in the order given")
+EntailmentChecks = numbered_verdicts("EntailmentChecks", EntailmentCheck, "claim")
 
 
 class CheckedClaim(BaseModel):

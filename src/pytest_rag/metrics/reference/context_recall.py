@@ -16,12 +16,17 @@ from ..base import Asker, Metric, Scale, Scored
 from ..judging import SingleJudgment
 from ..prompts import (
     REASONING,
-    SCORE_REASONING,
     Template,
     block,
     context_blocks,
 )
 from ..statements import extract_statements, judge_numbered
+from ..verdict_shapes import (
+    GradedFindings,
+    graded_findings_fields,
+    graded_findings_verdict,
+    numbered_verdicts,
+)
 
 # -- context recall ----------------------------------------------------------------------------
 
@@ -41,27 +46,22 @@ RECALL_TEMPLATE = Template(
         "2 - only a few are covered.\n"
         "1 - none are covered."
     ),
-    fields={
-        "reasoning": SCORE_REASONING,
-        "missing_facts": "list of the reference's key facts that the answer does not cover",
-        "score": "integer 1-5",
-    },
+    fields=graded_findings_fields(
+        "missing_facts", "list of the reference's key facts that the answer does not cover"
+    ),
 )
 
 
-class RecallVerdict(BaseModel):
-    reasoning: str = Field(description=SCORE_REASONING)
-    missing_facts: list[str] = Field(
-        description="key facts of the reference the answer does not cover; empty if none"
-    )
-    score: int = Field(ge=1, le=5, description="the score on the 1-5 scale")
+RecallVerdict = graded_findings_verdict(
+    "RecallVerdict", "missing_facts", "key facts of the reference the answer does not cover; empty if none"
+)
 
 
 class RecallEvidence(Evidence):
     missing_facts: list[str] = Field(default_factory=list)
 
 
-class ContextRecall(SingleJudgment):
+class ContextRecall(GradedFindings, SingleJudgment):
     """Key facts of the reference covered by the answer; the reference falls back to the context.
 
     One judgment on 1-5 anchors with the judge's reasons and the facts that cost points, as the omk
@@ -74,6 +74,8 @@ class ContextRecall(SingleJudgment):
     required = ("answer",)
     template = RECALL_TEMPLATE
     verdict = RecallVerdict
+    findings = "missing_facts"
+    evidence_model = RecallEvidence
 
     def check_inputs(self, sample: Sample) -> None:
         super().check_inputs(sample)
@@ -87,10 +89,6 @@ class ContextRecall(SingleJudgment):
         reference_text = reference if reference is not None else "\n\n".join(c.text for c in sample.contexts)
         user = "\n\n".join([block("reference", reference_text), block("answer", sample.answer)])
         return user, {"answer": sample.answer, "reference": reference_text}
-
-    def scored(self, verdict: RecallVerdict) -> Scored:
-        evidence = RecallEvidence(missing_facts=verdict.missing_facts)
-        return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
 
 
 # -- context recall by fact attribution --------------------------------------------------------
@@ -131,8 +129,7 @@ class FactAttributionVerdict(BaseModel):
     )
 
 
-class FactAttributions(BaseModel):
-    verdicts: list[FactAttributionVerdict] = Field(description="one verdict per fact, in the order given")
+FactAttributions = numbered_verdicts("FactAttributions", FactAttributionVerdict, "fact")
 
 
 class FactAttribution(BaseModel):

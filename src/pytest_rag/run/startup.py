@@ -21,10 +21,10 @@ import difflib
 from collections.abc import Sequence
 from typing import Any
 
-from .config import RagSettings, in_ini_file, on_command_line
-from .errors import ConfigError
-from .judges.spec import check_base_urls, parse_judge_specs, reach_of_builtin
-from .metrics.catalog import ALIASES
+from ..config import RagSettings, in_ini_file, on_command_line
+from ..errors import ConfigError
+from ..judges.spec import check_base_urls, parse_judge_specs, reach_of_builtin
+from ..metrics.catalog import ALIASES
 
 THRESHOLD_KEY = "rag_threshold_"
 
@@ -34,12 +34,12 @@ def check_configuration(config: Any, settings: RagSettings, metric_names: Sequen
     check_judges(config.hook, settings)
     check_threshold_keys(settings.threshold_keys, metric_names)
     if settings.thresholds:
-        from .registry import Registry
+        from ..registry import Registry
         from .thresholds import Thresholds
 
         Thresholds(settings.thresholds, Registry.from_hook(config.hook)).check(settings.threshold_sources)
     if settings.prices:
-        from .engine.pricing import PriceTable
+        from ..engine.pricing import PriceTable
 
         PriceTable.from_ini_lines(settings.prices)  # its errors name the rag_prices line
     check_output_paths(config, settings)

@@ -3,7 +3,7 @@
 A bar comes, in this order, from the check itself (``threshold=4``), the ini's ``name[mode]`` key,
 the ini's ``name`` key when the mode scores on the default mode's scale (a 1-5 bar must not judge a
 0-1 mode), and the metric's own default. A check's bar is resolved once, when its plan is made
-(:meth:`pytest_rag.session.RagSession.plan`); errors about a bar quote it as the user wrote it.
+(:meth:`pytest_rag.run.session.RagSession.plan`); errors about a bar quote it as the user wrote it.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 
-from .errors import ConfigError, InputError, RagError
-from .metrics.base import Metric
-from .metrics.catalog import ALIASES, COMPUTED
-from .registry import Registry
+from ..errors import ConfigError, InputError, RagError
+from ..metrics.base import Metric
+from ..metrics.catalog import ALIASES, COMPUTED
+from ..registry import Registry
 
 
 def require_threshold(metric: str, threshold: float | None) -> float:

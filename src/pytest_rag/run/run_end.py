@@ -19,20 +19,20 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .check_keys import report_order
-from .engine.batch.run import end_of_run
-from .errors import RagError
-from .regression.gates import Conclusion, conclude
-from .regression.store_io import export_store, import_store
-from .report.html.page import write_html_report
-from .report.progress import verbosity
-from .report.results_file import junit_properties as properties_of
-from .report.results_file import write_reports
-from .report.summary import summary_text
-from .run_record import COUNTER_KEY, RunRecord, record_run
+from ..check_keys import report_order
+from ..engine.batch.run import end_of_run
+from ..errors import RagError
+from ..regression.gates import Conclusion, conclude
+from ..regression.store_io import export_store, import_store
+from ..report.html.page import write_html_report
+from ..report.progress import verbosity
+from ..report.results_file import junit_properties as properties_of
+from ..report.results_file import write_reports
+from ..report.summary import summary_text
+from ..run_record import COUNTER_KEY, RunRecord, record_run
 
 if TYPE_CHECKING:
-    from .results import CheckRecord
+    from ..results import CheckRecord
     from .session import RagSession
 
 #: Lines the summary shows before the gates (judgments imported, the HTML report, batches).
@@ -140,7 +140,7 @@ def write_summary(
     reporter: Any, config: pytest.Config, rag: RagSession | None, tests: Sequence[str] = ()
 ) -> None:
     """The "pytest-rag summary" section, closing with ``tests`` (how many tests ended without a
-    verdict, :func:`pytest_rag.unjudged.tally_lines`); when the summary is hidden
+    verdict, :func:`pytest_rag.run.unjudged.tally_lines`); when the summary is hidden
     (``--rag-no-summary``) or there is nothing to tabulate, the "pytest-rag gates" section instead if
     a gate failed the run: an exit status that says 'failed' must come with its reason on the screen."""
     conclusion = config.stash.get(CONCLUSION_KEY, None)

@@ -12,10 +12,10 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .results import CheckRecord, MetricResult, SampleExcerpt
+from ..results import CheckRecord, MetricResult, SampleExcerpt
 
 if TYPE_CHECKING:
-    from .inputs import Sample
+    from ..inputs import Sample
 
 
 class SessionResults:
@@ -24,7 +24,7 @@ class SessionResults:
     def __init__(self, announce: Callable[[CheckRecord], None] = lambda record: None) -> None:
         self._records: list[CheckRecord] = []
         self._by_test: dict[str, list[CheckRecord]] = {}
-        """The same records by test: every test's report reads its own (:mod:`pytest_rag.unjudged`)."""
+        """The same records by test: every test's report reads its own (:mod:`pytest_rag.run.unjudged`)."""
         self._lock = threading.Lock()
         self._announce = announce
 

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .errors import ConfigError, NotJudgedError, NoVerdictError, RagError, WaitingForBatchError, cut_text
+from ..errors import ConfigError, NotJudgedError, NoVerdictError, RagError, WaitingForBatchError, cut_text
 
 if TYPE_CHECKING:
-    from .config import RagSettings
-    from .results import CheckRecord
+    from ..config import RagSettings
+    from ..results import CheckRecord
 
 NO_VERDICT = "rag_no_verdict"
 """Name of the report attribute: ``"error"`` for a test made an error here, or why a test was skipped

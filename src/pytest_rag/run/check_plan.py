@@ -1,6 +1,6 @@
 """One check on its way from a test to the session results.
 
-:meth:`pytest_rag.session.RagSession.plan` makes a :class:`CheckPlan` once per check: the metric
+:meth:`pytest_rag.run.session.RagSession.plan` makes a :class:`CheckPlan` once per check: the metric
 found in the registry, its options and inputs checked, its bar resolved (and where that bar came
 from), all before any judge is paid. The plan is tried on the fast path first (cached and offline
 judgments, no event loop), run again for real when a live call is needed, and ends recorded: as a
@@ -12,18 +12,18 @@ from __future__ import annotations
 from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .engine.evaluation import ensemble_label, evaluate
-from .engine.loop import UNFINISHED, run_fast
-from .errors import JudgeError, NotJudgedError, RagError
-from .results import CallTally, CheckRecord, MetricResult, SampleExcerpt
+from ..engine.evaluation import ensemble_label, evaluate
+from ..engine.loop import UNFINISHED, run_fast
+from ..errors import JudgeError, NotJudgedError, RagError
+from ..results import CallTally, CheckRecord, MetricResult, SampleExcerpt
 from .session_results import SessionResults
 
 if TYPE_CHECKING:
-    from .engine.judgment import JudgmentEngine
-    from .helper_forms import Check
-    from .inputs import Sample
-    from .judges.protocol import Judge
-    from .metrics.base import Metric
+    from ..engine.judgment import JudgmentEngine
+    from ..helper_forms import Check
+    from ..inputs import Sample
+    from ..judges.protocol import Judge
+    from ..metrics.base import Metric
 
 
 class CheckPlan:

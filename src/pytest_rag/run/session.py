@@ -16,32 +16,32 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from ..config import RagSettings, read_settings
+from ..engine.batch.rounds import BatchRounds
+from ..engine.batch.run import open_desk
+from ..engine.cache import JudgmentCache
+from ..engine.judgment import JudgmentEngine
+from ..engine.loop import LoopThread, gather_window
+from ..engine.pricing import PriceTable
+from ..engine.ratelimit import RateLimiter
+from ..engine.spending import Spending
+from ..errors import ConfigError, RagError, WaitingForBatchError, handing_errors_to
+from ..judges.openai.embeddings import close_embedding_clients
+from ..judges.spec import JudgeReach, check_base_urls, parse_judge_specs
+from ..metrics.catalog import resolve_metric
+from ..registry import Registry
+from ..report.progress import batch_progress
+from ..results import MetricResult
 from .check_plan import CheckPlan, carry_calls
-from .config import RagSettings, read_settings
-from .engine.batch.rounds import BatchRounds
-from .engine.batch.run import open_desk
-from .engine.cache import JudgmentCache
-from .engine.judgment import JudgmentEngine
-from .engine.loop import LoopThread, gather_window
-from .engine.pricing import PriceTable
-from .engine.ratelimit import RateLimiter
-from .engine.spending import Spending
-from .errors import ConfigError, RagError, WaitingForBatchError, handing_errors_to
-from .judges.openai.embeddings import close_embedding_clients
-from .judges.spec import JudgeReach, check_base_urls, parse_judge_specs
-from .metrics.catalog import resolve_metric
-from .registry import Registry
-from .report.progress import batch_progress
-from .results import MetricResult
 from .session_results import SessionResults
 from .thresholds import Thresholds
 
 if TYPE_CHECKING:
-    from .engine.batch.reply_or_queue import BatchDesk
-    from .helper_forms import Check
-    from .inputs import Sample
-    from .judges.protocol import Judge
-    from .metrics.base import Metric
+    from ..engine.batch.reply_or_queue import BatchDesk
+    from ..helper_forms import Check
+    from ..inputs import Sample
+    from ..judges.protocol import Judge
+    from ..metrics.base import Metric
 
 
 class RagSession:
@@ -99,7 +99,7 @@ class RagSession:
     def _build_judges(self) -> list[Judge]:
         settings = self.settings
         assert settings.judge is not None
-        try:  # checked at start-up (pytest_rag.startup): this only fails for a session built by hand
+        try:  # checked at start-up (pytest_rag.run.startup): this only fails for a session built by hand
             specs = parse_judge_specs(
                 settings.judge, known_providers=set(self.registry.providers), base_url=settings.base_url
             )

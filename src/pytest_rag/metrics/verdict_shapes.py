@@ -1,0 +1,90 @@
+"""The verdict shapes many templates share, each declared once: the fields a template asks for and
+the pydantic model that validates the reply come from the same words, so they cannot drift apart.
+
+* a **graded finding list** (the omk-style 1-5 judgments: faithfulness, answer relevancy, context
+  recall and their per-turn versions): the reasons, the items that cost points, the grade;
+* a **check with findings** (the conversation checks): the reasons, the items that break the check,
+  then whether it holds;
+* a **numbered verdict list**: one verdict per numbered item, in a single ``verdicts`` field.
+
+A model's name, field names, descriptions and field order enter every cache key (see
+``tests/test_prompt_stability.py``); the builders take the name and the wording from the metric, so
+the schemas are exactly those the metrics declared as classes before. A built model belongs to the
+family module that calls the builder (its ``__module__``), as a class declared there would.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field, create_model
+
+from ..results import Evidence
+from .base import Scored
+from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict
+
+
+def _caller_module() -> str:
+    """The module that called the builder calling this: the family the model is declared for."""
+    return str(sys._getframe(2).f_globals["__name__"])
+
+
+GRADE_WORDING = "integer 1-5"
+"""How a graded finding list's template asks for the grade."""
+
+
+def graded_findings_fields(findings: str, asked: str) -> dict[str, str]:
+    """The template fields of a graded finding list: reasons, the ``findings`` list (``asked`` says
+    what it holds), the 1-5 grade."""
+    return {"reasoning": SCORE_REASONING, findings: asked, "score": GRADE_WORDING}
+
+
+def graded_findings_verdict(name: str, findings: str, description: str) -> type[BaseModel]:
+    """The verdict model ``name`` of a graded finding list whose list field is ``findings``."""
+    fields: dict[str, Any] = {
+        "reasoning": (str, Field(description=SCORE_REASONING)),
+        findings: (list[str], Field(description=description)),
+        "score": (int, Field(ge=1, le=5, description="the score on the 1-5 scale")),
+    }
+    return create_model(name, __module__=_caller_module(), **fields)
+
+
+class GradedFindings:
+    """Scoring of a graded finding list, mixed into a metric: the grade is the score, the reasons
+    are the judge's, the findings become the evidence (:attr:`evidence_model`, in its field
+    :attr:`evidence_field`, by default the verdict's own field name)."""
+
+    findings: ClassVar[str]
+    evidence_model: ClassVar[type[Evidence]]
+    evidence_field: ClassVar[str | None] = None
+
+    def scored(self, verdict: Any) -> Scored:
+        listed = list(getattr(verdict, self.findings))
+        evidence = self.evidence_model(**{self.evidence_field or self.findings: listed})
+        return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
+
+
+def check_fields(findings: str, asked: str, holds: str) -> dict[str, str]:
+    """The template fields of a check with findings: reasons, the ``findings`` list (``asked`` says
+    what it holds), then the true/false ``holds``."""
+    return {"reasoning": REASONING, findings: asked, holds: "true or false"}
+
+
+def check_verdict(name: str, findings: str, listed: str, holds: str, held: str) -> type[BaseModel]:
+    """The verdict model ``name`` of a check with findings: :class:`ReasonedVerdict`'s reasons, the
+    ``findings`` list (``listed`` describes it), the bool ``holds`` (``held`` says when it is true)."""
+    fields: dict[str, Any] = {
+        findings: (list[str], Field(description=listed)),
+        holds: (bool, Field(description=held)),
+    }
+    return create_model(name, __base__=ReasonedVerdict, __module__=_caller_module(), **fields)
+
+
+def numbered_verdicts(name: str, item: type[BaseModel], what: str) -> type[BaseModel]:
+    """The reply model ``name`` to a question about numbered ``what`` items (claims, facts): their
+    ``item`` verdicts in one ``verdicts`` list."""
+    fields: dict[str, Any] = {
+        "verdicts": (list[item], Field(description=f"one verdict per {what}, in the order given"))  # type: ignore[valid-type]
+    }
+    return create_model(name, __module__=_caller_module(), **fields)
