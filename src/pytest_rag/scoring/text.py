@@ -29,6 +29,7 @@ __all__ = [
     "split_sentences",
     "stem",
     "tokenize",
+    "word_spans",
 ]
 
 # Numbers keep their inner separators ("1,000", "3.5", "2:30"); words keep inner apostrophes
@@ -77,6 +78,12 @@ def tokenize(text: str) -> list[str]:
     # the pattern treats ’ and ' alike, so one replace of the text gives the tokens' replacements
     tokens: list[str] = _TOKEN_RE.findall(text.lower().replace("’", "'"))
     return tokens
+
+
+def word_spans(lowered: str) -> list[tuple[str, int, int]]:
+    """The tokens of a text already lowered (with ’ written as '), each with its character span:
+    ``[w for w, _, _ in word_spans(t.lower().replace("’", "'"))] == tokenize(t)``."""
+    return [(m.group(), m.start(), m.end()) for m in _TOKEN_RE.finditer(lowered)]
 
 
 def _ends_with_abbreviation(chunk: str) -> bool:
