@@ -73,6 +73,9 @@ class StaticEmbedder:
         self._word_cache: dict[str, FloatArray] = {}
         self._piece_sums: dict[str, FloatArray] = {}
         self._lock = threading.Lock()
+        # ids only: the fast batch (tokenizers 0.20 and later) skips the character offsets, which
+        # a sum does not need; older tokenizers have only the full one, with the same ids
+        self._encode_ids = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
 
     @property
     def tokenizer(self) -> Any:
@@ -96,7 +99,7 @@ class StaticEmbedder:
         counts = np.zeros(len(texts), dtype=np.float32)
         if not texts:
             return TokenSums(sums, counts)
-        encoded = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        encoded = self._encode_ids(list(texts), add_special_tokens=False)
         vocab = self._matrix.shape[0]
         ids = np.concatenate([np.asarray(e.ids, dtype=np.int64) for e in encoded])
         row_of = np.repeat(np.arange(len(encoded)), [len(e.ids) for e in encoded])
