@@ -253,14 +253,16 @@ class Tokenizer:
         inside = (word >= 0) & (ends > starts)
         inside[inside] = last[inside] < word_ends[word[inside]]
         word_of = np.where(inside, word, -1).astype(np.int64)
-        keys: list[str] = []
-        flags = np.zeros((len(words), 4), dtype=np.float32)
-        for index, (word_text, start, _) in enumerate(words):
-            key, number, negation, stop = _word_facts(word_text)
-            keys.append(key)
-            # a capital counts only off a sentence's start: look back only for a capital
-            capital = text[start].isupper() and not _starts_sentence(text, start)
-            flags[index] = (number, negation, float(capital), stop)
+        facts = [_word_facts(word_text) for word_text, _, _ in words]
+        keys = [key for key, _, _, _ in facts]
+        # a capital counts only off a sentence's start: look back only for a capital
+        flags = np.array(
+            [
+                (number, negation, float(text[start].isupper() and not _starts_sentence(text, start)), stop)
+                for (_, number, negation, stop), (_, start, _) in zip(facts, words, strict=True)
+            ],
+            dtype=np.float32,
+        ).reshape(len(words), 4)
         for array in (token_ids, word_of, flags):  # kept and shared between checks: never written
             array.flags.writeable = False
         return TextTokens(token_ids, word_of, tuple(keys), tuple(_stem(k) for k in keys), flags)
