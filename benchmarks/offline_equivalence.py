@@ -1,7 +1,8 @@
 """Does a speed change leave every number of the offline judge where it was? Saves and compares.
 
     python benchmarks/offline_equivalence.py --datasets ../shared/datasets --save before.pkl
-    python benchmarks/offline_equivalence.py --datasets ../shared/datasets --compare before.pkl
+    python benchmarks/offline_equivalence.py --datasets ../shared/datasets --compare before.pkl [--save after.pkl]
+    python benchmarks/offline_equivalence.py --compare before.pkl --against after.pkl
 
 A speed-up of the offline judge must not move a verdict, so this records, for a fixed set of
 checks, every number the judge derives: per answer unit and per claim the feature vector the
@@ -13,6 +14,11 @@ against the references), and the 50-passage and 1 MB cases of ``offline_speed.py
 indexes and kept entailment tokens are dropped before every check, so the cold path is the one
 compared. ``--compare`` prints the largest difference per kind of number and the checks whose
 flags, spans or texts differ; it exits 1 when any number moved by more than ``--tolerance``.
+
+Run both sides with ``PYTHONHASHSEED=0`` and the same BLAS thread count: the judge itself varies
+below 1e-5 with them (the correctness model's word similarities follow set order into BLAS, and
+OpenBLAS rounds a product split across threads differently; a claim's log-odds that near-tie can
+then name another weakest claim). ``--against after.pkl`` compares two saved runs without a new one.
 """
 
 from __future__ import annotations
@@ -81,12 +87,15 @@ def record(scorer: LocalScorer, datasets: Path) -> dict[str, Any]:
     return out
 
 
-def differences(before: Any, after: Any, path: str, found: dict[str, float], odd: list[str]) -> None:
-    """Largest absolute difference of the numbers under each key (into ``found``), and the paths
-    where anything that is not a float differs (into ``odd``)."""
+def differences(
+    before: Any, after: Any, path: str, found: dict[str, tuple[float, str]], odd: list[str]
+) -> None:
+    """Largest absolute difference of the numbers under each key, and where (into ``found``),
+    and the paths where anything that is not a float differs (into ``odd``)."""
     if isinstance(before, float) and isinstance(after, float):
         key = path.rsplit("/", 1)[-1].split("[")[0]
-        found[key] = max(found.get(key, 0.0), abs(before - after))
+        if abs(before - after) > found.get(key, (0.0, ""))[0]:
+            found[key] = (abs(before - after), path)
     elif isinstance(before, dict) and isinstance(after, dict):
         if before.keys() != after.keys():
             odd.append(f"{path}: keys differ")
@@ -109,26 +118,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--save", type=Path)
     parser.add_argument("--compare", type=Path)
     parser.add_argument("--tolerance", type=float, default=1e-9)
+    parser.add_argument("--against", type=Path, help="compare with this saved file, not a new run")
     args = parser.parse_args(argv)
-    if (args.save is None) == (args.compare is None):
-        parser.error("give exactly one of --save FILE or --compare FILE")
-    now = record(LocalScorer.load(), args.datasets)
+    if args.save is None and args.compare is None:
+        parser.error("give --save FILE, --compare FILE, or both")
+    if args.against is not None:
+        now = pickle.loads(args.against.read_bytes())
+    else:
+        now = record(LocalScorer.load(), args.datasets)
     if args.save is not None:
         args.save.write_bytes(pickle.dumps(now))
         print(f"saved {len(now)} checks to {args.save}")
+    if args.compare is None:
         return 0
     before = pickle.loads(args.compare.read_bytes())
-    found: dict[str, float] = {}
+    found: dict[str, tuple[float, str]] = {}
     odd: list[str] = []
     differences(before, now, "", found, odd)
     print(f"{len(now)} checks compared with {args.compare}")
-    for key, largest in sorted(found.items()):
-        print(f"  largest difference in {key:<12} {largest:.3g}")
+    for key, (largest, where) in sorted(found.items()):
+        print(f"  largest difference in {key:<12} {largest:.3g} ({where})")
     for line in odd[:20]:
         print(f"  differs: {line}")
     if len(odd) > 20:
         print(f"  ... and {len(odd) - 20} more")
-    moved = max(found.values(), default=0.0) > args.tolerance
+    moved = max((largest for largest, _ in found.values()), default=0.0) > args.tolerance
     print("identical" if not (moved or odd) else "NOT identical")
     return 1 if moved or odd else 0
 
