@@ -17,7 +17,7 @@ import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import chain, pairwise
 from pathlib import Path
 from typing import Any
 
@@ -101,8 +101,10 @@ class StaticEmbedder:
             return TokenSums(sums, counts)
         encoded = self._encode_ids(list(texts), add_special_tokens=False)
         vocab = self._matrix.shape[0]
-        ids = np.concatenate([np.asarray(e.ids, dtype=np.int64) for e in encoded])
-        row_of = np.repeat(np.arange(len(encoded)), [len(e.ids) for e in encoded])
+        each = [e.ids for e in encoded]
+        sizes = [len(row) for row in each]
+        ids = np.fromiter(chain.from_iterable(each), dtype=np.int64, count=sum(sizes))
+        row_of = np.repeat(np.arange(len(encoded)), sizes)
         known = (ids >= 0) & (ids < vocab)
         ids, row_of = ids[known], row_of[known]
         lengths = np.bincount(row_of, minlength=len(encoded))
