@@ -29,6 +29,7 @@ __all__ = [
     "split_sentences",
     "stem",
     "tokenize",
+    "word_spans",
 ]
 
 # Numbers keep their inner separators ("1,000", "3.5", "2:30"); words keep inner apostrophes
@@ -77,6 +78,12 @@ def tokenize(text: str) -> list[str]:
     # the pattern treats ’ and ' alike, so one replace of the text gives the tokens' replacements
     tokens: list[str] = _TOKEN_RE.findall(text.lower().replace("’", "'"))
     return tokens
+
+
+def word_spans(lowered: str) -> list[tuple[str, int, int]]:
+    """The tokens of a text already lowered (with ’ written as '), each with its character span:
+    ``[w for w, _, _ in word_spans(t.lower().replace("’", "'"))] == tokenize(t)``."""
+    return [(m.group(), m.start(), m.end()) for m in _TOKEN_RE.finditer(lowered)]
 
 
 def _ends_with_abbreviation(chunk: str) -> bool:
@@ -268,18 +275,24 @@ def rouge_n(a: str, b: str, n: int) -> RougeScore:
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of the longest common subsequence of two token lists (O(len(a)·len(b)))."""
+    """Length of the longest common subsequence of two token lists.
+
+    Bit-parallel (Allison and Dix; Hyyrö's form): bit ``i`` of ``row`` stands for position ``i``
+    of ``a``, and each token of ``b`` updates every position at once with one addition, so the
+    cost is len(b) big-integer steps instead of len(a)·len(b) Python steps; exact, as the
+    dynamic programme it replaces. A zero bit of the final row marks a matched position.
+    """
     if not a or not b:
         return 0
-    if len(a) < len(b):
-        a, b = b, a
-    previous = [0] * (len(b) + 1)
-    for x in a:
-        current = [0]
-        for j, y in enumerate(b):
-            current.append(previous[j] + 1 if x == y else max(previous[j + 1], current[j]))
-        previous = current
-    return previous[-1]
+    where: dict[str, int] = {}
+    for i, token in enumerate(a):
+        where[token] = where.get(token, 0) | (1 << i)
+    full = (1 << len(a)) - 1
+    row = full
+    for token in b:
+        matched = row & where.get(token, 0)
+        row = ((row + matched) | (row - matched)) & full
+    return len(a) - row.bit_count()
 
 
 def rouge_l_tokens(candidate: Sequence[str], reference: Sequence[str]) -> RougeScore:

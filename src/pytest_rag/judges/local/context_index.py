@@ -24,6 +24,7 @@ from __future__ import annotations
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
 
@@ -73,6 +74,7 @@ class ContextIndex:
         self._sentence_sums: dict[int, tuple[FloatArray, float]] = {}
         self._spans: dict[tuple[int, int], tuple[Span, FloatArray]] = {}
         self._units: dict[int, tuple[tuple[str, str], ...]] = {}
+        self._words: dict[int, _SentenceWords] = {}
         dim = embedder.dim
         self._bigrams: frozenset[tuple[str, ...]] = frozenset()
         self._found_bigrams: dict[tuple[str, ...], bool] = {}
@@ -217,7 +219,8 @@ class ContextIndex:
         if not windows:
             return Candidates((), np.zeros((0, dim), dtype=np.float32), np.zeros(0, dtype=bool))
         self._embed_sentences({i for start, width in windows for i in range(start, start + width)})
-        built = [self._span(start, width) for start, width in windows]
+        self._build_spans([key for key in windows if key not in self._spans])
+        built = [self._spans[key] for key in windows]
         return Candidates(
             spans=tuple(span for span, _ in built),
             vectors=np.stack([vector for _, vector in built]),
@@ -231,30 +234,70 @@ class ContextIndex:
             for row, i in enumerate(missing):
                 self._sentence_sums[i] = (sums.sums[row], float(sums.counts[row]))
 
-    def _span(self, start: int, width: int) -> tuple[Span, FloatArray]:
-        key = (start, width)
-        if key not in self._spans:
-            table = self.table
-            rows = range(start, start + width)
-            tokens = [t for i in rows for t in table.tokens[i]]
-            stems = [s for i in rows for s in table.stems[i]]
+    def _sentence_words(self, i: int) -> _SentenceWords:
+        if i not in self._words:
+            tokens = self.table.tokens[i]
             content = [t for t in tokens if t not in STOPWORDS]
-            total = np.sum([self._sentence_sums[i][0] for i in rows], axis=0)
+            self._words[i] = _SentenceWords(
+                content=frozenset(cached_stem(t) for t in content),
+                core=frozenset(cached_stem(t) for t in content if t not in NEGATION_WORDS),
+                bigrams=frozenset(pairwise(self.table.stems[i])),
+                has_negation=any(t in NEGATION_WORDS for t in tokens),
+            )
+        return self._words[i]
+
+    def _build_spans(self, windows: Sequence[tuple[int, int]]) -> None:
+        """Spans of these windows, from each sentence's words and token sums read once: a
+        window's word sets are the union of its sentences' (its bigrams add those across a
+        sentence boundary), and its vector is their token sums added in sentence order, the
+        order in which a per-span sum adds them, so every vector is the same to the bit."""
+        if not windows:
+            return
+        table = self.table
+        totals = np.stack([self._sentence_sums[start][0] for start, _ in windows])
+        for extra in range(1, MAX_WINDOW):
+            wider = [row for row, (_, width) in enumerate(windows) if width > extra]
+            if wider:
+                totals[wider] += np.stack([self._sentence_sums[windows[r][0] + extra][0] for r in wider])
+        for row, (start, width) in enumerate(windows):
+            rows = range(start, start + width)
+            words = [self._sentence_words(i) for i in rows]
+            tokens = tuple(t for i in rows for t in table.tokens[i])
+            if width == 1:
+                content, core, bigrams = words[0].content, words[0].core, words[0].bigrams
+            else:
+                content = frozenset().union(*(w.content for w in words))
+                core = frozenset().union(*(w.core for w in words))
+                stems = [s for i in rows for s in table.stems[i]]
+                ends = np.cumsum([len(table.stems[i]) for i in rows])[:-1]
+                across = {(stems[k - 1], stems[k]) for k in ends if 0 < k < len(stems)}
+                bigrams = frozenset().union(across, *(w.bigrams for w in words))
+            has_negation = any(w.has_negation for w in words)
+            total = totals[row]
             norm = float(np.linalg.norm(total))
-            vector = (total / max(norm, 1e-12)).astype(np.float32)
             span = Span(
                 context_index=table.context_of[start],
                 text=" ".join(table.texts[i] for i in rows),
-                tokens=tuple(tokens),
-                content=frozenset(cached_stem(t) for t in content),
-                bigrams=frozenset(pairwise(stems)),
-                has_negation=any(t in NEGATION_WORDS for t in tokens),
+                tokens=tokens,
+                content=content,
+                bigrams=bigrams,
+                has_negation=has_negation,
                 width=width,
-                core=frozenset(cached_stem(t) for t in content if t not in NEGATION_WORDS),
-                states_negation=states_negation(tokens),
+                core=core,
+                # a span without a negation word states none: the reading is skipped, not changed
+                states_negation=has_negation and states_negation(tokens),
             )
-            self._spans[key] = (span, vector)
-        return self._spans[key]
+            self._spans[(start, width)] = (span, (total / max(norm, 1e-12)).astype(np.float32))
+
+
+@dataclass(frozen=True)
+class _SentenceWords:
+    """What a span takes from each of its sentences, read once per sentence."""
+
+    content: frozenset[str]
+    core: frozenset[str]
+    bigrams: frozenset[tuple[str, ...]]
+    has_negation: bool
 
 
 _kept: OrderedDict[tuple[int, tuple[str, ...]], ContextIndex] = OrderedDict()

@@ -30,6 +30,7 @@ instance is shared per process (:func:`load_entailment_model`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import json
@@ -51,6 +52,7 @@ from pytest_rag.scoring.text import (
     normalize_number,
     stem,
     tokenize,
+    word_spans,
 )
 
 __all__ = [
@@ -164,11 +166,12 @@ class TextTokens:
 def _words_with_offsets(text: str) -> list[tuple[str, int, int]]:
     """Each word of ``tokenize(text)`` with its character span in ``text``."""
     # offsets must stay those of ``text``: no character lowers to none, so a lowered text of the same
-    # length lowered each character to one (nearly every text); else lower one at a time ("İ" gives two)
+    # length lowered each character to one (nearly every text), and the tokenizer's own matches
+    # give the spans; else lower one at a time ("İ" gives two) and find each word
     lowered = text.lower()
-    if len(lowered) != len(text):
-        lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-    lowered = lowered.replace("’", "'")
+    if len(lowered) == len(text):
+        return word_spans(lowered.replace("’", "'"))
+    lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text).replace("’", "'")
     found: list[tuple[str, int, int]] = []
     position = 0
     for word in tokenize(text):
@@ -238,30 +241,45 @@ class Tokenizer:
         self, text: str, ids: Sequence[int], offsets: Sequence[tuple[int, int]], limit: int
     ) -> TextTokens:
         words = _words_with_offsets(text)
-        owner = np.full(len(text) + 1, -1, dtype=np.int64)
-        for index, (_, start, end) in enumerate(words):
-            owner[start:end] = index
-        kept = [(i, o) for i, o in zip(ids, offsets, strict=True) if 0 <= i < self._vocabulary_size][:limit]
-        token_ids = np.array([i for i, _ in kept], dtype=np.int64)
+        id_array = np.asarray(ids, dtype=np.int64)
+        spans = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+        known = (id_array >= 0) & (id_array < self._vocabulary_size)
+        token_ids = np.ascontiguousarray(id_array[known][:limit])
+        starts, ends = spans[known][:limit].T
         # a token's last character names its word (its first may be the space before the word)
-        word_of = np.array(
-            [owner[max(end - 1, 0)] if end > start else -1 for _, (start, end) in kept], dtype=np.int64
-        )
-        keys: list[str] = []
-        flags = np.zeros((len(words), 4), dtype=np.float32)
-        for index, (word, start, _) in enumerate(words):
-            number = has_digit(word) or word in NUMBER_WORDS
-            keys.append(normalize_number(word) if number else word)
-            initial = _starts_sentence(text, start)
-            flags[index] = (
-                float(number),
-                float(word in NEGATION_WORDS),
-                float(text[start].isupper() and not initial),
-                float(word in STOPWORDS),
-            )
+        last = np.maximum(ends - 1, 0)
+        word_starts = np.array([start for _, start, _ in words], dtype=np.int64)
+        word_ends = np.array([end for _, _, end in words], dtype=np.int64)
+        word = np.searchsorted(word_starts, last, side="right") - 1
+        inside = (word >= 0) & (ends > starts)
+        inside[inside] = last[inside] < word_ends[word[inside]]
+        word_of = np.where(inside, word, -1).astype(np.int64)
+        facts = [_word_facts(word_text) for word_text, _, _ in words]
+        keys = [key for key, _, _, _ in facts]
+        # a capital counts only off a sentence's start: look back only for a capital
+        flags = np.array(
+            [
+                (number, negation, float(text[start].isupper() and not _starts_sentence(text, start)), stop)
+                for (_, number, negation, stop), (_, start, _) in zip(facts, words, strict=True)
+            ],
+            dtype=np.float32,
+        ).reshape(len(words), 4)
         for array in (token_ids, word_of, flags):  # kept and shared between checks: never written
             array.flags.writeable = False
         return TextTokens(token_ids, word_of, tuple(keys), tuple(_stem(k) for k in keys), flags)
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_facts(word: str) -> tuple[str, float, float, float]:
+    """A word's key (numbers normalised) and its number, negation and stopword flags: the same
+    wherever the word stands, so read once per word."""
+    number = has_digit(word) or word in NUMBER_WORDS
+    return (
+        normalize_number(word) if number else word,
+        float(number),
+        float(word in NEGATION_WORDS),
+        float(word in STOPWORDS),
+    )
 
 
 def token_flags(text: TextTokens, premise: TextTokens | None) -> FloatArray:
@@ -512,7 +530,8 @@ class EntailmentModel:
         for start in range(0, len(pairs), batch_size):
             chunk = pairs[start : start + batch_size]
             batch = batch_pairs(self._tokenizer, chunk)
-            out[start : start + len(chunk)] = forward(self._projected, self._weights, batch)
+            with one_blas_thread():
+                out[start : start + len(chunk)] = forward(self._projected, self._weights, batch)
             no_hypothesis = batch.hypothesis_mask.sum(axis=1) == 0
             no_premise = batch.premise_mask[batch.premise_of].sum(axis=1) == 0
             out[start : start + len(chunk)][no_premise] = 0.0
@@ -524,6 +543,26 @@ class EntailmentModel:
         return float(self.probabilities([(premise, hypothesis)])[0])
 
 
+def one_blas_thread() -> contextlib.AbstractContextManager[object]:
+    """A context in which numpy's BLAS runs on one thread (nothing without threadpoolctl).
+
+    The forward pass multiplies matrices of about a thousand rows by 128 columns: too small for
+    threads to pay, large enough that OpenBLAS starts one per core. With a core's worth of other
+    work running (xdist workers, other processes), those threads wait on each other and a check
+    took 0.1 to 0.4 s instead of 10 ms. One thread also gives the same floats on every machine:
+    a split across threads rounds differently (up to 2e-5 in the entailment log-odds)."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - a dependency; without it, the threads stay
+            return contextlib.nullcontext()
+        _CONTROLLER = ThreadpoolController()
+    limited: contextlib.AbstractContextManager[object] = _CONTROLLER.limit(limits=1, user_api="blas")
+    return limited
+
+
+_CONTROLLER: Any = None
 _INSTANCE: EntailmentModel | None = None
 _INSTANCE_LOCK = threading.Lock()
 
