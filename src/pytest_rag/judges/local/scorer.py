@@ -539,8 +539,19 @@ class LocalScorer:
         contexts: Sequence[str],
         asked: tuple[QuestionClaim, str] | None = None,
     ) -> GroundingReport:
+        """The report on ``units`` (the text with no units is fully supported); how the units are
+        judged is :meth:`_ground_units`, which a scorer with another model behind it overrides."""
         if not units:
             return GroundingReport((), 1.0)
+        return self._ground_units(units, whole, contexts, asked)
+
+    def _ground_units(
+        self,
+        units: Sequence[str],
+        whole: str,
+        contexts: Sequence[str],
+        asked: tuple[QuestionClaim, str] | None,
+    ) -> GroundingReport:
         index = index_contexts(self._embedder, contexts)
         per_unit = claims_evidence(self._embedder, index, self.entailment, units)
         if asked is not None:
@@ -569,21 +580,20 @@ class LocalScorer:
 
     def relevance(self, question: str, passage: str) -> float:
         """Probability that ``passage`` is on the topic of ``question`` and can help answer it."""
-        _check_text("question", question)
-        _check_text("passage", passage)
-        if not tokenize(passage) or not tokenize(question):
-            return 0.0
-        x = relevance_features(self._embedder, question, passage)
-        return self._models["relevance"].probability(x)
+        return self._relevance("relevance", question, "passage", passage)
 
     def answer_relevance(self, question: str, answer: str) -> float:
         """Probability that ``answer`` addresses ``question`` (not whether it is right)."""
+        return self._relevance("answer_relevance", question, "answer", answer)
+
+    def _relevance(self, model: str, question: str, name: str, text: str) -> float:
+        """``model``'s probability on the relevance features of ``question`` and ``text`` (the
+        argument ``name``); 0.0 when either has no words."""
         _check_text("question", question)
-        _check_text("answer", answer)
-        if not tokenize(answer) or not tokenize(question):
+        _check_text(name, text)
+        if not tokenize(text) or not tokenize(question):
             return 0.0
-        x = relevance_features(self._embedder, question, answer)
-        return self._models["answer_relevance"].probability(x)
+        return self._models[model].probability(relevance_features(self._embedder, question, text))
 
     def correctness(self, question: str, answer: str, references: Sequence[str]) -> float:
         """Probability that ``answer`` would be judged correct given the gold ``references``."""

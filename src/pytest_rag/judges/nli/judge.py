@@ -37,18 +37,16 @@ class NliScorer(LocalScorer):
     def version(self) -> str:
         return f"nli:{self.nli.model_dir.fingerprint()}+{self.calibration.version}"
 
-    def _grounding(
+    def _ground_units(
         self,
         units: Sequence[str],
         whole: str,
         contexts: Sequence[str],
-        asked: tuple[QuestionClaim, str] | None = None,
+        asked: tuple[QuestionClaim, str] | None,
     ) -> GroundingReport:
         # A short answer arrives already rewritten as the claim it makes with its question; the
         # NLI model judges that claim, so the slot and polarity rules of the offline judge are
         # not needed here.
-        if not units:
-            return GroundingReport((), 1.0)
         per_unit, _ = self.evidence(units, whole, contexts)
         usable = [c for c in contexts if tokenize(c)]
         if not usable:
