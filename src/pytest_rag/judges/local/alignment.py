@@ -51,6 +51,7 @@ from .unbacked import (
     claim_words,
     restated_span,
     unbacked_words,
+    widened_scope,
 )
 
 
@@ -299,8 +300,9 @@ def sentence_evidence(
     if len(set(claimed) - set(absent)) <= SHORT_CLAIM_WORDS:
         swapped_words = noun_swap(embedder, tokens, claimed, absent, half) or ()
         unbacked = unbacked_words(embedder, absent, index) if absent else []
-        added = added_content(tokens, unbacked)
-        added_words = tuple(added) if added and restated_span(claimed, unbacked, half) else ()
+        restated = restated_span(claimed, unbacked, half)
+        if restated is not None:
+            added_words = tuple(added_content(tokens, unbacked) + widened_scope(tokens, restated))
     features = (
         share(stems, found),
         index.bigram_share(bigrams, candidates) if bigrams else share(stems, found),

@@ -182,6 +182,30 @@ def restated_span(words: Sequence[str], unbacked: Sequence[str], spans: Sequence
     return best if best_share >= NEAR_COPY else None
 
 
+SCOPE_GROUPS: tuple[frozenset[str], ...] = (
+    frozenset({"all", "every", "everyone", "everybody", "everything"}),
+    frozenset({"only", "solely", "exclusively"}),
+)
+"""Words that set how far a claim reaches, in groups of one meaning: "all claims" where a context
+says "claims above 5,000 euros" widens it, "renewed only at the desk" where a context says "online
+or at the desk" narrows it. Both are stopwords, so the content-word checks above never see them.
+Left out: "any" and "each", which read as wording as often ("no fee of any kind", "5 euros each"),
+and "always"."""
+
+
+def widened_scope(tokens: Sequence[str], span: Span) -> list[str]:
+    """The scope words of ``tokens`` (:data:`SCOPE_GROUPS`) whose group the restated ``span`` has no
+    word of: the sentence claims more (or less) than the span it copies. A word after "not" ("not
+    all claims") makes no such claim."""
+    held = set(span.tokens)
+    return [
+        word
+        for k, word in enumerate(tokens)
+        for group in SCOPE_GROUPS
+        if word in group and not held & group and (k == 0 or tokens[k - 1] != "not")
+    ]
+
+
 def added_claim_cap(added: Sequence[str], words: Sequence[str]) -> float:
     """The log-odds ceiling of a sentence that adds ``added`` to a span it restates: support at
     most ``ADDED_CLAIM_CEILING`` times the share of its content words that are backed."""
