@@ -33,6 +33,7 @@ from ...scoring.text import (
 )
 from .claims import sentence_claims
 from .comparisons import comparisons_in, is_comparison_flip
+from .conditions import dropped_condition
 from .context_index import ContextIndex, shared_index
 from .conversational_register import register_features
 from .embedder import FloatArray, StaticEmbedder
@@ -77,6 +78,7 @@ class SentenceEvidence:
     wrong_slot: bool = False  # answers the question with an entity the contexts give for something else
     swapped_words: tuple[str, ...] = ()  # (new, replaced): a near copy with another noun in one slot
     added_words: tuple[str, ...] = ()  # unbacked words added to a span the sentence otherwise restates
+    dropped_condition: str = ""  # a condition of the restated span the sentence leaves out (see .conditions)
     premises: tuple[str, ...] = ()  # the top spans, and the joined premise: what the entailment model reads
     hedged: bool = False  # the claim is stated as uncertain (see .claims)
 
@@ -295,6 +297,7 @@ def sentence_evidence(
     )
     swapped_words: tuple[str, ...] = ()
     added_words: tuple[str, ...] = ()
+    dropped = ""
     claimed = claim_words(words)
     absent = absent_words(claimed, index)
     if len(set(claimed) - set(absent)) <= SHORT_CLAIM_WORDS:
@@ -303,6 +306,7 @@ def sentence_evidence(
         restated = restated_span(claimed, unbacked, half)
         if restated is not None:
             added_words = tuple(added_content(tokens, unbacked) + widened_scope(tokens, restated))
+            dropped = dropped_condition(tokens, restated.text)
     features = (
         share(stems, found),
         index.bigram_share(bigrams, candidates) if bigrams else share(stems, found),
@@ -333,5 +337,6 @@ def sentence_evidence(
         comparison_flip=comparison_flip,
         swapped_words=swapped_words,
         added_words=added_words,
+        dropped_condition=dropped,
         premises=tuple(dict.fromkeys(premises)),
     )

@@ -93,7 +93,7 @@ _EDIT_CAP_LOGIT = math.log(EDIT_CAP / (1.0 - EDIT_CAP))
 
 def changes_a_fact(found: SentenceEvidence | SentenceSupport) -> bool:
     """True for a sentence with one of the edits that change a fact (see :func:`capped_logit`): an
-    unbacked number, a reversed negation or comparison, a replaced name or noun, a wrong slot."""
+    unbacked number, a reversed negation or comparison, a replaced name or noun, a wrong slot, a dropped condition."""
     return bool(
         found.unsupported_numbers
         or found.negation_flip
@@ -101,6 +101,7 @@ def changes_a_fact(found: SentenceEvidence | SentenceSupport) -> bool:
         or found.swapped_name
         or found.wrong_slot
         or found.swapped_words
+        or found.dropped_condition
     )
 
 
@@ -333,6 +334,7 @@ class SentenceSupport:
     wrong_slot: bool = False  # answers the question with an entity the contexts give for something else
     swapped_words: tuple[str, ...] = ()  # (new, replaced): a near copy with another noun in one slot
     added_words: tuple[str, ...] = ()  # unbacked words added to a span the sentence otherwise restates
+    dropped_condition: str = ""  # a condition of the restated span the sentence leaves out
     claim: str = ""  # the weakest claim, when the sentence makes several (see .claims)
     hedged: bool = False  # the claim judged is stated as uncertain, and so claims less
 
@@ -373,6 +375,8 @@ class SentenceSupport:
             reasons.append("adds what the contexts do not say: " + ", ".join(self.added_words))
         if self.wrong_slot:
             reasons.append("answers the question with a name the contexts give for something else")
+        if self.dropped_condition:
+            reasons.append(f"leaves out the condition the context puts on it: {self.dropped_condition!r}")
         named = [r for r in reasons if not r.startswith(("weakest claim", "stated as uncertain"))]
         if self.negation_mismatch and not named and self.probability < SUPPORTED:
             # the model's own hint, given only when no check named the edit: beside a named edit it
