@@ -20,7 +20,7 @@ The modules:
 * :mod:`.alignment`, :mod:`.context_index`, :mod:`.lexical` and :mod:`.spans`: answer sentences
   and their claims aligned to the context spans that may back them (one to three read together);
 * one module per edit it detects in a near copy of a context sentence: :mod:`.numbers`,
-  :mod:`.negation`, :mod:`.comparisons`, :mod:`.names`, :mod:`.slots`, :mod:`.unbacked`, with the word
+  :mod:`.negation`, :mod:`.comparisons`, :mod:`.names`, :mod:`.slots`, :mod:`.unbacked`, :mod:`.conditions`, with the word
   lists they share in :mod:`.opposites`, :mod:`.normalise` (name and date forms, ``name_forms.json``)
   and :mod:`.conversational_register` (first person and chat words);
 * :mod:`.framing` (sentences about the answer itself), :mod:`.chat_frames` (the chat around a
