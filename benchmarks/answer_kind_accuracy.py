@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import answer_kind_cuts as stage  # noqa: E402
 import fit_local_judge as fit  # noqa: E402
 
-from pytest_rag.answer_kinds import ANSWER_KINDS  # noqa: E402
+from pytest_rag.inputs import ANSWER_KINDS  # noqa: E402
 
 SEED = 13
 

@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import fit_local_judge as fit  # noqa: E402
 
-from pytest_rag.answer_kinds import ANSWER_KINDS  # noqa: E402
+from pytest_rag.inputs import ANSWER_KINDS  # noqa: E402
 from pytest_rag.judges.local.answer_kind import CALIBRATION_KEY, PassMark, read_answer_kind  # noqa: E402
 from pytest_rag.judges.local.scorer import (  # noqa: E402
     LogisticModel,

@@ -65,7 +65,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                     "failures.py",
                 ),
             ),
-            ("inputs", ("inputs.py", "answer_kinds.py")),
+            ("inputs", ("inputs.py",)),
         ),
     ),
     ("arithmetic", (("scoring/", ("scoring/",)), ("stats/", ("stats/",)))),

@@ -13,10 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pytest_rag.answer_kinds import ANSWER_KINDS, check_answer_kind
 from pytest_rag.cases.files import CaseFileError, read_cases
 from pytest_rag.errors import InputError
-from pytest_rag.inputs import Sample, normalize_contexts
+from pytest_rag.inputs import ANSWER_KINDS, Sample, check_answer_kind, normalize_contexts
 from pytest_rag.judges.local.answer_kind import CALIBRATION_KEY, KindCuts, PassMark, read_answer_kind
 from pytest_rag.judges.local.scorer import GroundingReport, LocalScorer, SentenceSupport, load_calibration
 from pytest_rag.judges.local.tasks import faithfulness_single, grade_fraction

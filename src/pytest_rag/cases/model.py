@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from ..answer_kinds import check_answer_kind
 from ..check_keys import parse_metric_label
+from ..inputs import check_answer_kind
 
 _TAG_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

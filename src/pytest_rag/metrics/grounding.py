@@ -18,9 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..answer_kinds import check_answer_kind
 from ..helper_forms import Check, answer_and_contexts, given, score_form, shared_form
-from ..inputs import ContextLike, Sample
+from ..inputs import ContextLike, Sample, check_answer_kind
 from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
 from .dual_rating import DualTemplateMetric, ThreeLevelRating

@@ -5,7 +5,7 @@ The calibrated answer model gives one probability that the whole text is support
 what a wrong answer looks like: a three- or four-sentence summary mostly copies its article, so one
 wrong sentence among copied ones keeps the probability high; a chat reply restates its knowledge
 in other words and wraps it in "yeah" and "I think", which keeps the probability low. So each kind
-(:data:`pytest_rag.answer_kinds.ANSWER_KINDS`) gets its own pass mark, chosen on the labelled
+(:data:`pytest_rag.inputs.ANSWER_KINDS`) gets its own pass mark, chosen on the labelled
 records of that kind by ``scripts/answer_kind_cuts.py`` and stored in ``calibration.json`` under
 ``answer_kind_cuts`` with the calibration version it was chosen for: a cut on the whole-answer
 probability and, where the records ask for one, a floor on the weakest sentence's support (a
@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...answer_kinds import ANSWER_KINDS
+from ...inputs import ANSWER_KINDS
 from ...scoring.text import split_sentences, tokenize
 from .chat_frames import strip_chat
 from .conversational_register import FIRST_PERSON_PRONOUNS

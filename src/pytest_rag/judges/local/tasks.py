@@ -63,7 +63,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...answer_kinds import check_answer_kind
+from ...inputs import check_answer_kind
 from ...scoring.text import split_sentences, tokenize
 from .answer_kind import PassMark, packaged_cuts, read_answer_kind
 from .dialogue import asked_again, contradictions, question_with_topic, standalone_question, statements_of
