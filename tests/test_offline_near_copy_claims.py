@@ -28,27 +28,33 @@ def _verdict(scorer: LocalScorer, answer: str, contexts: list[str]) -> dict[str,
     return faithfulness_single(scorer, {"answer": answer, "contexts": contexts})
 
 
-# -- scope words -----------------------------------------------------------------------------------
-
 PERMITS = ["Residents of the east wing receive a free parking permit. Visitors pay at the gate."]
 SHUTTLE = ["The airport shuttle runs on weekdays and Saturdays. Tickets are sold on board."]
 MUSEUM = ["Every exhibit has a label in English and in Welsh. The cafe closes at four."]
+GYM = ["Members get 20% off personal training if they pay by card. The pool opens at 7am."]
+FERRY = ["Bicycles travel free on the ferry unless the crossing is full. Cars must be booked ahead."]
+PILLS = ["Apply the cream twice a day when needed for itching. Store below 25 degrees."]
+HISTORY = ["The harbour railway opened in 1908, when the port was at its busiest. It closed in 1965."]
 
 
 @pytest.mark.parametrize(
-    ("answer", "contexts", "word"),
+    ("answer", "contexts", "named"),
     [
-        ("All residents receive a free parking permit.", PERMITS, "all"),
-        ("Everyone receives a free parking permit.", PERMITS, "everyone"),
-        ("The airport shuttle only runs on weekdays.", SHUTTLE, "only"),
+        # the scope widened or narrowed
+        ("All residents receive a free parking permit.", PERMITS, "do not say: all"),
+        ("Everyone receives a free parking permit.", PERMITS, "do not say: everyone"),
+        ("The airport shuttle only runs on weekdays.", SHUTTLE, "do not say: only"),
+        # the condition left out
+        ("Members get 20% off personal training.", GYM, "if they pay by card"),
+        ("Bicycles travel free on the ferry.", FERRY, "unless the crossing is full"),
     ],
 )
-def test_a_near_copy_that_widens_or_narrows_its_scope_fails(
-    scorer: LocalScorer, answer: str, contexts: list[str], word: str
+def test_a_near_copy_that_claims_more_than_its_sentence_fails(
+    scorer: LocalScorer, answer: str, contexts: list[str], named: str
 ) -> None:
     verdict = _verdict(scorer, answer, contexts)
     assert verdict["score"] < PASS, verdict["reasoning"]
-    assert f"do not say: {word}" in str(verdict["reasoning"])
+    assert named in str(verdict["reasoning"])
 
 
 @pytest.mark.parametrize(
@@ -57,9 +63,13 @@ def test_a_near_copy_that_widens_or_narrows_its_scope_fails(
         ("Residents of the east wing receive a free parking permit.", PERMITS),
         ("The airport shuttle runs on weekdays and on Saturdays.", SHUTTLE),
         ("All exhibits have a label in English and in Welsh.", MUSEUM),  # "all" for "every": same scope
+        ("Members who pay by card get 20% off personal training.", GYM),  # the condition, reworded
+        ("Bicycles travel free on the ferry unless the crossing is full.", FERRY),
+        ("The harbour railway opened in 1908.", HISTORY),  # a time, not a condition
+        ("The pool opens at 7am.", GYM),  # the neighbouring sentence's condition is not this claim's
     ],
 )
-def test_the_same_scope_in_other_words_still_passes(
+def test_the_same_claim_in_other_words_still_passes(
     scorer: LocalScorer, answer: str, contexts: list[str]
 ) -> None:
     verdict = _verdict(scorer, answer, contexts)
@@ -78,45 +88,6 @@ def test_scope_words_are_read_by_group_and_not_after_not() -> None:
     every = _span("Every exhibit has a label.")
     assert widened_scope(tokenize("All exhibits have a label."), every) == []
     assert widened_scope(tokenize("Only some exhibits have a label."), every) == ["only"]
-
-
-# -- dropped conditions ----------------------------------------------------------------------------
-
-GYM = ["Members get 20% off personal training if they pay by card. The pool opens at 7am."]
-FERRY = ["Bicycles travel free on the ferry unless the crossing is full. Cars must be booked ahead."]
-PILLS = ["Apply the cream twice a day when needed for itching. Store below 25 degrees."]
-HISTORY = ["The harbour railway opened in 1908, when the port was at its busiest. It closed in 1965."]
-
-
-@pytest.mark.parametrize(
-    ("answer", "contexts", "condition"),
-    [
-        ("Members get 20% off personal training.", GYM, "if they pay by card"),
-        ("Bicycles travel free on the ferry.", FERRY, "unless the crossing is full"),
-    ],
-)
-def test_a_near_copy_without_its_condition_fails(
-    scorer: LocalScorer, answer: str, contexts: list[str], condition: str
-) -> None:
-    verdict = _verdict(scorer, answer, contexts)
-    assert verdict["score"] < PASS, verdict["reasoning"]
-    assert condition in str(verdict["reasoning"])
-
-
-@pytest.mark.parametrize(
-    ("answer", "contexts"),
-    [
-        ("Members who pay by card get 20% off personal training.", GYM),  # the condition, reworded
-        ("Bicycles travel free on the ferry unless the crossing is full.", FERRY),
-        ("The harbour railway opened in 1908.", HISTORY),  # a time, not a condition
-        ("The pool opens at 7am.", GYM),  # the neighbouring sentence's condition is not this claim's
-    ],
-)
-def test_a_copy_that_keeps_the_condition_or_drops_only_a_time_passes(
-    scorer: LocalScorer, answer: str, contexts: list[str]
-) -> None:
-    verdict = _verdict(scorer, answer, contexts)
-    assert verdict["score"] >= PASS, verdict["reasoning"]
 
 
 def test_when_is_a_condition_before_a_participle_only() -> None:
