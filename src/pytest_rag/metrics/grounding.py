@@ -162,12 +162,10 @@ class ClaimVerdict(BaseModel):
     reason: str = ""
 
 
-class ClaimsEvidence(Evidence):
-    claims: list[ClaimVerdict] = Field(default_factory=list)
-    unsupported_statements: list[str] = Field(default_factory=list)
+class ClaimsEvidence(UnsupportedStatements):
+    """The unsupported claims (marked in the answer), with every claim's verdict."""
 
-    def highlights(self) -> Highlights:
-        return Highlights(statements=list(self.unsupported_statements))
+    claims: list[ClaimVerdict] = Field(default_factory=list)
 
 
 DEFAULT_BATCH = 5
@@ -328,12 +326,10 @@ class PointAttribution(BaseModel):
     reason: str = ""
 
 
-class AnswerConsistencyEvidence(Evidence):
-    points: list[PointAttribution] = Field(default_factory=list)
-    unsupported_statements: list[str] = Field(default_factory=list)
+class AnswerConsistencyEvidence(UnsupportedStatements):
+    """The unattributable main points (marked in the answer), with every point's attribution."""
 
-    def highlights(self) -> Highlights:
-        return Highlights(statements=list(self.unsupported_statements))
+    points: list[PointAttribution] = Field(default_factory=list)
 
 
 class AnswerConsistency(Metric):
