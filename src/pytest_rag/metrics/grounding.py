@@ -34,7 +34,14 @@ from .prompts import (
     context_blocks,
 )
 from .statements import NumberedClaimVerdict, extract_statements, judge_numbered
-from .verdict_shapes import GradedFindings, graded_findings_fields, graded_findings_verdict, numbered_verdicts
+from .verdict_shapes import (
+    GradedFindings,
+    check_fields,
+    check_verdict,
+    graded_findings_fields,
+    graded_findings_verdict,
+    numbered_verdicts,
+)
 
 
 class UnsupportedStatements(Evidence):
@@ -389,21 +396,21 @@ BINARY_CONSISTENCY = Template(
         "retrieved contexts. Restating, summarising or combining what the contexts say is derived; "
         "facts, numbers or names that the contexts do not provide are not."
     ),
-    fields={
-        "reasoning": REASONING,
-        "unsupported_information": "list of the answer's information not found in the contexts",
-        "has_unsupported_information": "true or false",
-    },
+    fields=check_fields(
+        "unsupported_information",
+        "list of the answer's information not found in the contexts",
+        "has_unsupported_information",
+    ),
 )
 
 
-class BinaryConsistencyVerdict(ReasonedVerdict):
-    unsupported_information: list[str] = Field(
-        description="pieces of information in the answer that the contexts do not provide; empty if none"
-    )
-    has_unsupported_information: bool = Field(
-        description="true when the answer contains information not derived from the contexts"
-    )
+BinaryConsistencyVerdict = check_verdict(
+    "BinaryConsistencyVerdict",
+    "unsupported_information",
+    "pieces of information in the answer that the contexts do not provide; empty if none",
+    "has_unsupported_information",
+    "true when the answer contains information not derived from the contexts",
+)
 
 
 class AnswerConsistencyBinary(SingleJudgment):
@@ -424,7 +431,7 @@ class AnswerConsistencyBinary(SingleJudgment):
         user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
         return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
 
-    def scored(self, verdict: BinaryConsistencyVerdict) -> Scored:
+    def scored(self, verdict: Any) -> Scored:
         return Scored(
             score=0.0 if verdict.has_unsupported_information else 1.0,
             reasons=verdict.reasoning,

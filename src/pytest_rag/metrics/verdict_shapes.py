@@ -3,8 +3,8 @@ the pydantic model that validates the reply come from the same words, so they ca
 
 * a **graded finding list** (the omk-style 1-5 judgments: faithfulness, answer relevancy, context
   recall and their per-turn versions): the reasons, the items that cost points, the grade;
-* a **check with findings** (the conversation checks): the reasons, the items that break the check,
-  then whether it holds;
+* a **check with findings** (the conversation checks, binary answer consistency): the reasons, the
+  items that break the check, then whether it holds;
 * a **numbered verdict list**: one verdict per numbered item, in a single ``verdicts`` field.
 
 A model's name, field names, descriptions and field order enter every cache key (see
