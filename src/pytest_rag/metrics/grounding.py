@@ -13,7 +13,7 @@ Where a judge names the answer's unsupported statements, the evidence keeps them
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -23,7 +23,7 @@ from ..inputs import ContextLike, Sample, check_answer_kind
 from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
 from .dual_rating import DualTemplateMetric, ThreeLevelRating
-from .judging import SingleJudgment, batch_count, batches, judge_request
+from .judging import SingleJudgment, batch_count, judge_request
 from .options import read_int
 from .prompts import (
     REASONING,
@@ -33,7 +33,7 @@ from .prompts import (
     block,
     context_blocks,
 )
-from .statements import NumberedClaimVerdict, extract_statements, judge_numbered
+from .statements import NumberedClaimVerdict, extract_statements, judge_numbered_in_batches
 from .verdict_shapes import (
     GradedFindings,
     check_fields,
@@ -207,24 +207,22 @@ class FaithfulnessClaims(Metric):
                 evidence=ClaimsEvidence(),
                 details={"claims": 0.0, "supported": 0.0},
             )
-        head = [context_blocks(sample.contexts)]
-        chunks, checks = [], []
-        for start, chunk in batches(claims, size):
+
+        def inputs_of(start: int, chunk: Sequence[str]) -> dict[str, Any]:
             inputs: dict[str, Any] = {"claims": list(chunk), "contexts": contexts}
             if start == 0 and sample.question:
                 # the offline judge checks a claim made of a bare "no" or a lone entity against the
                 # sentence that answers the question (task inputs only: prompts and keys unchanged)
                 inputs.update(question=sample.question, answer=sample.answer)
-            chunks.append(chunk)
-            checks.append(
-                judge_numbered(
-                    ask, self.name, VERIFY_CLAIMS, ClaimChecks, head, "claim", chunk, inputs, what="claims"
-                )
-            )
+            return inputs
+
+        head = [context_blocks(sample.contexts)]
+        checks = await judge_numbered_in_batches(
+            ask, self.name, VERIFY_CLAIMS, ClaimChecks, head, "claim", claims, size, inputs_of, what="claims"
+        )
         verdicts = [
             ClaimVerdict(claim=claim, supported=v.supported, reason=v.reasoning)
-            for chunk, ordered in zip(chunks, await ask.gather(*checks), strict=True)
-            for claim, v in zip(chunk, ordered, strict=True)
+            for claim, v in zip(claims, checks, strict=True)
         ]
         supported = sum(1 for v in verdicts if v.supported)
         unsupported = [v.claim for v in verdicts if not v.supported]

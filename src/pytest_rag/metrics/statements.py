@@ -3,20 +3,21 @@
 The claim-based metrics of several families work this way: the answer's claims (faithfulness in
 claims mode), its main points (answer consistency), the reference's facts (context recall by
 attribution), both texts' claims (factual correctness). Each asks with its own template, and every
-one of them receives a :class:`ClaimList`. The statements then go back to the judge numbered, and a
-reply must name each number exactly once (the nugget labels are read the same way).
+one of them receives a :class:`ClaimList`. The statements then go back to the judge numbered (many
+at once in batches, as faithfulness by claims and the nugget labels ask), and a reply must name each
+number exactly once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ..errors import JudgeError
 from .base import Asker
-from .judging import judge_request
+from .judging import batches, judge_request
 from .prompts import REASONING, Template, block, numbered_list
 
 
@@ -71,6 +72,31 @@ async def judge_numbered(
     reply = await ask(judge_request(metric, template, user, model, inputs, max_tokens=max_tokens), model)
     (listed,) = type(reply).model_fields
     return verdicts_in_order(metric, ask.judge_label, getattr(reply, listed), len(items), what)
+
+
+async def judge_numbered_in_batches(
+    ask: Asker,
+    metric: str,
+    template: Template,
+    model: type[BaseModel],
+    head: Sequence[str],
+    tag: str,
+    items: Sequence[str],
+    size: int,
+    inputs_of: Callable[[int, Sequence[str]], Mapping[str, Any]],
+    *,
+    what: str,
+) -> list[Any]:
+    """:func:`judge_numbered` over ``items`` cut into batches of at most ``size``, all batches asked
+    concurrently; the verdicts of every batch in the order of the items. ``inputs_of`` gives a
+    batch's task inputs from the index of its first item and its items."""
+    replies = await ask.gather(
+        *(
+            judge_numbered(ask, metric, template, model, head, tag, chunk, inputs_of(start, chunk), what=what)
+            for start, chunk in batches(items, size)
+        )
+    )
+    return [verdict for ordered in replies for verdict in ordered]
 
 
 def verdicts_in_order(metric: str, judge: str, verdicts: Sequence[Any], n: int, what: str) -> list[Any]:
