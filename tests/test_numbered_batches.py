@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from pytest_rag.errors import JudgeError
 from pytest_rag.judges.request import JudgeRequest
 from pytest_rag.metrics.prompts import Template
-from pytest_rag.metrics.statements import judge_numbered_in_batches
+from pytest_rag.metrics.statements import NumberedQuestion
 
 V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")
@@ -57,8 +57,8 @@ def inputs_of(start: int, chunk: Sequence[str]) -> dict[str, Any]:
 
 def judged(asker: ReversingAsker, items: Sequence[str], size: int) -> list[Any]:
     return asyncio.run(
-        judge_numbered_in_batches(
-            asker, "m", ASK, Echoes, ["<head/>"], "item", items, size, inputs_of, what="items"
+        NumberedQuestion("m", ASK, Echoes, ["<head/>"], "item", "items").judge_in_batches(
+            asker, items, size, inputs_of
         )
     )
 

@@ -33,7 +33,7 @@ from .prompts import (
     block,
     context_blocks,
 )
-from .statements import NumberedClaimVerdict, extract_statements, judge_numbered_in_batches
+from .statements import NumberedClaimVerdict, NumberedQuestion, extract_statements
 from .verdict_shapes import (
     GradedFindings,
     check_fields,
@@ -216,10 +216,10 @@ class FaithfulnessClaims(Metric):
                 inputs.update(question=sample.question, answer=sample.answer)
             return inputs
 
-        head = [context_blocks(sample.contexts)]
-        checks = await judge_numbered_in_batches(
-            ask, self.name, VERIFY_CLAIMS, ClaimChecks, head, "claim", claims, size, inputs_of, what="claims"
+        verification = NumberedQuestion(
+            self.name, VERIFY_CLAIMS, ClaimChecks, [context_blocks(sample.contexts)], "claim", "claims"
         )
+        checks = await verification.judge_in_batches(ask, claims, size, inputs_of)
         verdicts = [
             ClaimVerdict(claim=claim, supported=v.supported, reason=v.reasoning)
             for claim, v in zip(claims, checks, strict=True)

@@ -32,7 +32,7 @@ from .judging import judge_request
 from .options import read_choice
 from .prompts import Template, block, numbered_list, passage_block
 from .retrieval import grade_passages
-from .statements import judge_numbered_in_batches
+from .statements import NumberedQuestion
 
 MAX_NUGGETS = 30
 """Most nuggets the nugget-creation template asks for (and the metric keeps)."""
@@ -237,9 +237,8 @@ class Nuggets(Metric):
         def inputs_of(start: int, chunk: Sequence[str]) -> dict[str, Any]:
             return {"question": question, "answer": answer, "nuggets": list(chunk)}
 
-        labels = await judge_numbered_in_batches(
-            ask, self.name, template, model, head, "nuggets", nuggets, BATCH, inputs_of, what="nuggets"
-        )
+        labelling = NumberedQuestion(self.name, template, model, head, "nuggets", "nuggets")
+        labels = await labelling.judge_in_batches(ask, nuggets, BATCH, inputs_of)
         return [
             str(getattr(label, "importance", None) or getattr(label, "assignment", "")) for label in labels
         ]

@@ -25,7 +25,7 @@ from ..prompts import (
     Template,
     block,
 )
-from ..statements import NumberedClaimVerdict, extract_statements, judge_numbered
+from ..statements import NumberedClaimVerdict, NumberedQuestion, extract_statements
 from ..verdict_shapes import numbered_verdicts
 
 # -- answer similarity -------------------------------------------------------------------------
@@ -255,18 +255,16 @@ async def verify_claims(
         return [
             CheckedClaim(claim=c, verdict="neutral", reason=f"the {premise_tag} is empty") for c in claims
         ]
-    ordered = await judge_numbered(
-        ask,
+    verification = NumberedQuestion(
         metric,
         FACTUAL_CLAIMS_VERIFY,
         EntailmentChecks,
         [block(premise_tag, premise)],
         "claim",
-        claims,
-        {"claims": list(claims), "premise": premise},
-        what="claims",
+        "claims",
         max_tokens=2048,
     )
+    ordered = await verification.judge(ask, claims, {"claims": list(claims), "premise": premise})
     return [
         CheckedClaim(claim=c, verdict=v.verdict, reason=v.reasoning)
         for c, v in zip(claims, ordered, strict=True)

@@ -20,7 +20,7 @@ from ..prompts import (
     block,
     context_blocks,
 )
-from ..statements import extract_statements, judge_numbered
+from ..statements import NumberedQuestion, extract_statements
 from ..verdict_shapes import (
     GradedFindings,
     graded_findings_fields,
@@ -167,17 +167,17 @@ class ContextRecallAttribution(Metric):
                 "nothing to recall; give a reference that states the expected facts"
             )
         k = len(sample.contexts)
-        ordered = await judge_numbered(
-            ask,
+        attribution = NumberedQuestion(
             self.name,
             ATTRIBUTE_FACTS,
             FactAttributions,
             [context_blocks(sample.contexts)],
             "statement",
-            facts,
-            {"facts": facts, "contexts": [c.text for c in sample.contexts]},
-            what="facts",
+            "facts",
             max_tokens=2048,
+        )
+        ordered = await attribution.judge(
+            ask, facts, {"facts": facts, "contexts": [c.text for c in sample.contexts]}
         )
         attributions: list[FactAttribution] = []
         for fact, v in zip(facts, ordered, strict=True):
