@@ -23,7 +23,7 @@ from ..inputs import ContextLike, Sample, check_answer_kind
 from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
 from .dual_rating import DualTemplateMetric, ThreeLevelRating
-from .judging import SingleJudgment, batch_count, judge_request
+from .judging import SingleJudgment, batch_count, judge_each
 from .options import read_int
 from .prompts import (
     REASONING,
@@ -360,17 +360,14 @@ class AnswerConsistency(Metric):
                 details={"points": 0.0, "attributable": 0.0},
             )
         contexts = [c.text for c in sample.contexts]
-        requests = [
-            judge_request(
-                self.name,
-                ATTRIBUTE_POINT,
+        questions = [
+            (
                 "\n\n".join([context_blocks(sample.contexts), block("statement", point)]),
-                AttributableVerdict,
                 {"point": point, "contexts": contexts},
             )
             for point in points
         ]
-        verdicts = await ask.gather(*(ask(r, AttributableVerdict) for r in requests))
+        verdicts = await judge_each(ask, self.name, ATTRIBUTE_POINT, AttributableVerdict, questions)
         rows = [
             PointAttribution(point=p, attributable=v.attributable, reason=v.reasoning)
             for p, v in zip(points, verdicts, strict=True)
