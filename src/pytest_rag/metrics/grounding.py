@@ -33,13 +33,14 @@ from .prompts import (
     block,
     context_blocks,
 )
-from .statements import NumberedClaimVerdict, NumberedQuestion, extract_statements
+from .statements import NumberedClaimVerdict, NumberedQuestion, claim_list_fields, extract_statements
 from .verdict_shapes import (
     GradedFindings,
     check_fields,
     check_verdict,
     graded_findings_fields,
     graded_findings_verdict,
+    numbered_fields,
     numbered_verdicts,
 )
 
@@ -136,7 +137,7 @@ EXTRACT_CLAIMS = Template(
         "correct anything; only restate what the answer asserts. An answer with no factual content "
         "gives an empty list."
     ),
-    fields={"claims": "list of claim strings"},
+    fields=claim_list_fields("list of claim strings"),
 )
 
 
@@ -149,10 +150,10 @@ VERIFY_CLAIMS = Template(
         "context, not your own knowledge; a true claim the context does not back is not supported, "
         "and a claim that contradicts the context is not supported."
     ),
-    fields={
-        "verdicts": 'list with one object per claim, in order: {"index": claim number, "reasoning": '
+    fields=numbered_fields(
+        'list with one object per claim, in order: {"index": claim number, "reasoning": '
         'one to three sentences, "supported": true or false}'
-    },
+    ),
 )
 
 
@@ -306,7 +307,7 @@ MAIN_POINTS = Template(
         "sentence per point, in the answer's order. Do not add points the answer does not make. An "
         "answer with no substantive point gives an empty list."
     ),
-    fields={"claims": "list of main points"},
+    fields=claim_list_fields("list of main points"),
 )
 
 

@@ -26,6 +26,13 @@ class ClaimList(BaseModel):
     claims: list[str] = Field(description="the atomic factual claims, each a standalone sentence")
 
 
+def claim_list_fields(asked: str) -> dict[str, str]:
+    """The template fields of an extraction: the one list :class:`ClaimList` reads (``asked`` says
+    what it holds), so every extraction template asks for the field its reply is validated by."""
+    (listed,) = ClaimList.model_fields
+    return {listed: asked}
+
+
 class NumberedClaimVerdict(BaseModel):
     """A verdict on one numbered claim, naming the claim before reasoning about it; a base only
     (subclasses add the decision, and their own names and docstrings are what schemas show)."""

@@ -25,8 +25,8 @@ from ..prompts import (
     Template,
     block,
 )
-from ..statements import NumberedClaimVerdict, NumberedQuestion, extract_statements
-from ..verdict_shapes import numbered_verdicts
+from ..statements import NumberedClaimVerdict, NumberedQuestion, claim_list_fields, extract_statements
+from ..verdict_shapes import numbered_fields, numbered_verdicts
 
 # -- answer similarity -------------------------------------------------------------------------
 
@@ -201,7 +201,7 @@ FACTUAL_CLAIMS_EXTRACT = Template(
         "with pronouns resolved. Restate only what the text asserts. A text without factual content "
         "gives an empty list."
     ),
-    fields={"claims": "list of claim strings"},
+    fields=claim_list_fields("list of claim strings"),
 )
 
 
@@ -213,10 +213,10 @@ FACTUAL_CLAIMS_VERIFY = Template(
         "premise states or directly implies it, 'contradiction' when the premise states the opposite "
         "or an incompatible fact, 'neutral' otherwise. Use only the premise, not your own knowledge."
     ),
-    fields={
-        "verdicts": 'list with one object per claim, in order: {"index": claim number, "reasoning": '
+    fields=numbered_fields(
+        'list with one object per claim, in order: {"index": claim number, "reasoning": '
         'one to three sentences, "verdict": "entailment" | "neutral" | "contradiction"}'
-    },
+    ),
 )
 
 
