@@ -54,6 +54,13 @@ class UnsupportedStatements(Evidence):
         return Highlights(statements=list(self.unsupported_statements))
 
 
+def answer_after_contexts(sample: Sample, context_tag: str = "context") -> tuple[str, dict[str, Any]]:
+    """The message of a whole-answer grounding judgment: the numbered contexts, then the answer
+    judged against them; with the task inputs of both."""
+    user = "\n\n".join([context_blocks(sample.contexts, tag=context_tag), block("answer", sample.answer)])
+    return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+
+
 # -- faithfulness ------------------------------------------------------------------------------
 
 FAITHFULNESS_TEMPLATE = Template(
@@ -115,8 +122,7 @@ class Faithfulness(GradedFindings, SingleJudgment):
         return {} if kind is None else {"answer_kind": kind}
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
-        user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
-        inputs: dict[str, Any] = {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        user, inputs = answer_after_contexts(sample)
         if sample.question:
             # For judges that read inputs (the offline judge turns "yes"/"no" into the claim it
             # makes). The prompt does not show it: faithfulness is judged against the context
@@ -289,8 +295,7 @@ class Hallucination(SingleJudgment):
     verdict = ConsistencyScore
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
-        user = "\n\n".join([context_blocks(sample.contexts, tag="passage"), block("answer", sample.answer)])
-        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        return answer_after_contexts(sample, context_tag="passage")
 
     def scored(self, verdict: ConsistencyScore) -> Scored:
         evidence = UnsupportedStatements(unsupported_statements=verdict.unsupported_statements)
@@ -424,8 +429,7 @@ class AnswerConsistencyBinary(SingleJudgment):
     verdict = BinaryConsistencyVerdict
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
-        user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
-        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        return answer_after_contexts(sample)
 
     def scored(self, verdict: Any) -> Scored:
         return Scored(
@@ -486,8 +490,7 @@ class ResponseGroundedness(DualTemplateMetric):
     verdict = ThreeLevelRating
 
     def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:
-        user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
-        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        return answer_after_contexts(sample)
 
 
 class GroundingHelpers:
