@@ -22,7 +22,7 @@ from ..inputs import Chunk, ContextLike, Sample
 from ..results import Evidence
 from ..scoring import citation_scores, citation_support_score
 from .base import Asker, Metric, Scale, Scored
-from .judging import judge_request
+from .judging import judge_each
 from .prompts import REASONING, ReasonedVerdict, Template, block, passage_block
 
 CITATION_SUPPORT = Template(
@@ -120,17 +120,14 @@ class Citation(Metric):
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         parts = read_citations(options, sample.contexts)
         pairs = list(dict.fromkeys((text, pos) for text, positions in parts for pos in positions))
-        requests = [
-            judge_request(
-                self.name,
-                CITATION_SUPPORT,
+        questions = [
+            (
                 "\n\n".join([passage_block(sample.contexts[pos], pos + 1), block("statement", text)]),
-                CitationVerdict,
                 {"statement": text, "passage": sample.contexts[pos].text},
             )
             for text, pos in pairs
         ]
-        verdicts = await ask.gather(*(ask(r, CitationVerdict) for r in requests))
+        verdicts = await judge_each(ask, self.name, CITATION_SUPPORT, CitationVerdict, questions)
         judged = dict(zip(pairs, verdicts, strict=True))
         rows: list[CitedPart] = []
         for text, positions in parts:

@@ -16,7 +16,7 @@ from ..helper_forms import Check, answer_and_contexts, score_form, shared_form
 from ..inputs import Chunk, ContextLike, Sample
 from ..results import Evidence, Highlights, passage_labels
 from .base import Asker, Metric, Scale, Scored
-from .judging import judge_request
+from .judging import judge_each
 from .prompts import REASONING, ReasonedVerdict, Template, block, passage_block
 from .retrieval import judge_relevance
 
@@ -48,17 +48,14 @@ class AugmentationEvidence(Evidence):
 async def judge_usage(
     ask: Asker, metric: str, answer: str, chunks: Sequence[tuple[int, Chunk]]
 ) -> list[UsedVerdict]:
-    requests = [
-        judge_request(
-            metric,
-            PASSAGE_USED,
+    questions = [
+        (
             "\n\n".join([passage_block(chunk, i), block("answer", answer)]),
-            UsedVerdict,
             {"answer": answer, "passage": chunk.text},
         )
         for i, chunk in chunks
     ]
-    return await ask.gather(*(ask(r, UsedVerdict) for r in requests))
+    return await judge_each(ask, metric, PASSAGE_USED, UsedVerdict, questions)
 
 
 class AugmentationAccuracy(Metric):

@@ -13,7 +13,7 @@ Where a judge names the answer's unsupported statements, the evidence keeps them
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -23,7 +23,7 @@ from ..inputs import ContextLike, Sample, check_answer_kind
 from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
 from .dual_rating import DualTemplateMetric, ThreeLevelRating
-from .judging import SingleJudgment, batch_count, batches, judge_request
+from .judging import SingleJudgment, batch_count, judge_each
 from .options import read_int
 from .prompts import (
     REASONING,
@@ -33,8 +33,16 @@ from .prompts import (
     block,
     context_blocks,
 )
-from .statements import NumberedClaimVerdict, extract_statements, judge_numbered
-from .verdict_shapes import GradedFindings, graded_findings_fields, graded_findings_verdict, numbered_verdicts
+from .statements import NumberedClaimVerdict, NumberedQuestion, claim_list_fields, extract_statements
+from .verdict_shapes import (
+    GradedFindings,
+    check_fields,
+    check_verdict,
+    graded_findings_fields,
+    graded_findings_verdict,
+    numbered_fields,
+    numbered_verdicts,
+)
 
 
 class UnsupportedStatements(Evidence):
@@ -44,6 +52,13 @@ class UnsupportedStatements(Evidence):
 
     def highlights(self) -> Highlights:
         return Highlights(statements=list(self.unsupported_statements))
+
+
+def answer_after_contexts(sample: Sample, context_tag: str = "context") -> tuple[str, dict[str, Any]]:
+    """The message of a whole-answer grounding judgment: the numbered contexts, then the answer
+    judged against them; with the task inputs of both."""
+    user = "\n\n".join([context_blocks(sample.contexts, tag=context_tag), block("answer", sample.answer)])
+    return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
 
 
 # -- faithfulness ------------------------------------------------------------------------------
@@ -107,8 +122,7 @@ class Faithfulness(GradedFindings, SingleJudgment):
         return {} if kind is None else {"answer_kind": kind}
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
-        user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
-        inputs: dict[str, Any] = {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        user, inputs = answer_after_contexts(sample)
         if sample.question:
             # For judges that read inputs (the offline judge turns "yes"/"no" into the claim it
             # makes). The prompt does not show it: faithfulness is judged against the context
@@ -129,7 +143,7 @@ EXTRACT_CLAIMS = Template(
         "correct anything; only restate what the answer asserts. An answer with no factual content "
         "gives an empty list."
     ),
-    fields={"claims": "list of claim strings"},
+    fields=claim_list_fields("list of claim strings"),
 )
 
 
@@ -142,10 +156,10 @@ VERIFY_CLAIMS = Template(
         "context, not your own knowledge; a true claim the context does not back is not supported, "
         "and a claim that contradicts the context is not supported."
     ),
-    fields={
-        "verdicts": 'list with one object per claim, in order: {"index": claim number, "reasoning": '
+    fields=numbered_fields(
+        'list with one object per claim, in order: {"index": claim number, "reasoning": '
         'one to three sentences, "supported": true or false}'
-    },
+    ),
 )
 
 
@@ -162,12 +176,10 @@ class ClaimVerdict(BaseModel):
     reason: str = ""
 
 
-class ClaimsEvidence(Evidence):
-    claims: list[ClaimVerdict] = Field(default_factory=list)
-    unsupported_statements: list[str] = Field(default_factory=list)
+class ClaimsEvidence(UnsupportedStatements):
+    """The unsupported claims (marked in the answer), with every claim's verdict."""
 
-    def highlights(self) -> Highlights:
-        return Highlights(statements=list(self.unsupported_statements))
+    claims: list[ClaimVerdict] = Field(default_factory=list)
 
 
 DEFAULT_BATCH = 5
@@ -202,24 +214,22 @@ class FaithfulnessClaims(Metric):
                 evidence=ClaimsEvidence(),
                 details={"claims": 0.0, "supported": 0.0},
             )
-        head = [context_blocks(sample.contexts)]
-        chunks, checks = [], []
-        for start, chunk in batches(claims, size):
+
+        def inputs_of(start: int, chunk: Sequence[str]) -> dict[str, Any]:
             inputs: dict[str, Any] = {"claims": list(chunk), "contexts": contexts}
             if start == 0 and sample.question:
                 # the offline judge checks a claim made of a bare "no" or a lone entity against the
                 # sentence that answers the question (task inputs only: prompts and keys unchanged)
                 inputs.update(question=sample.question, answer=sample.answer)
-            chunks.append(chunk)
-            checks.append(
-                judge_numbered(
-                    ask, self.name, VERIFY_CLAIMS, ClaimChecks, head, "claim", chunk, inputs, what="claims"
-                )
-            )
+            return inputs
+
+        verification = NumberedQuestion(
+            self.name, VERIFY_CLAIMS, ClaimChecks, [context_blocks(sample.contexts)], "claim", "claims"
+        )
+        checks = await verification.judge_in_batches(ask, claims, size, inputs_of)
         verdicts = [
             ClaimVerdict(claim=claim, supported=v.supported, reason=v.reasoning)
-            for chunk, ordered in zip(chunks, await ask.gather(*checks), strict=True)
-            for claim, v in zip(chunk, ordered, strict=True)
+            for claim, v in zip(claims, checks, strict=True)
         ]
         supported = sum(1 for v in verdicts if v.supported)
         unsupported = [v.claim for v in verdicts if not v.supported]
@@ -285,8 +295,7 @@ class Hallucination(SingleJudgment):
     verdict = ConsistencyScore
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
-        user = "\n\n".join([context_blocks(sample.contexts, tag="passage"), block("answer", sample.answer)])
-        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        return answer_after_contexts(sample, context_tag="passage")
 
     def scored(self, verdict: ConsistencyScore) -> Scored:
         evidence = UnsupportedStatements(unsupported_statements=verdict.unsupported_statements)
@@ -303,7 +312,7 @@ MAIN_POINTS = Template(
         "sentence per point, in the answer's order. Do not add points the answer does not make. An "
         "answer with no substantive point gives an empty list."
     ),
-    fields={"claims": "list of main points"},
+    fields=claim_list_fields("list of main points"),
 )
 
 
@@ -328,12 +337,10 @@ class PointAttribution(BaseModel):
     reason: str = ""
 
 
-class AnswerConsistencyEvidence(Evidence):
-    points: list[PointAttribution] = Field(default_factory=list)
-    unsupported_statements: list[str] = Field(default_factory=list)
+class AnswerConsistencyEvidence(UnsupportedStatements):
+    """The unattributable main points (marked in the answer), with every point's attribution."""
 
-    def highlights(self) -> Highlights:
-        return Highlights(statements=list(self.unsupported_statements))
+    points: list[PointAttribution] = Field(default_factory=list)
 
 
 class AnswerConsistency(Metric):
@@ -359,17 +366,14 @@ class AnswerConsistency(Metric):
                 details={"points": 0.0, "attributable": 0.0},
             )
         contexts = [c.text for c in sample.contexts]
-        requests = [
-            judge_request(
-                self.name,
-                ATTRIBUTE_POINT,
+        questions = [
+            (
                 "\n\n".join([context_blocks(sample.contexts), block("statement", point)]),
-                AttributableVerdict,
                 {"point": point, "contexts": contexts},
             )
             for point in points
         ]
-        verdicts = await ask.gather(*(ask(r, AttributableVerdict) for r in requests))
+        verdicts = await judge_each(ask, self.name, ATTRIBUTE_POINT, AttributableVerdict, questions)
         rows = [
             PointAttribution(point=p, attributable=v.attributable, reason=v.reasoning)
             for p, v in zip(points, verdicts, strict=True)
@@ -393,21 +397,21 @@ BINARY_CONSISTENCY = Template(
         "retrieved contexts. Restating, summarising or combining what the contexts say is derived; "
         "facts, numbers or names that the contexts do not provide are not."
     ),
-    fields={
-        "reasoning": REASONING,
-        "unsupported_information": "list of the answer's information not found in the contexts",
-        "has_unsupported_information": "true or false",
-    },
+    fields=check_fields(
+        "unsupported_information",
+        "list of the answer's information not found in the contexts",
+        "has_unsupported_information",
+    ),
 )
 
 
-class BinaryConsistencyVerdict(ReasonedVerdict):
-    unsupported_information: list[str] = Field(
-        description="pieces of information in the answer that the contexts do not provide; empty if none"
-    )
-    has_unsupported_information: bool = Field(
-        description="true when the answer contains information not derived from the contexts"
-    )
+BinaryConsistencyVerdict = check_verdict(
+    "BinaryConsistencyVerdict",
+    "unsupported_information",
+    "pieces of information in the answer that the contexts do not provide; empty if none",
+    "has_unsupported_information",
+    "true when the answer contains information not derived from the contexts",
+)
 
 
 class AnswerConsistencyBinary(SingleJudgment):
@@ -425,10 +429,9 @@ class AnswerConsistencyBinary(SingleJudgment):
     verdict = BinaryConsistencyVerdict
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
-        user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
-        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        return answer_after_contexts(sample)
 
-    def scored(self, verdict: BinaryConsistencyVerdict) -> Scored:
+    def scored(self, verdict: Any) -> Scored:
         return Scored(
             score=0.0 if verdict.has_unsupported_information else 1.0,
             reasons=verdict.reasoning,
@@ -487,8 +490,7 @@ class ResponseGroundedness(DualTemplateMetric):
     verdict = ThreeLevelRating
 
     def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:
-        user = "\n\n".join([context_blocks(sample.contexts), block("answer", sample.answer)])
-        return user, {"answer": sample.answer, "contexts": [c.text for c in sample.contexts]}
+        return answer_after_contexts(sample)
 
 
 class GroundingHelpers:

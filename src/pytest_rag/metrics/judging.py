@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
-from collections.abc import Awaitable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, TypeVar
 
@@ -46,6 +46,28 @@ def judge_request(
         task=JudgeTask(template.id, dict(inputs)),
         sampling=Sampling(max_tokens=max_tokens),
     )
+
+
+def each_request(
+    metric: str,
+    template: Template,
+    model: type[BaseModel],
+    questions: Iterable[tuple[str, Mapping[str, Any]]],
+) -> list[JudgeRequest]:
+    """One request with ``template`` per (user message, task inputs) of ``questions``, in their order."""
+    return [judge_request(metric, template, user, model, inputs) for user, inputs in questions]
+
+
+async def judge_each(
+    ask: Asker,
+    metric: str,
+    template: Template,
+    model: type[V],
+    questions: Iterable[tuple[str, Mapping[str, Any]]],
+) -> list[V]:
+    """The same question about many items (passages, statements, cited pairs), one request per
+    (user message, task inputs), asked concurrently; the verdicts in the order of ``questions``."""
+    return await ask.gather(*(ask(r, model) for r in each_request(metric, template, model, questions)))
 
 
 def batches(items: Sequence[T], size: int) -> Iterator[tuple[int, Sequence[T]]]:

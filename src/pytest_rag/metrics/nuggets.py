@@ -28,11 +28,11 @@ from ..inputs import Chunk, ContextLike, Sample
 from ..results import Evidence
 from ..scoring import nugget_scores
 from .base import Asker, Metric, Scale, Scored
-from .judging import batches, judge_request
+from .judging import judge_request
 from .options import read_choice
 from .prompts import Template, block, numbered_list, passage_block
 from .retrieval import grade_passages
-from .statements import judge_numbered
+from .statements import NumberedQuestion
 
 MAX_NUGGETS = 30
 """Most nuggets the nugget-creation template asks for (and the metric keeps)."""
@@ -233,26 +233,14 @@ class Nuggets(Metric):
         nuggets: Sequence[str],
     ) -> list[str]:
         head = [block("question", question)] + ([block("answer", answer)] if answer is not None else [])
-        labelled = await ask.gather(
-            *(
-                judge_numbered(
-                    ask,
-                    self.name,
-                    template,
-                    model,
-                    head,
-                    "nuggets",
-                    chunk,
-                    {"question": question, "answer": answer, "nuggets": list(chunk)},
-                    what="nuggets",
-                )
-                for _, chunk in batches(nuggets, BATCH)
-            )
-        )
+
+        def inputs_of(start: int, chunk: Sequence[str]) -> dict[str, Any]:
+            return {"question": question, "answer": answer, "nuggets": list(chunk)}
+
+        labelling = NumberedQuestion(self.name, template, model, head, "nuggets", "nuggets")
+        labels = await labelling.judge_in_batches(ask, nuggets, BATCH, inputs_of)
         return [
-            str(getattr(label, "importance", None) or getattr(label, "assignment", ""))
-            for ordered in labelled
-            for label in ordered
+            str(getattr(label, "importance", None) or getattr(label, "assignment", "")) for label in labels
         ]
 
 

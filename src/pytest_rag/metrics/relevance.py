@@ -23,6 +23,14 @@ from .options import read_int, read_text
 from .prompts import REASONING, ReasonedVerdict, Template, block
 from .verdict_shapes import GradedFindings, graded_findings_fields, graded_findings_verdict
 
+
+def question_then_answer(sample: Sample) -> tuple[str, dict[str, Any]]:
+    """The message of a judgment of the answer as a reply (relevancy, attempt): the question, then
+    the answer; with the task inputs of both."""
+    user = "\n\n".join([block("question", sample.question), block("answer", sample.answer)])
+    return user, {"question": sample.question, "answer": sample.answer}
+
+
 # -- answer relevancy --------------------------------------------------------------------------
 
 RELEVANCY_TEMPLATE = Template(
@@ -75,8 +83,7 @@ class AnswerRelevancy(GradedFindings, SingleJudgment):
     evidence_model = RelevancyEvidence
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
-        user = "\n\n".join([block("question", sample.question), block("answer", sample.answer)])
-        return user, {"question": sample.question, "answer": sample.answer}
+        return question_then_answer(sample)
 
 
 # -- answer relevancy by generated questions ---------------------------------------------------
@@ -220,8 +227,7 @@ class NoAnswer(SingleJudgment):
         return await super().score(ask, sample, options)
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
-        user = "\n\n".join([block("question", sample.question), block("answer", sample.answer)])
-        return user, {"question": sample.question, "answer": sample.answer}
+        return question_then_answer(sample)
 
     def scored(self, verdict: AttemptVerdict) -> Scored:
         evidence = NoAnswerEvidence(attempted=verdict.attempted)

@@ -13,48 +13,32 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
 from ..errors import InputError
 from ..helper_forms import Check, given, question_and_contexts, score_form, shared_form
 from ..inputs import Chunk, ContextLike, Sample
-from ..judges.request import JudgeRequest
 from ..results import Evidence, Highlights, passage_labels
 from ..scoring import ranking
 from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scale, Scored
 from .dual_rating import DualTemplateMetric, ThreeLevelRating
-from .judging import ask_graded, judge_request
+from .judging import ask_graded, each_request, judge_each, judge_request
 from .prompts import REASONING, SHORT_REASON, ReasonedVerdict, Template, block, context_blocks, passage_block
 
-V = TypeVar("V", bound=BaseModel)
 
-
-def passage_requests(
-    metric: str, template: Template, verdict: type[BaseModel], question: str, chunks: Sequence[Chunk]
-) -> list[JudgeRequest]:
-    """One request per passage, in rank order: the passage judged against the question."""
+def passage_questions(question: str, chunks: Sequence[Chunk]) -> list[tuple[str, dict[str, Any]]]:
+    """Each passage judged against the question, in rank order: its user message and task inputs
+    (the relevance checks of the Tonic metrics ask this way; UMBRELA's grades too)."""
     return [
-        judge_request(
-            metric,
-            template,
+        (
             "\n\n".join([block("question", question), passage_block(chunk, i)]),
-            verdict,
             {"question": question, "passage": chunk.text},
         )
         for i, chunk in enumerate(chunks, start=1)
     ]
-
-
-async def judge_each_passage(
-    ask: Asker, metric: str, template: Template, verdict: type[V], question: str, chunks: Sequence[Chunk]
-) -> list[V]:
-    """One judgment of every passage against the question, concurrently, in rank order (the
-    relevance checks of the Tonic metrics ask it this way; UMBRELA's grades too, with their odds)."""
-    requests = passage_requests(metric, template, verdict, question, chunks)
-    return await ask.gather(*(ask(r, verdict) for r in requests))
 
 
 class RankedPassage(BaseModel):
@@ -196,17 +180,14 @@ class ContextPrecision(Metric):
     async def _per_passage(
         self, ask: Asker, sample: Sample, head: list[str], reference: str | None
     ) -> tuple[list[bool], list[str]]:
-        requests = [
-            judge_request(
-                self.name,
-                USEFULNESS,
+        questions = [
+            (
                 "\n\n".join([*head, passage_block(chunk, i)]),
-                UsefulnessVerdict,
                 {"question": sample.question, "reference": reference, "passage": chunk.text},
             )
             for i, chunk in enumerate(sample.contexts, start=1)
         ]
-        verdicts = await ask.gather(*(ask(r, UsefulnessVerdict) for r in requests))
+        verdicts = await judge_each(ask, self.name, USEFULNESS, UsefulnessVerdict, questions)
         return [v.useful for v in verdicts], [v.reasoning for v in verdicts]
 
 
@@ -257,7 +238,7 @@ async def grade_passages(
 ) -> tuple[list[PassageGrade], GradeOdds | None]:
     """One UMBRELA grade per passage, concurrently (shared with the nuggets metric), and the odds of
     the mean grade when the judge reported those of every grade."""
-    requests = passage_requests(metric, UMBRELA_GRADE, UmbrelaVerdict, question, chunks)
+    requests = each_request(metric, UMBRELA_GRADE, UmbrelaVerdict, passage_questions(question, chunks))
     judged = await ask.gather(*(ask_graded(ask, r, UmbrelaVerdict) for r in requests))
     grades = [
         PassageGrade(index=i, id=c.id, grade=v.score, reason=v.reasoning)
@@ -344,7 +325,9 @@ class RelevanceVerdict(ReasonedVerdict):
 async def judge_relevance(
     ask: Asker, metric: str, question: str, chunks: Sequence[Chunk]
 ) -> list[RelevanceVerdict]:
-    return await judge_each_passage(ask, metric, PASSAGE_RELEVANCE, RelevanceVerdict, question, chunks)
+    return await judge_each(
+        ask, metric, PASSAGE_RELEVANCE, RelevanceVerdict, passage_questions(question, chunks)
+    )
 
 
 class RetrievalPrecision(Metric):

@@ -3,25 +3,34 @@
 The claim-based metrics of several families work this way: the answer's claims (faithfulness in
 claims mode), its main points (answer consistency), the reference's facts (context recall by
 attribution), both texts' claims (factual correctness). Each asks with its own template, and every
-one of them receives a :class:`ClaimList`. The statements then go back to the judge numbered, and a
-reply must name each number exactly once (the nugget labels are read the same way).
+one of them receives a :class:`ClaimList`. The statements then go back to the judge numbered (many
+at once in batches, as faithfulness by claims and the nugget labels ask), and a reply must name each
+number exactly once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ..errors import JudgeError
 from .base import Asker
-from .judging import judge_request
+from .judging import batches, judge_request
 from .prompts import REASONING, Template, block, numbered_list
 
 
 class ClaimList(BaseModel):
     claims: list[str] = Field(description="the atomic factual claims, each a standalone sentence")
+
+
+def claim_list_fields(asked: str) -> dict[str, str]:
+    """The template fields of an extraction: the one list :class:`ClaimList` reads (``asked`` says
+    what it holds), so every extraction template asks for the field its reply is validated by."""
+    (listed,) = ClaimList.model_fields
+    return {listed: asked}
 
 
 class NumberedClaimVerdict(BaseModel):
@@ -52,25 +61,44 @@ async def extract_statements(
     return [c.strip() for c in verdict.claims if c.strip()]
 
 
-async def judge_numbered(
-    ask: Asker,
-    metric: str,
-    template: Template,
-    model: type[BaseModel],
-    head: Sequence[str],
-    tag: str,
-    items: Sequence[str],
-    inputs: Mapping[str, Any],
-    *,
-    what: str,
-    max_tokens: int = 1024,
-) -> list[Any]:
-    """One question about numbered ``items``, each a ``tag`` block after the ``head`` blocks; the
-    verdicts of the reply (a model whose one field lists them) in the order of the items."""
-    user = "\n\n".join([*head, numbered_list(tag, list(items))])
-    reply = await ask(judge_request(metric, template, user, model, inputs, max_tokens=max_tokens), model)
-    (listed,) = type(reply).model_fields
-    return verdicts_in_order(metric, ask.judge_label, getattr(reply, listed), len(items), what)
+@dataclass(frozen=True)
+class NumberedQuestion:
+    """A question about numbered items: each item a ``tag`` block after the ``head`` blocks, the
+    reply a ``model`` whose one field lists a verdict per item, naming its number (``what`` names the
+    items in the error when a reply does not). The parts every batch of items shares, said once."""
+
+    metric: str
+    template: Template
+    model: type[BaseModel]
+    head: Sequence[str]
+    tag: str
+    what: str
+    max_tokens: int = 1024
+
+    async def judge(self, ask: Asker, items: Sequence[str], inputs: Mapping[str, Any]) -> list[Any]:
+        """One call about ``items``; the verdicts of the reply in the order of the items."""
+        user = "\n\n".join([*self.head, numbered_list(self.tag, list(items))])
+        request = judge_request(
+            self.metric, self.template, user, self.model, inputs, max_tokens=self.max_tokens
+        )
+        reply = await ask(request, self.model)
+        (listed,) = type(reply).model_fields
+        return verdicts_in_order(self.metric, ask.judge_label, getattr(reply, listed), len(items), self.what)
+
+    async def judge_in_batches(
+        self,
+        ask: Asker,
+        items: Sequence[str],
+        size: int,
+        inputs_of: Callable[[int, Sequence[str]], Mapping[str, Any]],
+    ) -> list[Any]:
+        """:meth:`judge` over ``items`` cut into batches of at most ``size``, all batches asked
+        concurrently; every verdict in the order of the items. ``inputs_of`` gives a batch's task
+        inputs from the index of its first item and its items."""
+        replies = await ask.gather(
+            *(self.judge(ask, chunk, inputs_of(start, chunk)) for start, chunk in batches(items, size))
+        )
+        return [verdict for ordered in replies for verdict in ordered]
 
 
 def verdicts_in_order(metric: str, judge: str, verdicts: Sequence[Any], n: int, what: str) -> list[Any]:

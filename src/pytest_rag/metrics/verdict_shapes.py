@@ -3,8 +3,8 @@ the pydantic model that validates the reply come from the same words, so they ca
 
 * a **graded finding list** (the omk-style 1-5 judgments: faithfulness, answer relevancy, context
   recall and their per-turn versions): the reasons, the items that cost points, the grade;
-* a **check with findings** (the conversation checks): the reasons, the items that break the check,
-  then whether it holds;
+* a **check with findings** (the conversation checks, binary answer consistency): the reasons, the
+  items that break the check, then whether it holds;
 * a **numbered verdict list**: one verdict per numbered item, in a single ``verdicts`` field.
 
 A model's name, field names, descriptions and field order enter every cache key (see
@@ -81,10 +81,19 @@ def check_verdict(name: str, findings: str, listed: str, holds: str, held: str) 
     return create_model(name, __base__=ReasonedVerdict, __module__=_caller_module(), **fields)
 
 
+NUMBERED_FIELD = "verdicts"
+"""The one field of a numbered verdict list."""
+
+
+def numbered_fields(asked: str) -> dict[str, str]:
+    """The template field of a numbered verdict list (``asked`` describes one verdict object)."""
+    return {NUMBERED_FIELD: asked}
+
+
 def numbered_verdicts(name: str, item: type[BaseModel], what: str) -> type[BaseModel]:
     """The reply model ``name`` to a question about numbered ``what`` items (claims, facts): their
     ``item`` verdicts in one ``verdicts`` list."""
     fields: dict[str, Any] = {
-        "verdicts": (list[item], Field(description=f"one verdict per {what}, in the order given"))  # type: ignore[valid-type]
+        NUMBERED_FIELD: (list[item], Field(description=f"one verdict per {what}, in the order given"))  # type: ignore[valid-type]
     }
     return create_model(name, __module__=_caller_module(), **fields)

@@ -25,8 +25,8 @@ from ..prompts import (
     Template,
     block,
 )
-from ..statements import NumberedClaimVerdict, extract_statements, judge_numbered
-from ..verdict_shapes import numbered_verdicts
+from ..statements import NumberedClaimVerdict, NumberedQuestion, claim_list_fields, extract_statements
+from ..verdict_shapes import numbered_fields, numbered_verdicts
 
 # -- answer similarity -------------------------------------------------------------------------
 
@@ -201,7 +201,7 @@ FACTUAL_CLAIMS_EXTRACT = Template(
         "with pronouns resolved. Restate only what the text asserts. A text without factual content "
         "gives an empty list."
     ),
-    fields={"claims": "list of claim strings"},
+    fields=claim_list_fields("list of claim strings"),
 )
 
 
@@ -213,10 +213,10 @@ FACTUAL_CLAIMS_VERIFY = Template(
         "premise states or directly implies it, 'contradiction' when the premise states the opposite "
         "or an incompatible fact, 'neutral' otherwise. Use only the premise, not your own knowledge."
     ),
-    fields={
-        "verdicts": 'list with one object per claim, in order: {"index": claim number, "reasoning": '
+    fields=numbered_fields(
+        'list with one object per claim, in order: {"index": claim number, "reasoning": '
         'one to three sentences, "verdict": "entailment" | "neutral" | "contradiction"}'
-    },
+    ),
 )
 
 
@@ -255,18 +255,16 @@ async def verify_claims(
         return [
             CheckedClaim(claim=c, verdict="neutral", reason=f"the {premise_tag} is empty") for c in claims
         ]
-    ordered = await judge_numbered(
-        ask,
+    verification = NumberedQuestion(
         metric,
         FACTUAL_CLAIMS_VERIFY,
         EntailmentChecks,
         [block(premise_tag, premise)],
         "claim",
-        claims,
-        {"claims": list(claims), "premise": premise},
-        what="claims",
+        "claims",
         max_tokens=2048,
     )
+    ordered = await verification.judge(ask, claims, {"claims": list(claims), "premise": premise})
     return [
         CheckedClaim(claim=c, verdict=v.verdict, reason=v.reasoning)
         for c, v in zip(claims, ordered, strict=True)

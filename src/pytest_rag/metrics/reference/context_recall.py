@@ -20,11 +20,12 @@ from ..prompts import (
     block,
     context_blocks,
 )
-from ..statements import extract_statements, judge_numbered
+from ..statements import NumberedQuestion, claim_list_fields, extract_statements
 from ..verdict_shapes import (
     GradedFindings,
     graded_findings_fields,
     graded_findings_verdict,
+    numbered_fields,
     numbered_verdicts,
 )
 
@@ -101,7 +102,7 @@ EXTRACT_FACTS = Template(
         "standalone sentence. Keep every fact a complete answer would need; do not add facts that "
         "the reference does not state."
     ),
-    fields={"claims": "list of fact strings"},
+    fields=claim_list_fields("list of fact strings"),
 )
 
 
@@ -113,10 +114,10 @@ ATTRIBUTE_FACTS = Template(
         "it, and if so which one. Give the number of the context that states it most completely; "
         "give null when no context does. Use only the contexts, not your own knowledge."
     ),
-    fields={
-        "verdicts": 'list with one object per fact, in order: {"index": fact number, "reasoning": one '
+    fields=numbered_fields(
+        'list with one object per fact, in order: {"index": fact number, "reasoning": one '
         'to three sentences, "covered": true or false, "source_context": context number or null}'
-    },
+    ),
 )
 
 
@@ -167,17 +168,17 @@ class ContextRecallAttribution(Metric):
                 "nothing to recall; give a reference that states the expected facts"
             )
         k = len(sample.contexts)
-        ordered = await judge_numbered(
-            ask,
+        attribution = NumberedQuestion(
             self.name,
             ATTRIBUTE_FACTS,
             FactAttributions,
             [context_blocks(sample.contexts)],
             "statement",
-            facts,
-            {"facts": facts, "contexts": [c.text for c in sample.contexts]},
-            what="facts",
+            "facts",
             max_tokens=2048,
+        )
+        ordered = await attribution.judge(
+            ask, facts, {"facts": facts, "contexts": [c.text for c in sample.contexts]}
         )
         attributions: list[FactAttribution] = []
         for fact, v in zip(facts, ordered, strict=True):
