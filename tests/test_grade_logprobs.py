@@ -29,6 +29,7 @@ from pytest_rag.judges.openai.chat import TOP_LOGPROBS, OpenAIChatJudge
 from pytest_rag.judges.protocol import Judge, JudgeSpec
 from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
 from pytest_rag.metrics.base import Metric
+from pytest_rag.metrics.conversation import TurnFaithfulness
 from pytest_rag.metrics.grounding import Faithfulness, ResponseGroundedness
 from pytest_rag.metrics.retrieval import Umbrela
 from pytest_rag.metrics.rubric import Rubric
@@ -255,6 +256,21 @@ def test_a_check_reports_its_expected_score_and_pass_probability(
     assert result.pass_probability == pytest.approx(0.9)
     assert not result.uncertain
     assert result.judges[0].expected_score == pytest.approx(4.2)
+
+
+def test_a_conversation_turn_keeps_its_grade_odds(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    # the turn metrics render their prompt from the history option, and once built their own
+    # request outside the shared score path, which dropped the odds the judge reported
+    fake_llm.script(graded())
+    history = [
+        {"role": "user", "content": "Where is my parcel?"},
+        {"role": "assistant", "content": "On its way."},
+    ]
+    result = evaluated([openai_judge(fake_llm)], TurnFaithfulness(), tmp_path, options={"history": history})
+    assert result.score == 4
+    assert result.expected_score == pytest.approx(4.2)
+    assert result.pass_probability == pytest.approx(0.9)
+    assert "Where is my parcel?" in json.dumps(fake_llm.requests[0].json_body["messages"])
 
 
 def test_passing_on_the_expected_score_can_fail_a_check_its_grade_passes(

@@ -27,8 +27,8 @@ from ..errors import InputError
 from ..helper_forms import Check, score_form, shared_form
 from ..inputs import ContextLike, Sample
 from ..results import Evidence, Highlights
-from .base import Asker, Scale, Scored
-from .judging import SingleJudgment, judge_request
+from .base import Scale, Scored
+from .judging import SingleJudgment
 from .prompts import Template, block, context_blocks
 from .verdict_shapes import (
     GradedFindings,
@@ -78,8 +78,9 @@ def history_block(history: Sequence[tuple[str, str]]) -> str:
 class ConversationMetric(SingleJudgment):
     """A judgment of the latest answer that reads the earlier messages (the ``history`` option).
 
-    The history reaches :meth:`render_turn` through the options, so :meth:`score` reads it before
-    the request is built; ``needs_history`` says whether a first turn (no history) can be judged.
+    The history reaches :meth:`render_turn` through the options (:meth:`render_check` reads it
+    before the request is built); ``needs_history`` says whether a first turn (no history) can be
+    judged.
     """
 
     options: ClassVar[tuple[str, ...]] = ("history",)
@@ -95,10 +96,8 @@ class ConversationMetric(SingleJudgment):
                 "the answer with what they said"
             )
 
-    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        user, inputs = self.render_turn(sample, read_history(options, self.name))
-        request = judge_request(self.name, self.template, user, self.verdict, inputs)
-        return self.scored(await ask(request, self.verdict))
+    def render_check(self, sample: Sample, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        return self.render_turn(sample, read_history(options, self.name))
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         return self.render_turn(sample, ())

@@ -151,9 +151,16 @@ class SingleJudgment(Metric):
         cache keys stay as they were): none unless a metric says so."""
         return {}
 
-    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+    def render_check(self, sample: Sample, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The user message and task inputs of one check: :meth:`render` and the options' hints.
+        A metric whose prompt reads an option (a conversation's history) overrides this, not
+        :meth:`score`, so its grade keeps its odds like every other."""
         user, inputs = self.render(sample)
         inputs.update(self.task_hints(options))
+        return user, inputs
+
+    async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
+        user, inputs = self.render_check(sample, options)
         request = judge_request(self.name, self.template, user, self.verdict, inputs)
         verdict, odds = await ask_graded(ask, request, self.verdict)
         outcome = self.scored(verdict)
