@@ -343,7 +343,7 @@ def test_a_reply_another_worker_used_and_let_go_meanwhile_is_served_from_the_cac
 
     async def judged(engine: JudgmentEngine, judge: OpenAIChatJudge) -> Any:
         try:
-            return await engine.ask(judge, ask, FaithfulnessVerdict, test_id="t::x", cache_only=False)
+            return await engine.ask_graded(judge, ask, FaithfulnessVerdict, test_id="t::x", cache_only=False)
         finally:
             await judge.aclose()
 
@@ -373,7 +373,7 @@ def test_a_reply_another_worker_used_and_let_go_meanwhile_is_served_from_the_cac
         return found
 
     b.cache.get = b_misses_then_a_finishes  # type: ignore[method-assign]
-    verdict, tally = asyncio.run(judged(b, judge_b))
+    verdict, tally, _ = asyncio.run(judged(b, judge_b))
     b.batches.close()
     assert verdict.score == 3 and tally.cached == 1 and tally.batched == 0
     key = ask.cache_key(judge_b.identity())

@@ -74,7 +74,10 @@ async def ask_once(
     cache_only: bool = False,
 ) -> tuple[Verdict, CallTally]:
     try:
-        return await engine.ask(judge, req or request(), Verdict, test_id="t::x", cache_only=cache_only)
+        verdict, tally, _ = await engine.ask_graded(
+            judge, req or request(), Verdict, test_id="t::x", cache_only=cache_only
+        )
+        return verdict, tally
     finally:
         await judge.aclose()
 
@@ -378,16 +381,17 @@ def test_the_same_request_asked_twice_at_once_is_sent_once(fake_llm: FakeLLMServ
     engine = make_engine(tmp_path)
     judge = make_judge(fake_llm)
 
-    async def both() -> list[tuple[Verdict, CallTally]]:
+    async def both() -> list[tuple[Verdict, CallTally, Any]]:
         try:
             asked = [
-                engine.ask(judge, request(), Verdict, test_id=f"t::{i}", cache_only=False) for i in (1, 2)
+                engine.ask_graded(judge, request(), Verdict, test_id=f"t::{i}", cache_only=False)
+                for i in (1, 2)
             ]
             return list(await asyncio.gather(*asked))
         finally:
             await judge.aclose()
 
-    (first, one), (second, other) = run(both())
+    (first, one, _), (second, other, _) = run(both())
     assert fake_llm.request_count == 1 and first == second
     assert sorted((t.live, t.cached) for t in (one, other)) == [(0, 1), (1, 0)]
 
@@ -403,13 +407,14 @@ def test_when_the_first_of_two_equal_requests_fails_the_second_asks_itself(
     async def both() -> list[Any]:
         try:
             asked = [
-                engine.ask(judge, request(), Verdict, test_id=f"t::{i}", cache_only=False) for i in (1, 2)
+                engine.ask_graded(judge, request(), Verdict, test_id=f"t::{i}", cache_only=False)
+                for i in (1, 2)
             ]
             return list(await asyncio.gather(*asked, return_exceptions=True))
         finally:
             await judge.aclose()
 
-    failed, (judged, tally) = run(both())
+    failed, (judged, tally, _) = run(both())
     assert isinstance(failed, JudgeError) and judged.score == 4 and tally.live == 1
     assert fake_llm.request_count == 2
 
@@ -419,11 +424,11 @@ def test_concurrency_limit_bounds_requests_in_flight(fake_llm: FakeLLMServer, tm
     engine = make_engine(tmp_path, "off", concurrency=2)
     judge = make_judge(fake_llm)
 
-    async def many() -> list[tuple[Verdict, CallTally]]:
+    async def many() -> list[tuple[Verdict, CallTally, Any]]:
         try:
             return await asyncio.gather(
                 *[
-                    engine.ask(judge, request(f"answer {i}"), Verdict, test_id="t", cache_only=False)
+                    engine.ask_graded(judge, request(f"answer {i}"), Verdict, test_id="t", cache_only=False)
                     for i in range(6)
                 ]
             )

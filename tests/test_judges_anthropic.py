@@ -124,8 +124,10 @@ def test_the_engine_retries_repairs_and_caches_through_anthropic(
 
     async def ask_twice() -> tuple[int, int]:
         try:
-            first, _ = await engine.ask(judge, request(), Verdict, test_id="t", cache_only=False)
-            second, tally = await engine.ask(judge, request(), Verdict, test_id="t", cache_only=True)
+            first, _, _ = await engine.ask_graded(judge, request(), Verdict, test_id="t", cache_only=False)
+            second, tally, _ = await engine.ask_graded(
+                judge, request(), Verdict, test_id="t", cache_only=True
+            )
             return first.score, second.score * 10 + tally.cached
         finally:
             await judge.aclose()
