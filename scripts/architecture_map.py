@@ -45,7 +45,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
     ),
     ("cases", (("cases/", ("cases/",)),)),
     ("run", (("run/", ("run/",)),)),
-    ("setup", (("config", ("config.py",)), ("registry", ("registry.py", "builtin.py", "hookspecs.py")))),
+    ("setup", (("config/", ("config/",)), ("registry", ("registry.py", "builtin.py", "hookspecs.py")))),
     ("regression", (("regression/", ("regression/",)),)),
     ("report", (("report/", ("report/",)),)),
     ("engine", (("engine/", ("engine/",)),)),

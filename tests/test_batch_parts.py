@@ -128,28 +128,25 @@ def test_a_batch_that_cannot_be_submitted_fails_the_session_and_says_why(
     assert "check OPENAI_API_KEY" in result.stdout.str()
 
 
+@pytest.mark.parametrize(
+    ("failure", "reason"),
+    [
+        ("Model fake-gpt is not available for batches.", "Model fake-gpt is not available for batches."),
+        ("", "no reason given"),  # a refusal that lists no errors is still one
+    ],
+)
 def test_a_batch_refused_as_a_whole_makes_every_check_a_judge_error(
-    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, failure: str, reason: str
 ) -> None:
-    fake_llm.batches.script(BatchScript(end="failed", failure="Model fake-gpt is not available for batches."))
+    fake_llm.batches.script(BatchScript(end="failed", failure=failure))
     cache = first_batch_run(pytester, fake_llm, tmp_path)
     second = run(pytester, fake_llm, cache, "--rag-batch")
     second.assert_outcomes(errors=3)
-    assert "the batch was refused: Model fake-gpt is not available for batches." in second.stdout.str()
+    assert f"the batch was refused: {reason}" in second.stdout.str()
     assert "failed, collected: 0 answered, 3 failed (judge errors of their checks)" in second.stdout.str()
     assert "(nothing was sent to the model)" in second.stdout.str()
     calls = line_starting(second, "judge calls:")
     assert "sent" not in calls and "failed" not in calls  # nothing reached the model: no request counts
-
-
-def test_a_batch_refused_without_listed_errors_is_still_a_judge_error_of_each_check(
-    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
-) -> None:
-    fake_llm.batches.script(BatchScript(end="failed", failure=""))
-    cache = first_batch_run(pytester, fake_llm, tmp_path)
-    second = run(pytester, fake_llm, cache, "--rag-batch")
-    second.assert_outcomes(errors=3)
-    assert "the batch was refused: no reason given" in second.stdout.str()
 
 
 def test_a_batch_that_cannot_be_reached_stays_pending_with_its_problem(
@@ -343,7 +340,7 @@ def test_a_reply_another_worker_used_and_let_go_meanwhile_is_served_from_the_cac
 
     async def judged(engine: JudgmentEngine, judge: OpenAIChatJudge) -> Any:
         try:
-            return await engine.ask(judge, ask, FaithfulnessVerdict, test_id="t::x", cache_only=False)
+            return await engine.ask_graded(judge, ask, FaithfulnessVerdict, test_id="t::x", cache_only=False)
         finally:
             await judge.aclose()
 
@@ -373,7 +370,7 @@ def test_a_reply_another_worker_used_and_let_go_meanwhile_is_served_from_the_cac
         return found
 
     b.cache.get = b_misses_then_a_finishes  # type: ignore[method-assign]
-    verdict, tally = asyncio.run(judged(b, judge_b))
+    verdict, tally, _ = asyncio.run(judged(b, judge_b))
     b.batches.close()
     assert verdict.score == 3 and tally.cached == 1 and tally.batched == 0
     key = ask.cache_key(judge_b.identity())

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from pydantic import BaseModel, Field
 
 from conftest import OPENAI_KEY, verdict
 from fake_llm import FakeLLMServer, Reply
+from judge_requests import ClaimsVerdict, grading_request
 from pytest_rag.engine.cache import JudgmentCache
 from pytest_rag.engine.judgment import JudgmentEngine, NeedsLiveCall
 from pytest_rag.engine.limits import EngineSettings
@@ -28,27 +28,20 @@ from pytest_rag.engine.replay import public_url, request_identity
 from pytest_rag.errors import CacheMissError, JudgeError, JudgeUnavailableError
 from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
-from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message, Sampling
+from pytest_rag.judges.request import JudgeRequest, Message, Sampling
 from pytest_rag.report.results_file import ResultsFileError, read_results
 from pytest_rag.results import CallTally
 
 T = TypeVar("T")
 
 
-class Verdict(BaseModel):
-    reasoning: str
-    unsupported_statements: list[str]
-    score: int = Field(ge=1, le=5)
-
-
 def request(text: str = "Paris is in France.") -> JudgeRequest:
-    return JudgeRequest(
-        metric="faithfulness",
+    return grading_request(
+        ClaimsVerdict,
+        text,
         template_id="test.faithfulness",
-        template_version="1",
-        messages=(Message("system", "Grade the answer."), Message("user", f"<answer>\n{text}\n</answer>")),
-        response_model=Verdict,
-        task=JudgeTask("faithfulness.single", {"answer": text}),
+        system="Grade the answer.",
+        inputs={"answer": text},
     )
 
 
@@ -72,9 +65,12 @@ async def ask_once(
     req: JudgeRequest | None = None,
     *,
     cache_only: bool = False,
-) -> tuple[Verdict, CallTally]:
+) -> tuple[ClaimsVerdict, CallTally]:
     try:
-        return await engine.ask(judge, req or request(), Verdict, test_id="t::x", cache_only=cache_only)
+        verdict, tally, _ = await engine.ask_graded(
+            judge, req or request(), ClaimsVerdict, test_id="t::x", cache_only=cache_only
+        )
+        return verdict, tally
     finally:
         await judge.aclose()
 
@@ -183,7 +179,7 @@ def test_a_json_error_names_where_it_happened_without_a_doubled_word(
     text: str, expected: str, tmp_path: Path
 ) -> None:
     with pytest.raises(InvalidVerdict) as info:
-        parse_verdict(Verdict, text)
+        parse_verdict(ClaimsVerdict, text)
     assert str(info.value) == f"not valid JSON ({expected})"
     (tmp_path / "run.json").write_text('{"format": "pytest-rag-results",\n "checks": "cut', encoding="utf-8")
     with pytest.raises(ResultsFileError) as read:
@@ -378,16 +374,17 @@ def test_the_same_request_asked_twice_at_once_is_sent_once(fake_llm: FakeLLMServ
     engine = make_engine(tmp_path)
     judge = make_judge(fake_llm)
 
-    async def both() -> list[tuple[Verdict, CallTally]]:
+    async def both() -> list[tuple[ClaimsVerdict, CallTally, Any]]:
         try:
             asked = [
-                engine.ask(judge, request(), Verdict, test_id=f"t::{i}", cache_only=False) for i in (1, 2)
+                engine.ask_graded(judge, request(), ClaimsVerdict, test_id=f"t::{i}", cache_only=False)
+                for i in (1, 2)
             ]
             return list(await asyncio.gather(*asked))
         finally:
             await judge.aclose()
 
-    (first, one), (second, other) = run(both())
+    (first, one, _), (second, other, _) = run(both())
     assert fake_llm.request_count == 1 and first == second
     assert sorted((t.live, t.cached) for t in (one, other)) == [(0, 1), (1, 0)]
 
@@ -403,13 +400,14 @@ def test_when_the_first_of_two_equal_requests_fails_the_second_asks_itself(
     async def both() -> list[Any]:
         try:
             asked = [
-                engine.ask(judge, request(), Verdict, test_id=f"t::{i}", cache_only=False) for i in (1, 2)
+                engine.ask_graded(judge, request(), ClaimsVerdict, test_id=f"t::{i}", cache_only=False)
+                for i in (1, 2)
             ]
             return list(await asyncio.gather(*asked, return_exceptions=True))
         finally:
             await judge.aclose()
 
-    failed, (judged, tally) = run(both())
+    failed, (judged, tally, _) = run(both())
     assert isinstance(failed, JudgeError) and judged.score == 4 and tally.live == 1
     assert fake_llm.request_count == 2
 
@@ -419,11 +417,13 @@ def test_concurrency_limit_bounds_requests_in_flight(fake_llm: FakeLLMServer, tm
     engine = make_engine(tmp_path, "off", concurrency=2)
     judge = make_judge(fake_llm)
 
-    async def many() -> list[tuple[Verdict, CallTally]]:
+    async def many() -> list[tuple[ClaimsVerdict, CallTally, Any]]:
         try:
             return await asyncio.gather(
                 *[
-                    engine.ask(judge, request(f"answer {i}"), Verdict, test_id="t", cache_only=False)
+                    engine.ask_graded(
+                        judge, request(f"answer {i}"), ClaimsVerdict, test_id="t", cache_only=False
+                    )
                     for i in range(6)
                 ]
             )

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from conftest import rag_args
 from fake_llm import FakeLLMServer, RecordedRequest, Reply
+from judge_requests import ClaimsVerdict, grading_request
 from pytest_rag.engine.cache import CachedReply, JudgmentCache
 from pytest_rag.engine.evaluation import evaluate
 from pytest_rag.engine.judgment import JudgmentEngine
@@ -27,7 +28,7 @@ from pytest_rag.judges.anthropic.messages import AnthropicJudge
 from pytest_rag.judges.openai.batch import OPENAI_BATCHES
 from pytest_rag.judges.openai.chat import TOP_LOGPROBS, OpenAIChatJudge
 from pytest_rag.judges.protocol import Judge, JudgeSpec
-from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
+from pytest_rag.judges.request import JudgeRequest
 from pytest_rag.metrics.base import Metric
 from pytest_rag.metrics.conversation import TurnFaithfulness
 from pytest_rag.metrics.grounding import Faithfulness, ResponseGroundedness
@@ -42,12 +43,6 @@ T = TypeVar("T")
 ODDS = {4: 0.6, 5: 0.3, 3: 0.1}
 
 
-class Verdict(BaseModel):
-    reasoning: str
-    unsupported_statements: list[str]
-    score: int = Field(ge=1, le=5)
-
-
 class Flag(BaseModel):
     reasoning: str
     supported: bool
@@ -58,15 +53,8 @@ def graded(score: int = 4, odds: dict[int, float] | None = None) -> Reply:
     return Reply.json(body, odds={"score": ODDS if odds is None else odds})
 
 
-def request(model: type[BaseModel] = Verdict, text: str = "yes") -> JudgeRequest:
-    return JudgeRequest(
-        metric="faithfulness",
-        template_id="t",
-        template_version="1",
-        messages=(Message("system", "Grade it."), Message("user", f"<answer>\n{text}\n</answer>")),
-        response_model=model,
-        task=JudgeTask("faithfulness.single", {}),
-    )
+def request(model: type[BaseModel] = ClaimsVerdict, text: str = "yes") -> JudgeRequest:
+    return grading_request(model, text)
 
 
 def openai_judge(server: FakeLLMServer, model: str = "fake-gpt") -> OpenAIChatJudge:
@@ -92,7 +80,7 @@ def ask(
     engine: JudgmentEngine, judge: Judge, req: JudgeRequest | None = None, *, cache_only: bool = False
 ) -> tuple[Any, GradeOdds | None]:
     verdict, _, odds = run(
-        engine.ask_graded(judge, req or request(), Verdict, test_id="t", cache_only=cache_only), judge
+        engine.ask_graded(judge, req or request(), ClaimsVerdict, test_id="t", cache_only=cache_only), judge
     )
     return verdict, odds
 
@@ -152,7 +140,7 @@ def test_refused_logprobs_are_dropped_and_remembered_for_the_model(
         answers = []
         for text in ("first", "second"):
             verdict, _, odds = await engine.ask_graded(
-                judge, request(text=text), Verdict, test_id="t", cache_only=False
+                judge, request(text=text), ClaimsVerdict, test_id="t", cache_only=False
             )
             answers.append((verdict.score, odds))
         return answers

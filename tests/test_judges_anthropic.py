@@ -7,34 +7,21 @@ import json
 from pathlib import Path
 
 import pytest
-from pydantic import BaseModel, Field
 
 from conftest import ANTHROPIC_KEY, verdict
 from fake_llm import FakeLLMServer, Reply
+from judge_requests import ClaimsVerdict, grading_request
 from pytest_rag.engine.cache import JudgmentCache
 from pytest_rag.engine.judgment import JudgmentEngine
 from pytest_rag.engine.limits import EngineSettings
 from pytest_rag.errors import JudgeError
 from pytest_rag.judges.anthropic.messages import TOOL_NAME, AnthropicJudge
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
-from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message
-
-
-class Verdict(BaseModel):
-    reasoning: str
-    unsupported_statements: list[str]
-    score: int = Field(ge=1, le=5)
+from pytest_rag.judges.request import JudgeRequest
 
 
 def request() -> JudgeRequest:
-    return JudgeRequest(
-        metric="faithfulness",
-        template_id="t",
-        template_version="1",
-        messages=(Message("system", "Grade it."), Message("user", "<answer>\nyes\n</answer>")),
-        response_model=Verdict,
-        task=JudgeTask("faithfulness.single", {}),
-    )
+    return grading_request(ClaimsVerdict)
 
 
 def judge_for(server: FakeLLMServer) -> AnthropicJudge:
@@ -124,8 +111,12 @@ def test_the_engine_retries_repairs_and_caches_through_anthropic(
 
     async def ask_twice() -> tuple[int, int]:
         try:
-            first, _ = await engine.ask(judge, request(), Verdict, test_id="t", cache_only=False)
-            second, tally = await engine.ask(judge, request(), Verdict, test_id="t", cache_only=True)
+            first, _, _ = await engine.ask_graded(
+                judge, request(), ClaimsVerdict, test_id="t", cache_only=False
+            )
+            second, tally, _ = await engine.ask_graded(
+                judge, request(), ClaimsVerdict, test_id="t", cache_only=True
+            )
             return first.score, second.score * 10 + tally.cached
         finally:
             await judge.aclose()

@@ -10,31 +10,18 @@ import asyncio
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, Field
 
 from conftest import OPENAI_KEY, verdict
 from fake_llm import FakeLLMServer, Reply
+from judge_requests import GradeVerdict, grading_request
 from pytest_rag.errors import JudgeError
 from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
-from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message, Sampling
-
-
-class Verdict(BaseModel):
-    reasoning: str
-    score: int = Field(ge=1, le=5)
+from pytest_rag.judges.request import JudgeRequest, Sampling
 
 
 def request(sampling: Sampling | None = None) -> JudgeRequest:
-    return JudgeRequest(
-        metric="faithfulness",
-        template_id="t",
-        template_version="1",
-        messages=(Message("system", "Grade it."), Message("user", "<answer>\nyes\n</answer>")),
-        response_model=Verdict,
-        task=JudgeTask("faithfulness.single", {}),
-        sampling=sampling or Sampling(),
-    )
+    return grading_request(GradeVerdict, sampling=sampling)
 
 
 def judge_for(server: FakeLLMServer, model: str = "fake-gpt") -> OpenAIChatJudge:
@@ -66,7 +53,7 @@ def test_sends_messages_schema_and_temperature_zero(fake_llm: FakeLLMServer) -> 
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
     schema = body["response_format"]
     assert schema["type"] == "json_schema"
-    assert schema["json_schema"]["name"] == "Verdict" and schema["json_schema"]["strict"] is True
+    assert schema["json_schema"]["name"] == "GradeVerdict" and schema["json_schema"]["strict"] is True
     assert schema["json_schema"]["schema"]["required"] == ["reasoning", "score"]
     assert '"score": 4' in reply.text
     assert reply.model and reply.input_tokens > 0

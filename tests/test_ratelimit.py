@@ -231,7 +231,7 @@ def test_the_engine_takes_a_permit_for_every_live_call_and_settles_it_with_the_u
                 response_model=Verdict,
                 task=JudgeTask("t"),
             )
-            await engine.ask(judge, request, Verdict, test_id="t", cache_only=False)
+            await engine.ask_graded(judge, request, Verdict, test_id="t", cache_only=False)
 
     asyncio.run(go())
     assert judge.calls == 3

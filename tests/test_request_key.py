@@ -18,12 +18,14 @@ import pytest
 from pydantic import BaseModel, Field
 
 from conftest import OPENAI_KEY
+from judge_requests import grading_request
 from pytest_rag.judges.anthropic.messages import AnthropicJudge
 from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
-from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message, Sampling
+from pytest_rag.judges.request import JudgeRequest, Message, Sampling
 
 
+# its own verdict, not judge_requests': the schema (class name, docstring) is in the key pinned below
 class Verdict(BaseModel):
     reasoning: str
     score: int = Field(ge=1, le=5)
@@ -38,14 +40,7 @@ IDENTITY = {"provider": "openai", "model": "gpt-4o", "base_url": "https://api.op
 
 
 def base_request() -> JudgeRequest:
-    return JudgeRequest(
-        metric="faithfulness",
-        template_id="faithfulness.single",
-        template_version="1",
-        messages=(Message("system", "Grade it."), Message("user", "<answer>\nParis\n</answer>")),
-        response_model=Verdict,
-        task=JudgeTask("faithfulness.single", {"answer": "Paris"}),
-    )
+    return grading_request(Verdict, "Paris", template_id="faithfulness.single", inputs={"answer": "Paris"})
 
 
 REQUEST_CHANGES: dict[str, Any] = {

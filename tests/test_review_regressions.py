@@ -274,7 +274,7 @@ def test_time_spent_waiting_for_a_concurrency_slot_does_not_use_up_the_judgment_
 
     async def both() -> list[Any]:
         asks = [
-            engine.ask(judge, judge_request(text), Verdict, test_id="t", cache_only=False)
+            engine.ask_graded(judge, judge_request(text), Verdict, test_id="t", cache_only=False)
             for text in ("first", "second")
         ]
         return list(await asyncio.gather(*asks, return_exceptions=True))

@@ -3,7 +3,7 @@
 Only option registration and reading (so a bad option fails at start-up) happen for suites that never
 use ``rag_judge``: the session is built when a test first asks for it (:func:`rag_session`), and
 judges, cache, numpy and the SDKs after that. Every pytest process pays for what this module and
-``config.py`` import, so nothing else is imported at start-up.
+``config/`` import, so nothing else is imported at start-up.
 """
 
 from __future__ import annotations

@@ -78,21 +78,6 @@ class JudgmentEngine:
 
     # -- the public entry -------------------------------------------------------------------------
 
-    async def ask(
-        self,
-        judge: Judge,
-        request: JudgeRequest,
-        model: type[V],
-        *,
-        test_id: str,
-        cache_only: bool,
-    ) -> tuple[V, CallTally]:
-        """The verdict of ``judge`` on ``request``, and the calls it took."""
-        verdict, tally, _ = await self.ask_graded(
-            judge, request, model, test_id=test_id, cache_only=cache_only
-        )
-        return verdict, tally
-
     async def ask_graded(
         self,
         judge: Judge,
@@ -102,8 +87,10 @@ class JudgmentEngine:
         test_id: str,
         cache_only: bool,
     ) -> tuple[V, CallTally, GradeOdds | None]:
-        """:meth:`ask`, with the odds of the verdict's grade when the judge reported them (None for a
-        verdict without a grade, a provider without log-probabilities, an entry stored without them)."""
+        """The verdict of ``judge`` on ``request``, the calls it took, and the odds of the verdict's
+        grade when the judge reported them (None for a verdict without a grade, a provider without
+        log-probabilities, an entry stored without them). The one entry: a caller that needs no odds
+        drops them."""
         request = self._with_token_limit(request)
         key = request.cache_key(judge.identity()) if judge.cacheable and self.cache.mode != "off" else None
         tally = CallTally()

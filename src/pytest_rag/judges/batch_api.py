@@ -5,15 +5,17 @@ judge can be batched (its :class:`BatchTarget`), builds the body a request carri
 live request body), submits requests, reports a batch's state, lists its outcomes, cancels it, and
 turns a collected response body back into a :class:`~pytest_rag.judges.protocol.JudgeReply` with the
 judge's own parsing, so a batched reply is read exactly as a live one. Each provider's implementation
-lives in its folder (``judges/openai/batch.py``, ``judges/anthropic/batch.py``); which one serves a
-judge is the engine's lookup (:mod:`pytest_rag.engine.batch.providers`), so no provider module
-imports this one back.
+lives in its folder (``judges/openai/batch.py``, ``judges/anthropic/batch.py``) as a
+:class:`ProviderBatches`, which takes the steps both providers take alike (a client per operation,
+state and cancel, reading result lines, a failed request's outcome), so a provider module holds only
+what its API does differently; which one serves a judge is the engine's lookup
+(:mod:`pytest_rag.engine.batch.providers`), so no provider module imports this one back.
 
 Batch management (submit, check, collect, cancel) happens at the start and end of a run and on the
 command line, outside pytest-rag's event loop, so it uses the SDKs' synchronous clients, built per
 operation from the target (base URL, and the API key read from the environment variable the target
-names). The judges' own clients live on the judge loop and are left alone. This module takes the SDK
-as an argument (:func:`sdk_client`) and never imports one.
+names). The judges' own clients live on the judge loop and are left alone. This module names the SDK
+(:attr:`ProviderBatches.sdk`) and imports it only when a batch is managed, never at import time.
 
 The records (:class:`BatchTarget`, :class:`QueuedRequest`, :class:`Manifest`,
 :class:`CollectedReply`) are what is kept on disk. All are JSON (pydantic models) so that several
@@ -24,9 +26,11 @@ request bodies are what the judge is sent.
 
 from __future__ import annotations
 
+import importlib
+import json
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from types import ModuleType, SimpleNamespace
 from typing import Any, Literal, Protocol
@@ -287,11 +291,79 @@ def problem(exc: BaseException, sdk: ModuleType, target: BatchTarget, doing: str
     )
 
 
-def capped(text: str) -> str:
-    """A failed request's error body, cut to what pytest-rag keeps of any raw reply."""
-    return cut_text(text, RAW_REPLY_LIMIT)
+def failed(key: str, error: str, body: Any, refusal: dict[str, Any] | None = None) -> Outcome:
+    """The outcome of a request the provider answered with an ``error``: its error ``body`` kept
+    size-capped (as any raw reply is), and the request parameter the model refused when ``refusal``
+    (the error of an invalid request) names one, so the judge can stop sending it."""
+    return Outcome(
+        key,
+        error=error,
+        raw=cut_text(json.dumps(body), RAW_REPLY_LIMIT),
+        rejected_param=rejected_param(SimpleNamespace(body={"error": refusal})) if refusal else None,
+    )
 
 
-def refused_param(error: dict[str, Any]) -> str | None:
-    """The request parameter a provider's error body says the model refused, if it names one."""
-    return rejected_param(SimpleNamespace(body={"error": error}))
+def outcomes_of(lines: Iterable[str], read: Callable[[Any], Outcome]) -> Iterator[Outcome]:
+    """The outcome of each result line, as ``read`` finds it in the line's JSON. A line that cannot
+    be read (not JSON, cut short, without a field ``read`` needs) leaves its own request unanswered
+    (asked again), never the whole batch uncollected; blank lines are no requests."""
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            outcome = read(json.loads(line))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            outcome = unreadable(line)
+        yield outcome
+
+
+class ProviderBatches:
+    """What every provider's :class:`BatchAPI` does alike: it opens its SDK's synchronous client for
+    each operation (:func:`sdk_client`), checks and cancels a batch by reading the batch object the
+    provider returns, and collects inside one client. A provider names its SDK and batch, and fills
+    in the calls that differ: its key, retrieving, cancelling, reading a batch object's state, and
+    listing the outcomes of an ended batch."""
+
+    sdk: str
+    """The SDK's module name (``openai``), imported when a batch is managed."""
+    client_class: str
+    base_error: str
+    """The SDK's client class and the base class of its errors, by name."""
+    batch_noun: str
+    """What the provider calls one batch, for problems: ``batch``, ``message batch``."""
+
+    def api_key(self, target: BatchTarget) -> str | None:
+        """The API key the provider's own rule finds for ``target`` (None when there is none)."""
+        raise NotImplementedError
+
+    def client(self, target: BatchTarget, doing: str) -> AbstractContextManager[Any]:
+        sdk = importlib.import_module(self.sdk)
+        return sdk_client(
+            sdk, self.client_class, self.base_error, target, doing, api_key=self.api_key(target)
+        )
+
+    def _retrieve(self, client: Any, batch_id: str) -> Any:
+        raise NotImplementedError
+
+    def _cancel(self, client: Any, batch_id: str) -> Any:
+        raise NotImplementedError
+
+    def _state(self, batch: Any, manifest: Manifest) -> BatchState:
+        """The state in a batch object the provider returned."""
+        raise NotImplementedError
+
+    def _collect(self, client: Any, manifest: Manifest) -> Iterator[Outcome]:
+        """The outcomes of the ended batch of ``manifest``, read with ``client``."""
+        raise NotImplementedError
+
+    def state(self, manifest: Manifest) -> BatchState:
+        with self.client(manifest.target, f"check {self.batch_noun} {manifest.id}") as client:
+            return self._state(self._retrieve(client, manifest.id), manifest)
+
+    def cancel(self, manifest: Manifest) -> BatchState:
+        with self.client(manifest.target, f"cancel {self.batch_noun} {manifest.id}") as client:
+            return self._state(self._cancel(client, manifest.id), manifest)
+
+    def outcomes(self, manifest: Manifest) -> Iterator[Outcome]:
+        with self.client(manifest.target, f"collect {self.batch_noun} {manifest.id}") as client:
+            yield from self._collect(client, manifest)

@@ -1,6 +1,6 @@
 """The run's configuration checked once, before any test runs.
 
-``config.py`` reads every option into :class:`~pytest_rag.config.RagSettings`; a malformed number or
+:mod:`pytest_rag.config` reads every option into :class:`~pytest_rag.config.RagSettings`; a malformed number or
 mode fails there. What needs more than the option's own text is checked here, from
 ``pytest_configure``: the judge spec against the providers (plugins' included) and, for the built-in
 ones, the form of their specs and where their base URLs lead; every ``rag_threshold_*`` key of the ini

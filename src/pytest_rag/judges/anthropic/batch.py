@@ -8,7 +8,6 @@ must be 1-64 characters of ``[A-Za-z0-9_-]``: a cache key (64 hex digits) is one
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -19,12 +18,11 @@ from ..batch_api import (
     BatchTarget,
     Manifest,
     Outcome,
+    ProviderBatches,
     QueuedRequest,
-    capped,
-    refused_param,
-    sdk_client,
+    failed,
+    outcomes_of,
     target_of,
-    unreadable,
 )
 from ..protocol import Judge, JudgeReply
 from ..request import JudgeRequest
@@ -35,10 +33,12 @@ MESSAGES = "/v1/messages"
 PASSING_ERRORS = frozenset({"api_error", "overloaded_error", "rate_limit_error", "timeout_error"})
 
 
-class AnthropicBatches:
+class AnthropicBatches(ProviderBatches):
     name = "anthropic"
     max_requests = 100_000
     max_bytes = 250 * 1024 * 1024  # the API takes 256 MB per batch
+    sdk, client_class, base_error = "anthropic", "Anthropic", "AnthropicError"
+    batch_noun = "message batch"
 
     def target(self, judge: Judge) -> BatchTarget | None:
         if not isinstance(judge, AnthropicJudge):
@@ -49,20 +49,23 @@ class AnthropicBatches:
         assert isinstance(judge, AnthropicJudge)
         return judge.request_body(request)
 
-    def _client(self, target: BatchTarget, doing: str) -> Any:
-        import anthropic
-
-        key = os.environ.get(target.key_env)
-        return sdk_client(anthropic, "Anthropic", "AnthropicError", target, doing, api_key=key)
+    def api_key(self, target: BatchTarget) -> str | None:
+        return os.environ.get(target.key_env)
 
     def submit(self, target: BatchTarget, requests: Sequence[QueuedRequest]) -> tuple[str, str | None]:
-        with self._client(target, "submit a message batch") as client:
+        with self.client(target, "submit a message batch") as client:
             batch = client.messages.batches.create(
                 requests=[{"custom_id": r.key, "params": r.body} for r in requests]
             )
         return str(batch.id), None
 
-    def _state(self, batch: Any) -> BatchState:
+    def _retrieve(self, client: Any, batch_id: str) -> Any:
+        return client.messages.batches.retrieve(batch_id)
+
+    def _cancel(self, client: Any, batch_id: str) -> Any:
+        return client.messages.batches.cancel(batch_id)
+
+    def _state(self, batch: Any, manifest: Manifest) -> BatchState:
         counts = batch.request_counts
         finished = counts.succeeded + counts.errored + counts.canceled + counts.expired
         status = str(batch.processing_status)
@@ -72,24 +75,14 @@ class AnthropicBatches:
             status = "canceled"
         return BatchState(status, batch.processing_status == "ended", finished, finished + counts.processing)
 
-    def state(self, manifest: Manifest) -> BatchState:
-        with self._client(manifest.target, f"check message batch {manifest.id}") as client:
-            return self._state(client.messages.batches.retrieve(manifest.id))
-
-    def outcomes(self, manifest: Manifest) -> Iterator[Outcome]:
-        with self._client(manifest.target, f"collect message batch {manifest.id}") as client:
-            results = client.messages.batches.results(manifest.id)
-            try:
-                # line by line rather than through the SDK's decoder, which stops at the first line
-                # that is not JSON: such a line leaves its request unanswered, not the whole batch
-                lines = results.http_response.iter_lines()
-                yield from (_outcome(line) for line in lines if line.strip())
-            finally:
-                results.close()
-
-    def cancel(self, manifest: Manifest) -> BatchState:
-        with self._client(manifest.target, f"cancel message batch {manifest.id}") as client:
-            return self._state(client.messages.batches.cancel(manifest.id))
+    def _collect(self, client: Any, manifest: Manifest) -> Iterator[Outcome]:
+        results = client.messages.batches.results(manifest.id)
+        try:
+            # line by line rather than through the SDK's decoder, which stops at the first line
+            # that is not JSON: such a line leaves its request unanswered, not the whole batch
+            yield from outcomes_of(results.http_response.iter_lines(), _outcome)
+        finally:
+            results.close()
 
     async def reply(self, judge: Judge, request: JudgeRequest, body: dict[str, Any]) -> JudgeReply:
         from anthropic.types import Message
@@ -98,17 +91,13 @@ class AnthropicBatches:
         return judge.reply_of(Message.model_validate(body))
 
 
-def _outcome(line: str) -> Outcome:
+def _outcome(item: Any) -> Outcome:
     """One line of the results: ``{"custom_id", "result": {"type", "message" | "error"}}``."""
-    try:
-        item = json.loads(line)
-        key, result = str(item["custom_id"]), item["result"]
-        kind = str(result["type"])
-        message = result.get("message")
-        envelope = result.get("error") or {}
-        error = envelope.get("error") or {} if kind == "errored" else {}
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return unreadable(line)
+    key, result = str(item["custom_id"]), item["result"]
+    kind = str(result["type"])
+    message = result.get("message")
+    envelope = result.get("error") or {}
+    error = envelope.get("error") or {} if kind == "errored" else {}
     if kind == "succeeded" and isinstance(message, dict):
         return Outcome(key, body=message)
     if kind != "errored" or not isinstance(error, dict):
@@ -116,11 +105,9 @@ def _outcome(line: str) -> Outcome:
         return Outcome(key, unanswered=kind if kind in ("canceled", "expired") else UNREADABLE_LINE)
     if error.get("type") in PASSING_ERRORS:
         return Outcome(key, unanswered=f"met {error['type']}")
-    return Outcome(
-        key,
-        error=f"{error.get('type', 'error')}: {error.get('message', '')}",
-        raw=capped(json.dumps(envelope)),
-        rejected_param=refused_param(error) if error.get("type") == "invalid_request_error" else None,
+    invalid = error.get("type") == "invalid_request_error"
+    return failed(
+        key, f"{error.get('type', 'error')}: {error.get('message', '')}", envelope, error if invalid else None
     )
 
 

@@ -20,12 +20,11 @@ from ..batch_api import (
     BatchTarget,
     Manifest,
     Outcome,
+    ProviderBatches,
     QueuedRequest,
-    capped,
-    refused_param,
-    sdk_client,
+    failed,
+    outcomes_of,
     target_of,
-    unreadable,
 )
 from ..embeddings import EmbeddingBatch, EmbeddingJudge
 from ..faults import RETRYABLE_STATUS
@@ -62,10 +61,12 @@ class _CollectedVectors:
         return self.batch
 
 
-class OpenAIBatches:
+class OpenAIBatches(ProviderBatches):
     name = "openai"
     max_requests = 50_000
     max_bytes = 190 * 1024 * 1024  # the API takes files up to 200 MB
+    sdk, client_class, base_error = "openai", "OpenAI", "OpenAIError"
+    batch_noun = "batch"
 
     def target(self, judge: Judge) -> BatchTarget | None:
         if isinstance(judge, OpenAIChatJudge) and judge.spec.provider == "openai":
@@ -81,11 +82,8 @@ class OpenAIBatches:
         assert isinstance(judge, EmbeddingJudge) and isinstance(judge.embedder, OpenAIEmbedder)
         return {"model": judge.embedder.model, "input": [str(t) for t in request.task.inputs["texts"]]}
 
-    def _client(self, target: BatchTarget, doing: str) -> Any:
-        import openai
-
-        key = api_key_for(target.key_env, target.base_url)
-        return sdk_client(openai, "OpenAI", "OpenAIError", target, doing, api_key=key)
+    def api_key(self, target: BatchTarget) -> str | None:
+        return api_key_for(target.key_env, target.base_url)
 
     def submit(self, target: BatchTarget, requests: Sequence[QueuedRequest]) -> tuple[str, str | None]:
         lines = [
@@ -93,7 +91,7 @@ class OpenAIBatches:
             for r in requests
         ]
         data = ("\n".join(lines) + "\n").encode("utf-8")
-        with self._client(target, "submit a batch") as client:
+        with self.client(target, "submit a batch") as client:
             uploaded = client.files.create(
                 file=("pytest-rag-batch.jsonl", data, "application/jsonl"), purpose="batch"
             )
@@ -111,29 +109,25 @@ class OpenAIBatches:
         total = counts.total if counts is not None and counts.total else len(manifest.requests)
         return BatchState(str(batch.status), batch.status in ENDED, done, total)
 
-    def state(self, manifest: Manifest) -> BatchState:
-        with self._client(manifest.target, f"check batch {manifest.id}") as client:
-            return self._state(client.batches.retrieve(manifest.id), manifest)
+    def _retrieve(self, client: Any, batch_id: str) -> Any:
+        return client.batches.retrieve(batch_id)
 
-    def outcomes(self, manifest: Manifest) -> Iterator[Outcome]:
-        with self._client(manifest.target, f"collect batch {manifest.id}") as client:
-            batch = client.batches.retrieve(manifest.id)
-            if batch.status == "failed":  # the whole input was refused: every request failed with it
-                errors = [
-                    f"{e.message} (line {e.line})" if e.line else str(e.message)
-                    for e in ((batch.errors.data if batch.errors else None) or [])
-                ]
-                reason = "the batch was refused: " + ("; ".join(errors) or "no reason given")
-                yield from (Outcome(key, error=reason, sent=False) for key in manifest.request_keys())
-                return
-            for file_id in (batch.output_file_id, batch.error_file_id):
-                if file_id:
-                    text = client.files.content(file_id).text
-                    yield from (_outcome(line) for line in text.splitlines() if line.strip())
+    def _cancel(self, client: Any, batch_id: str) -> Any:
+        return client.batches.cancel(batch_id)
 
-    def cancel(self, manifest: Manifest) -> BatchState:
-        with self._client(manifest.target, f"cancel batch {manifest.id}") as client:
-            return self._state(client.batches.cancel(manifest.id), manifest)
+    def _collect(self, client: Any, manifest: Manifest) -> Iterator[Outcome]:
+        batch = self._retrieve(client, manifest.id)
+        if batch.status == "failed":  # the whole input was refused: every request failed with it
+            errors = [
+                f"{e.message} (line {e.line})" if e.line else str(e.message)
+                for e in ((batch.errors.data if batch.errors else None) or [])
+            ]
+            reason = "the batch was refused: " + ("; ".join(errors) or "no reason given")
+            yield from (Outcome(key, error=reason, sent=False) for key in manifest.request_keys())
+            return
+        for file_id in (batch.output_file_id, batch.error_file_id):
+            if file_id:
+                yield from outcomes_of(client.files.content(file_id).text.splitlines(), _outcome)
 
     async def reply(self, judge: Judge, request: JudgeRequest, body: dict[str, Any]) -> JudgeReply:
         if isinstance(judge, OpenAIChatJudge):
@@ -157,17 +151,12 @@ class OpenAIBatches:
         return await EmbeddingJudge(collected).complete(request)
 
 
-def _outcome(line: str) -> Outcome:
-    """One line of an output or error file; a line that cannot be read leaves its request unanswered
-    (asked again), never the whole batch uncollected."""
-    try:
-        item = json.loads(line)
-        key = str(item["custom_id"])
-        response = item.get("response") or {}
-        status = response.get("status_code")
-        body = response.get("body")
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return unreadable(line)
+def _outcome(item: Any) -> Outcome:
+    """One line of an output or error file: ``{"custom_id", "response": {"status_code", "body"}, "error"}``."""
+    key = str(item["custom_id"])
+    response = item.get("response") or {}
+    status = response.get("status_code")
+    body = response.get("body")
     if status == 200 and isinstance(body, dict):
         return Outcome(key, body=body)
     error = item.get("error") or (body.get("error") if isinstance(body, dict) else None) or {}
@@ -178,12 +167,8 @@ def _outcome(line: str) -> Outcome:
         return Outcome(key, unanswered=f"met HTTP {status}")
     message = error.get("message") if isinstance(error, dict) else None
     detail = f"HTTP {status}: {message}" if status else str(message or code or "failed")
-    return Outcome(
-        key,
-        error=detail,
-        raw=capped(json.dumps(body if body is not None else error)),
-        rejected_param=refused_param(error) if isinstance(error, dict) and status == 400 else None,
-    )
+    invalid = isinstance(error, dict) and status == 400
+    return failed(key, detail, body if body is not None else error, error if invalid else None)
 
 
 OPENAI_BATCHES = OpenAIBatches()

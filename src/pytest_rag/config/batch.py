@@ -1,0 +1,52 @@
+"""The options of the provider batch APIs (docs/performance.md, "Batch APIs for cost and rate
+limits"): whether uncached judgments are queued, and how often and how long a batch is waited for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.limits import BatchSettings
+from ..errors import ConfigError
+from .readers import pick_number
+
+BATCH = BatchSettings()
+
+
+def add_batch_options(group: Any, parser: Any) -> None:
+    group.addoption(
+        "--rag-batch",
+        action="store_true",
+        default=None,
+        help="queue uncached judgments for the providers' batch APIs (half price); a later run judges them",
+    )
+    group.addoption(
+        "--rag-batch-poll",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help=f"seconds between batch status checks in evaluate(batch=True) (default {BATCH.poll_s:g})",
+    )
+    group.addoption(
+        "--rag-batch-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help=f"longest evaluate(batch=True) waits for its batches (default {BATCH.wait_s:g})",
+    )
+    parser.addini("rag_batch", "queue uncached judgments for the batch APIs", type="bool", default=False)
+    parser.addini("rag_batch_poll", "seconds between batch status checks while waiting", default=None)
+    parser.addini("rag_batch_timeout", "longest evaluate(batch=True) waits for its batches", default=None)
+
+
+def read_batch_settings(config: Any, cache_mode: str) -> BatchSettings:
+    enabled = bool(config.getoption("rag_batch") or config.getini("rag_batch"))
+    if enabled and cache_mode != "rw":
+        raise ConfigError(
+            f"--rag-batch cannot work with --rag-cache={cache_mode}: a batch's replies are collected into "
+            "the judgment cache, which must be read and written. Use --rag-cache=rw (the default)"
+        )
+    return BatchSettings(
+        enabled=enabled,
+        poll_s=pick_number(config, "rag_batch_poll", "rag_batch_poll", float, BATCH.poll_s, 0.001),
+        wait_s=pick_number(config, "rag_batch_timeout", "rag_batch_timeout", float, BATCH.wait_s, 0),
+    )
