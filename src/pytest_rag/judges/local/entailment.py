@@ -38,6 +38,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -226,10 +227,7 @@ class Tokenizer:
         missing = [text for text in dict.fromkeys(texts) if text not in found]
         if missing:
             encoded = self._tokenizer.encode_batch(missing, add_special_tokens=False)
-            read = {
-                text: self._read_one(text, enc.ids, enc.offsets, limit)
-                for text, enc in zip(missing, encoded, strict=True)
-            }
+            read = dict(zip(missing, self._read_many(missing, encoded, limit), strict=True))
             found.update(read)
             with _KEPT_LOCK:
                 if len(_KEPT) + len(read) > KEPT_TEXTS:
@@ -237,49 +235,78 @@ class Tokenizer:
                 _KEPT.update(((text, limit), tokens) for text, tokens in read.items())
         return [found[text] for text in texts]
 
-    def _read_one(
-        self, text: str, ids: Sequence[int], offsets: Sequence[tuple[int, int]], limit: int
-    ) -> TextTokens:
-        words = _words_with_offsets(text)
-        id_array = np.asarray(ids, dtype=np.int64)
-        spans = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
-        known = (id_array >= 0) & (id_array < self._vocabulary_size)
-        token_ids = np.ascontiguousarray(id_array[known][:limit])
-        starts, ends = spans[known][:limit].T
+    def _read_many(self, texts: Sequence[str], encoded: Sequence[Any], limit: int) -> list[TextTokens]:
+        """:class:`TextTokens` of each text from its encoding. The texts are read as one: their
+        tokens and words laid end to end (character places shifted by the texts before), so each
+        array step runs once per call rather than once per text; a text's arrays are its slices."""
+        words = [_words_with_offsets(text) for text in texts]
+        word_counts = np.array([len(w) for w in words], dtype=np.int64)
+        first_word = np.cumsum(word_counts) - word_counts
+        shift = np.cumsum([0] + [len(text) for text in texts[:-1]], dtype=np.int64)
+        every_word = list(chain.from_iterable(words))
+        bounds = np.array([(start, end) for _, start, end in every_word], dtype=np.int64).reshape(-1, 2)
+        bounds += np.repeat(shift, word_counts)[:, None]
+
+        token_counts = [len(enc.ids) for enc in encoded]
+        total = sum(token_counts)
+        ids = np.fromiter(chain.from_iterable(enc.ids for enc in encoded), dtype=np.int64, count=total)
+        offsets = np.fromiter(
+            chain.from_iterable(chain.from_iterable(enc.offsets for enc in encoded)),
+            dtype=np.int64,
+            count=2 * total,
+        ).reshape(-1, 2)
+        text_of = np.repeat(np.arange(len(texts)), token_counts)
+        # a text keeps its first ``limit`` tokens of the vocabulary
+        known = (ids >= 0) & (ids < self._vocabulary_size)
+        seen = np.cumsum(known)
+        before = np.concatenate([[0], seen])[np.cumsum(token_counts) - token_counts]
+        kept = known & (seen - np.repeat(before, token_counts) <= limit)
+        ids, offsets, text_of = ids[kept], offsets[kept], text_of[kept]
+        starts, ends = offsets.T
         # a token's last character names its word (its first may be the space before the word)
-        last = np.maximum(ends - 1, 0)
-        word_starts = np.array([start for _, start, _ in words], dtype=np.int64)
-        word_ends = np.array([end for _, _, end in words], dtype=np.int64)
-        word = np.searchsorted(word_starts, last, side="right") - 1
-        inside = (word >= 0) & (ends > starts)
-        inside[inside] = last[inside] < word_ends[word[inside]]
-        word_of = np.where(inside, word, -1).astype(np.int64)
-        facts = [_word_facts(word_text) for word_text, _, _ in words]
-        keys = [key for key, _, _, _ in facts]
+        last = np.maximum(ends - 1, 0) + shift[text_of]
+        word = np.searchsorted(bounds[:, 0], last, side="right") - 1
+        inside = (word >= first_word[text_of]) & (ends > starts)
+        inside[inside] = last[inside] < bounds[word[inside], 1]
+        word_of = np.where(inside, word - first_word[text_of], -1).astype(np.int64)
+
+        facts = [_word_facts(w) for w, _, _ in every_word]
+        flags = np.array([row for _, _, row in facts], dtype=np.float32).reshape(len(every_word), 4)
         # a capital counts only off a sentence's start: look back only for a capital
-        flags = np.array(
-            [
-                (number, negation, float(text[start].isupper() and not _starts_sentence(text, start)), stop)
-                for (_, number, negation, stop), (_, start, _) in zip(facts, words, strict=True)
-            ],
-            dtype=np.float32,
-        ).reshape(len(words), 4)
-        for array in (token_ids, word_of, flags):  # kept and shared between checks: never written
+        flags[:, 2] = [
+            text[start].isupper() and not _starts_sentence(text, start)
+            for text, text_words in zip(texts, words, strict=True)
+            for _, start, _ in text_words
+        ]
+        for array in (ids, word_of, flags):  # kept and shared between checks: never written
             array.flags.writeable = False
-        return TextTokens(token_ids, word_of, tuple(keys), tuple(_stem(k) for k in keys), flags)
+        token_stops = np.cumsum(np.bincount(text_of, minlength=len(texts)))
+        word_stops = np.cumsum(word_counts)
+        out = []
+        for k in range(len(texts)):
+            token_start = int(token_stops[k - 1]) if k else 0
+            word_start, word_stop = int(first_word[k]), int(word_stops[k])
+            keys = tuple(key for key, _, _ in facts[word_start:word_stop])
+            out.append(
+                TextTokens(
+                    ids[token_start : token_stops[k]],
+                    word_of[token_start : token_stops[k]],
+                    keys,
+                    tuple(stemmed for _, stemmed, _ in facts[word_start:word_stop]),
+                    flags[word_start:word_stop],
+                )
+            )
+        return out
 
 
 @functools.lru_cache(maxsize=65536)
-def _word_facts(word: str) -> tuple[str, float, float, float]:
-    """A word's key (numbers normalised) and its number, negation and stopword flags: the same
-    wherever the word stands, so read once per word."""
+def _word_facts(word: str) -> tuple[str, str, tuple[float, float, float, float]]:
+    """A word's key (numbers normalised), the key's stem, and its ``word_flags`` row (the capital
+    flag, which depends on where the word stands, left down): the same wherever the word stands,
+    so read once per word."""
     number = has_digit(word) or word in NUMBER_WORDS
-    return (
-        normalize_number(word) if number else word,
-        float(number),
-        float(word in NEGATION_WORDS),
-        float(word in STOPWORDS),
-    )
+    key = normalize_number(word) if number else word
+    return key, _stem(key), (float(number), float(word in NEGATION_WORDS), 0.0, float(word in STOPWORDS))
 
 
 def token_flags(text: TextTokens, premise: TextTokens | None) -> FloatArray:
