@@ -426,11 +426,41 @@ def _conv3(x: FloatArray, weight: FloatArray, bias: FloatArray, rows: _Rows) -> 
     return out
 
 
-def _encode(projected: FloatArray, flags: FloatArray, rows: _Rows, w: Mapping[str, FloatArray]) -> FloatArray:
+def _encode(
+    vocabulary: FloatArray, ids: IntArray, flags: FloatArray, rows: _Rows, w: Mapping[str, FloatArray]
+) -> FloatArray:
     """Token encodings of flat rows: projected word vector and flags, plus a width-3
-    convolution of them."""
-    base = _relu(projected + flags @ w["w_flags"] + w["b_in"])
-    return base + _relu(_conv3(base, w["w_conv"], w["b_conv"], rows))
+    convolution of them.
+
+    A batch repeats its tokens: premise spans overlap (sentences 1-2 and 2-3), and a hypothesis
+    is read once per premise with mostly the same flags. A token's encoding before the
+    convolution depends only on its id and flags, so that part and its three products with the
+    convolution's weights are computed once per distinct (id, flags); the convolution then adds
+    its neighbours' products in ``_conv3``'s order."""
+    first, of = _distinct_tokens(ids, flags)
+    base = _relu(vocabulary[ids[first]] + flags[first] @ w["w_flags"] + w["b_in"])
+    weight, bias = w["w_conv"], w["b_conv"]
+    conv: FloatArray = (base @ weight[1] + bias)[of]
+    if len(of) > 1:
+        from_before = (base @ weight[0])[of[:-1]]
+        from_after = (base @ weight[2])[of[1:]]
+        conv[1:] += np.where(rows.opens[1:, None], np.float32(0.0), from_before)
+        conv[:-1] += np.where(rows.closes[:-1, None], np.float32(0.0), from_after)
+    encoded: FloatArray = base[of] + _relu(conv)
+    return encoded
+
+
+def _distinct_tokens(ids: IntArray, flags: FloatArray) -> tuple[IntArray, IntArray]:
+    """The distinct (id, flags) rows: the row where each first stands, and each row's distinct
+    row. Flags are 0 or 1 (``token_flags``), packed as bits beside the id; any other flags value
+    keeps every row its own."""
+    if not np.all((flags == 0.0) | (flags == 1.0)):
+        every = np.arange(len(ids), dtype=np.int64)
+        return every, every
+    bits = flags.astype(np.int64) @ (1 << np.arange(flags.shape[1], dtype=np.int64))
+    keys = (ids << flags.shape[1]) | bits
+    _, first, of = np.unique(keys, return_index=True, return_inverse=True)
+    return first, of.reshape(-1)
 
 
 def forward(
@@ -448,10 +478,10 @@ def forward(
         return np.zeros(0, dtype=np.float32)
     p_rows, h_rows = _Rows.of(batch.premise_mask), _Rows.of(batch.hypothesis_mask)
     prem_flat = _encode(
-        projected_vocabulary[batch.premise_ids[p_rows.at]], batch.premise_flags[p_rows.at], p_rows, w
+        projected_vocabulary, batch.premise_ids[p_rows.at], batch.premise_flags[p_rows.at], p_rows, w
     )
     h_flags = batch.hypothesis_flags[h_rows.at]
-    hyp_flat = _encode(projected_vocabulary[batch.hypothesis_ids[h_rows.at]], h_flags, h_rows, w)
+    hyp_flat = _encode(projected_vocabulary, batch.hypothesis_ids[h_rows.at], h_flags, h_rows, w)
     prem = p_rows.padded(prem_flat)[batch.premise_of]  # (B, Lp, d)
     prem_mask = batch.premise_mask[batch.premise_of]  # (B, Lp)
 
