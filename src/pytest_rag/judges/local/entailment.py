@@ -463,6 +463,46 @@ def _distinct_tokens(ids: IntArray, flags: FloatArray) -> tuple[IntArray, IntArr
     return first, of.reshape(-1)
 
 
+def _align(
+    queries: FloatArray,
+    hyp_flat: FloatArray,
+    prem_flat: FloatArray,
+    h_rows: _Rows,
+    p_rows: _Rows,
+    premise_of: IntArray,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """For every hypothesis token (flat rows), its attention-weighted premise vector, the premise
+    position it looks at on average, and its largest attention weight.
+
+    The hypotheses of one premise are aligned together against that premise's own tokens, so no
+    product is spent on padding (premises in a batch differ in length by a factor of three). A
+    premise without tokens is attended uniformly over the batch's padded width, as a padded
+    pass would (its pair's probability is set to 0 by the caller)."""
+    aligned = np.zeros_like(hyp_flat)
+    position = np.zeros(len(hyp_flat), dtype=np.float32)
+    peak = np.zeros(len(hyp_flat), dtype=np.float32)
+    hyp_text, prem_text = h_rows.at[0], p_rows.at[0]
+    prem_bounds = np.searchsorted(prem_text, np.arange(p_rows.shape[0] + 1))
+    width = max(p_rows.shape[1], 1)
+    for premise in np.unique(premise_of):
+        rows = np.flatnonzero(premise_of[hyp_text] == premise)
+        if not len(rows):
+            continue
+        tokens = prem_flat[prem_bounds[premise] : prem_bounds[premise + 1]]
+        if not len(tokens):
+            position[rows] = np.float32((width - 1) / 2)
+            peak[rows] = np.float32(1.0 / width)
+            continue
+        scores = queries[rows] @ tokens.T
+        scores = scores - scores.max(axis=-1, keepdims=True)
+        attention = np.exp(scores)
+        attention = attention / attention.sum(axis=-1, keepdims=True)
+        aligned[rows] = attention @ tokens
+        position[rows] = attention @ np.arange(len(tokens), dtype=np.float32)
+        peak[rows] = attention.max(axis=-1)
+    return aligned, position, peak
+
+
 def forward(
     projected_vocabulary: FloatArray, weights: Mapping[str, FloatArray], batch: PairBatch
 ) -> FloatArray:
@@ -470,8 +510,8 @@ def forward(
 
     ``projected_vocabulary`` is WordLlama's token matrix times ``w_in`` (computed once at load,
     since every token vector passes through that projection first). Token-wise steps run on the
-    real tokens only (:class:`_Rows`); the alignment, which compares every hypothesis token with
-    every premise token, runs on padded arrays with the padding masked out.
+    real tokens only (:class:`_Rows`), and so does the alignment, which compares every hypothesis
+    token with every token of its premise (:func:`_align`).
     """
     w = weights
     if len(batch.premise_of) == 0:
@@ -482,19 +522,12 @@ def forward(
     )
     h_flags = batch.hypothesis_flags[h_rows.at]
     hyp_flat = _encode(projected_vocabulary, batch.hypothesis_ids[h_rows.at], h_flags, h_rows, w)
-    prem = p_rows.padded(prem_flat)[batch.premise_of]  # (B, Lp, d)
-    prem_mask = batch.premise_mask[batch.premise_of]  # (B, Lp)
-
-    scores = h_rows.padded(hyp_flat @ w["w_att"]) @ prem.transpose(0, 2, 1)  # (B, Lh, Lp)
-    scores = np.where(prem_mask[:, None, :] > 0, scores, np.float32(-1e9))
-    scores = scores - scores.max(axis=-1, keepdims=True)
-    attention = np.exp(scores)
-    attention = attention / attention.sum(axis=-1, keepdims=True)
-    aligned = (attention @ prem)[h_rows.at]  # flat rows of the hypotheses
-    position = attention @ np.arange(prem.shape[1], dtype=np.float32)  # (B, Lh)
-    step = np.zeros_like(position)
-    step[:, 1:] = np.tanh((position[:, 1:] - position[:, :-1]) / _POSITION_SCALE)
-    peak = attention.max(axis=-1)
+    aligned, position, peak = _align(
+        hyp_flat @ w["w_att"], hyp_flat, prem_flat, h_rows, p_rows, batch.premise_of
+    )
+    step = np.where(
+        h_rows.opens, np.float32(0.0), np.tanh((position - np.roll(position, 1)) / _POSITION_SCALE)
+    )
 
     compared = np.concatenate(
         [
@@ -503,8 +536,8 @@ def forward(
             hyp_flat - aligned,
             hyp_flat * aligned,
             h_flags,
-            step[h_rows.at][:, None],
-            peak[h_rows.at][:, None],
+            step[:, None],
+            peak[:, None],
         ],
         axis=-1,
     )
