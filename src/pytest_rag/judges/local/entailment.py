@@ -45,6 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_rag.judges.local.embedder import StaticEmbedder, load_embedder
+from pytest_rag.judges.local.sentence_pieces import PieceEncoder
 from pytest_rag.scoring.text import (
     NEGATION_WORDS,
     NUMBER_WORDS,
@@ -212,6 +213,7 @@ class Tokenizer:
     def __init__(self, tokenizer: Any, vocabulary_size: int) -> None:
         self._tokenizer = tokenizer
         self._vocabulary_size = vocabulary_size
+        self._pieces: PieceEncoder | None = None
 
     @classmethod
     def of(cls, embedder: StaticEmbedder) -> Tokenizer:
@@ -226,8 +228,11 @@ class Tokenizer:
             found = {text: kept for text in texts if (kept := _KEPT.get((text, limit))) is not None}
         missing = [text for text in dict.fromkeys(texts) if text not in found]
         if missing:
-            encoded = self._tokenizer.encode_batch(missing, add_special_tokens=False)
-            read = dict(zip(missing, self._read_many(missing, encoded, limit), strict=True))
+            if self._pieces is None:
+                self._pieces = PieceEncoder(self._tokenizer)
+            read = dict(
+                zip(missing, self._read_many(missing, self._pieces.encode(missing), limit), strict=True)
+            )
             found.update(read)
             with _KEPT_LOCK:
                 if len(_KEPT) + len(read) > KEPT_TEXTS:
@@ -235,8 +240,10 @@ class Tokenizer:
                 _KEPT.update(((text, limit), tokens) for text, tokens in read.items())
         return [found[text] for text in texts]
 
-    def _read_many(self, texts: Sequence[str], encoded: Sequence[Any], limit: int) -> list[TextTokens]:
-        """:class:`TextTokens` of each text from its encoding. The texts are read as one: their
+    def _read_many(
+        self, texts: Sequence[str], encoded: Sequence[tuple[IntArray, IntArray]], limit: int
+    ) -> list[TextTokens]:
+        """:class:`TextTokens` of each text from its token ids and offsets. The texts are read as one: their
         tokens and words laid end to end (character places shifted by the texts before), so each
         array step runs once per call rather than once per text; a text's arrays are its slices."""
         words = [_words_with_offsets(text) for text in texts]
@@ -247,14 +254,9 @@ class Tokenizer:
         bounds = np.array([(start, end) for _, start, end in every_word], dtype=np.int64).reshape(-1, 2)
         bounds += np.repeat(shift, word_counts)[:, None]
 
-        token_counts = [len(enc.ids) for enc in encoded]
-        total = sum(token_counts)
-        ids = np.fromiter(chain.from_iterable(enc.ids for enc in encoded), dtype=np.int64, count=total)
-        offsets = np.fromiter(
-            chain.from_iterable(chain.from_iterable(enc.offsets for enc in encoded)),
-            dtype=np.int64,
-            count=2 * total,
-        ).reshape(-1, 2)
+        token_counts = [len(ids) for ids, _ in encoded]
+        ids = np.concatenate([ids for ids, _ in encoded])
+        offsets = np.concatenate([offsets for _, offsets in encoded])
         text_of = np.repeat(np.arange(len(texts)), token_counts)
         # a text keeps its first ``limit`` tokens of the vocabulary
         known = (ids >= 0) & (ids < self._vocabulary_size)
