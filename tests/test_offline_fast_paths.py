@@ -18,6 +18,7 @@ import pytest
 from pytest_rag.judges.local.context_index import ContextIndex
 from pytest_rag.judges.local.embedder import StaticEmbedder, load_embedder
 from pytest_rag.judges.local.entailment import Tokenizer
+from pytest_rag.judges.local.sentence_pieces import PieceEncoder, splits_at_spaces
 from pytest_rag.scoring.text import lcs_length, tokenize, word_spans
 
 PASSAGES = [
@@ -105,3 +106,35 @@ def test_entailment_reader_maps_every_token_to_the_word_holding_its_last_charact
             holding = [k for k, (_, s, e) in enumerate(spans) if s <= max(end - 1, 0) < e]
             if spans:
                 assert owner == (holding[0] if holding and end > start else -1)
+
+
+PIECED = [
+    "The ferry leaves at 7:40. 1990 was the year it opened. “Quiet,” she said. (Bring a coat.) Done!",
+    "Prices rose by €5 in May. ¿Qué? It works… mostly. İstanbul's café opened. Ünal agreed.",
+    "First sentence.  Two spaces before this one. A line\nbreak inside? yes. The end",
+    "Refunds take 30 days. … Contact support. 'Quoted' start. 3. Numbered item.",
+    "",
+    "One sentence only, no break.",
+]
+
+
+def test_premises_read_piece_by_piece_have_the_whole_texts_ids_and_offsets(embedder: StaticEmbedder) -> None:
+    pieces = PieceEncoder(embedder.tokenizer)
+    assert splits_at_spaces(embedder.tokenizer)  # WordLlama's tokenizer has the property the reader relies on
+    texts = [*PIECED, *PASSAGES[:3], " ".join(PIECED[:2]), " … ".join(PIECED[:2])]
+    for text, (ids, offsets) in zip(texts, pieces.encode(texts), strict=True):
+        whole = embedder.tokenizer.encode(text, add_special_tokens=False)
+        assert ids.tolist() == whole.ids, text[:40]
+        assert [tuple(o) for o in offsets.tolist()] == whole.offsets, text[:40]
+
+
+def test_a_tokenizer_without_that_property_is_read_whole() -> None:
+    class Whole:
+        normalizer = None  # no normaliser to inspect: the property cannot be shown
+
+        def encode_batch(self, texts: list[str], add_special_tokens: bool) -> list[object]:
+            return [type("Encoding", (), {"ids": [len(t)], "offsets": [(0, len(t))]})() for t in texts]
+
+    assert not splits_at_spaces(Whole())
+    ((ids, offsets),) = PieceEncoder(Whole()).encode(["Two sentences. Read whole."])
+    assert ids.tolist() == [26] and offsets.tolist() == [[0, 26]]

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = [
     "NEGATION_WORDS",
@@ -152,9 +153,11 @@ _IRREGULAR: dict[str, str] = {
 }
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A light suffix-stripping stem (see :func:`_suffix_stem`), with irregular past forms and
-    participles turned into their verb first ("led" meets "leads")."""
+    participles turned into their verb first ("led" meets "leads"). Remembered per word: the
+    offline judge stems the same few thousand words many times a check."""
     verb = _IRREGULAR.get(word)
     return _suffix_stem(verb if verb is not None else word)
 

@@ -11,11 +11,13 @@ The modules:
 * :mod:`.embeddings`: the embedder its judge hands to the metrics that compare meanings;
 * :mod:`.prices`: what it costs (nothing);
 * :mod:`.tasks`: how it answers each kind of judge question; :mod:`.scorer`: the calibrated
-  probabilities (fitted into ``calibration.json``); :mod:`.features`: what those models read;
+  probabilities, from the models :mod:`.calibration` reads (fitted into ``calibration.json``);
+  :mod:`.features`: what those models read;
 * :mod:`.embedder`: WordLlama, loaded from disk;
 * :mod:`.entailment`: a small learned aligner over WordLlama's token vectors that reads a context span
   and a sentence in order (weights in ``entailment.npz``, trained by ``scripts/train_entailment.py``);
-  its probability is one of the sentence model's features;
+  its probability is one of the sentence model's features; :mod:`.sentence_pieces` tokenises the
+  overlapping premise spans it reads once per sentence;
 * :mod:`.claims`: the claims an answer sentence makes (compound sentences cut, hedges marked);
 * :mod:`.alignment`, :mod:`.context_index`, :mod:`.lexical` and :mod:`.spans`: answer sentences
   and their claims aligned to the context spans that may back them (one to three read together);

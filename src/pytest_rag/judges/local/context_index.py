@@ -26,7 +26,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import pairwise
+from itertools import accumulate, chain, pairwise
 
 import numpy as np
 
@@ -259,22 +259,25 @@ class ContextIndex:
             wider = [row for row, (_, width) in enumerate(windows) if width > extra]
             if wider:
                 totals[wider] += np.stack([self._sentence_sums[windows[r][0] + extra][0] for r in wider])
+        # a vector's norm as ``np.linalg.norm`` takes it (the square root of the row's dot with
+        # itself), then every vector divided at once
+        norms = np.array([np.sqrt(total.dot(total)) for total in totals], dtype=np.float32)
+        vectors = (totals / np.maximum(norms, np.float32(1e-12))[:, None]).astype(np.float32)
         for row, (start, width) in enumerate(windows):
             rows = range(start, start + width)
-            words = [self._sentence_words(i) for i in rows]
-            tokens = tuple(t for i in rows for t in table.tokens[i])
+            own = [self._sentence_words(i) for i in rows]
             if width == 1:
-                content, core, bigrams = words[0].content, words[0].core, words[0].bigrams
+                tokens = tuple(table.tokens[start])
+                content, core, bigrams = own[0].content, own[0].core, own[0].bigrams
             else:
-                content = frozenset().union(*(w.content for w in words))
-                core = frozenset().union(*(w.core for w in words))
-                stems = [s for i in rows for s in table.stems[i]]
-                ends = np.cumsum([len(table.stems[i]) for i in rows])[:-1]
+                tokens = tuple(chain.from_iterable(table.tokens[i] for i in rows))
+                content = frozenset().union(*(w.content for w in own))
+                core = frozenset().union(*(w.core for w in own))
+                stems = list(chain.from_iterable(table.stems[i] for i in rows))
+                ends = list(accumulate(len(table.stems[i]) for i in rows))[:-1]
                 across = {(stems[k - 1], stems[k]) for k in ends if 0 < k < len(stems)}
-                bigrams = frozenset().union(across, *(w.bigrams for w in words))
-            has_negation = any(w.has_negation for w in words)
-            total = totals[row]
-            norm = float(np.linalg.norm(total))
+                bigrams = frozenset().union(across, *(w.bigrams for w in own))
+            has_negation = any(w.has_negation for w in own)
             span = Span(
                 context_index=table.context_of[start],
                 text=" ".join(table.texts[i] for i in rows),
@@ -287,7 +290,7 @@ class ContextIndex:
                 # a span without a negation word states none: the reading is skipped, not changed
                 states_negation=has_negation and states_negation(tokens),
             )
-            self._spans[(start, width)] = (span, (total / max(norm, 1e-12)).astype(np.float32))
+            self._spans[(start, width)] = (span, vectors[row])
 
 
 @dataclass(frozen=True)

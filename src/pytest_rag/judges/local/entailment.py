@@ -38,12 +38,14 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from itertools import chain
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from pytest_rag.judges.local.embedder import StaticEmbedder, load_embedder
+from pytest_rag.judges.local.sentence_pieces import PieceEncoder
 from pytest_rag.scoring.text import (
     NEGATION_WORDS,
     NUMBER_WORDS,
@@ -211,6 +213,7 @@ class Tokenizer:
     def __init__(self, tokenizer: Any, vocabulary_size: int) -> None:
         self._tokenizer = tokenizer
         self._vocabulary_size = vocabulary_size
+        self._pieces: PieceEncoder | None = None
 
     @classmethod
     def of(cls, embedder: StaticEmbedder) -> Tokenizer:
@@ -225,11 +228,11 @@ class Tokenizer:
             found = {text: kept for text in texts if (kept := _KEPT.get((text, limit))) is not None}
         missing = [text for text in dict.fromkeys(texts) if text not in found]
         if missing:
-            encoded = self._tokenizer.encode_batch(missing, add_special_tokens=False)
-            read = {
-                text: self._read_one(text, enc.ids, enc.offsets, limit)
-                for text, enc in zip(missing, encoded, strict=True)
-            }
+            if self._pieces is None:
+                self._pieces = PieceEncoder(self._tokenizer)
+            read = dict(
+                zip(missing, self._read_many(missing, self._pieces.encode(missing), limit), strict=True)
+            )
             found.update(read)
             with _KEPT_LOCK:
                 if len(_KEPT) + len(read) > KEPT_TEXTS:
@@ -237,49 +240,75 @@ class Tokenizer:
                 _KEPT.update(((text, limit), tokens) for text, tokens in read.items())
         return [found[text] for text in texts]
 
-    def _read_one(
-        self, text: str, ids: Sequence[int], offsets: Sequence[tuple[int, int]], limit: int
-    ) -> TextTokens:
-        words = _words_with_offsets(text)
-        id_array = np.asarray(ids, dtype=np.int64)
-        spans = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
-        known = (id_array >= 0) & (id_array < self._vocabulary_size)
-        token_ids = np.ascontiguousarray(id_array[known][:limit])
-        starts, ends = spans[known][:limit].T
+    def _read_many(
+        self, texts: Sequence[str], encoded: Sequence[tuple[IntArray, IntArray]], limit: int
+    ) -> list[TextTokens]:
+        """:class:`TextTokens` of each text from its token ids and offsets. The texts are read as one: their
+        tokens and words laid end to end (character places shifted by the texts before), so each
+        array step runs once per call rather than once per text; a text's arrays are its slices."""
+        words = [_words_with_offsets(text) for text in texts]
+        word_counts = np.array([len(w) for w in words], dtype=np.int64)
+        first_word = np.cumsum(word_counts) - word_counts
+        shift = np.cumsum([0] + [len(text) for text in texts[:-1]], dtype=np.int64)
+        every_word = list(chain.from_iterable(words))
+        bounds = np.array([(start, end) for _, start, end in every_word], dtype=np.int64).reshape(-1, 2)
+        bounds += np.repeat(shift, word_counts)[:, None]
+
+        token_counts = [len(ids) for ids, _ in encoded]
+        ids = np.concatenate([ids for ids, _ in encoded])
+        offsets = np.concatenate([offsets for _, offsets in encoded])
+        text_of = np.repeat(np.arange(len(texts)), token_counts)
+        # a text keeps its first ``limit`` tokens of the vocabulary
+        known = (ids >= 0) & (ids < self._vocabulary_size)
+        seen = np.cumsum(known)
+        before = np.concatenate([[0], seen])[np.cumsum(token_counts) - token_counts]
+        kept = known & (seen - np.repeat(before, token_counts) <= limit)
+        ids, offsets, text_of = ids[kept], offsets[kept], text_of[kept]
+        starts, ends = offsets.T
         # a token's last character names its word (its first may be the space before the word)
-        last = np.maximum(ends - 1, 0)
-        word_starts = np.array([start for _, start, _ in words], dtype=np.int64)
-        word_ends = np.array([end for _, _, end in words], dtype=np.int64)
-        word = np.searchsorted(word_starts, last, side="right") - 1
-        inside = (word >= 0) & (ends > starts)
-        inside[inside] = last[inside] < word_ends[word[inside]]
-        word_of = np.where(inside, word, -1).astype(np.int64)
-        facts = [_word_facts(word_text) for word_text, _, _ in words]
-        keys = [key for key, _, _, _ in facts]
+        last = np.maximum(ends - 1, 0) + shift[text_of]
+        word = np.searchsorted(bounds[:, 0], last, side="right") - 1
+        inside = (word >= first_word[text_of]) & (ends > starts)
+        inside[inside] = last[inside] < bounds[word[inside], 1]
+        word_of = np.where(inside, word - first_word[text_of], -1).astype(np.int64)
+
+        facts = [_word_facts(w) for w, _, _ in every_word]
+        flags = np.array([row for _, _, row in facts], dtype=np.float32).reshape(len(every_word), 4)
         # a capital counts only off a sentence's start: look back only for a capital
-        flags = np.array(
-            [
-                (number, negation, float(text[start].isupper() and not _starts_sentence(text, start)), stop)
-                for (_, number, negation, stop), (_, start, _) in zip(facts, words, strict=True)
-            ],
-            dtype=np.float32,
-        ).reshape(len(words), 4)
-        for array in (token_ids, word_of, flags):  # kept and shared between checks: never written
+        flags[:, 2] = [
+            text[start].isupper() and not _starts_sentence(text, start)
+            for text, text_words in zip(texts, words, strict=True)
+            for _, start, _ in text_words
+        ]
+        for array in (ids, word_of, flags):  # kept and shared between checks: never written
             array.flags.writeable = False
-        return TextTokens(token_ids, word_of, tuple(keys), tuple(_stem(k) for k in keys), flags)
+        token_stops = np.cumsum(np.bincount(text_of, minlength=len(texts)))
+        word_stops = np.cumsum(word_counts)
+        out = []
+        for k in range(len(texts)):
+            token_start = int(token_stops[k - 1]) if k else 0
+            word_start, word_stop = int(first_word[k]), int(word_stops[k])
+            keys = tuple(key for key, _, _ in facts[word_start:word_stop])
+            out.append(
+                TextTokens(
+                    ids[token_start : token_stops[k]],
+                    word_of[token_start : token_stops[k]],
+                    keys,
+                    tuple(stemmed for _, stemmed, _ in facts[word_start:word_stop]),
+                    flags[word_start:word_stop],
+                )
+            )
+        return out
 
 
 @functools.lru_cache(maxsize=65536)
-def _word_facts(word: str) -> tuple[str, float, float, float]:
-    """A word's key (numbers normalised) and its number, negation and stopword flags: the same
-    wherever the word stands, so read once per word."""
+def _word_facts(word: str) -> tuple[str, str, tuple[float, float, float, float]]:
+    """A word's key (numbers normalised), the key's stem, and its ``word_flags`` row (the capital
+    flag, which depends on where the word stands, left down): the same wherever the word stands,
+    so read once per word."""
     number = has_digit(word) or word in NUMBER_WORDS
-    return (
-        normalize_number(word) if number else word,
-        float(number),
-        float(word in NEGATION_WORDS),
-        float(word in STOPWORDS),
-    )
+    key = normalize_number(word) if number else word
+    return key, _stem(key), (float(number), float(word in NEGATION_WORDS), 0.0, float(word in STOPWORDS))
 
 
 def token_flags(text: TextTokens, premise: TextTokens | None) -> FloatArray:
@@ -399,11 +428,81 @@ def _conv3(x: FloatArray, weight: FloatArray, bias: FloatArray, rows: _Rows) -> 
     return out
 
 
-def _encode(projected: FloatArray, flags: FloatArray, rows: _Rows, w: Mapping[str, FloatArray]) -> FloatArray:
+def _encode(
+    vocabulary: FloatArray, ids: IntArray, flags: FloatArray, rows: _Rows, w: Mapping[str, FloatArray]
+) -> FloatArray:
     """Token encodings of flat rows: projected word vector and flags, plus a width-3
-    convolution of them."""
-    base = _relu(projected + flags @ w["w_flags"] + w["b_in"])
-    return base + _relu(_conv3(base, w["w_conv"], w["b_conv"], rows))
+    convolution of them.
+
+    A batch repeats its tokens: premise spans overlap (sentences 1-2 and 2-3), and a hypothesis
+    is read once per premise with mostly the same flags. A token's encoding before the
+    convolution depends only on its id and flags, so that part and its three products with the
+    convolution's weights are computed once per distinct (id, flags); the convolution then adds
+    its neighbours' products in ``_conv3``'s order."""
+    first, of = _distinct_tokens(ids, flags)
+    base = _relu(vocabulary[ids[first]] + flags[first] @ w["w_flags"] + w["b_in"])
+    weight, bias = w["w_conv"], w["b_conv"]
+    conv: FloatArray = (base @ weight[1] + bias)[of]
+    if len(of) > 1:
+        from_before = (base @ weight[0])[of[:-1]]
+        from_after = (base @ weight[2])[of[1:]]
+        conv[1:] += np.where(rows.opens[1:, None], np.float32(0.0), from_before)
+        conv[:-1] += np.where(rows.closes[:-1, None], np.float32(0.0), from_after)
+    encoded: FloatArray = base[of] + _relu(conv)
+    return encoded
+
+
+def _distinct_tokens(ids: IntArray, flags: FloatArray) -> tuple[IntArray, IntArray]:
+    """The distinct (id, flags) rows: the row where each first stands, and each row's distinct
+    row. Flags are 0 or 1 (``token_flags``), packed as bits beside the id; any other flags value
+    keeps every row its own."""
+    if not np.all((flags == 0.0) | (flags == 1.0)):
+        every = np.arange(len(ids), dtype=np.int64)
+        return every, every
+    bits = flags.astype(np.int64) @ (1 << np.arange(flags.shape[1], dtype=np.int64))
+    keys = (ids << flags.shape[1]) | bits
+    _, first, of = np.unique(keys, return_index=True, return_inverse=True)
+    return first, of.reshape(-1)
+
+
+def _align(
+    queries: FloatArray,
+    hyp_flat: FloatArray,
+    prem_flat: FloatArray,
+    h_rows: _Rows,
+    p_rows: _Rows,
+    premise_of: IntArray,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """For every hypothesis token (flat rows), its attention-weighted premise vector, the premise
+    position it looks at on average, and its largest attention weight.
+
+    The hypotheses of one premise are aligned together against that premise's own tokens, so no
+    product is spent on padding (premises in a batch differ in length by a factor of three). A
+    premise without tokens is attended uniformly over the batch's padded width, as a padded
+    pass would (its pair's probability is set to 0 by the caller)."""
+    aligned = np.zeros_like(hyp_flat)
+    position = np.zeros(len(hyp_flat), dtype=np.float32)
+    peak = np.zeros(len(hyp_flat), dtype=np.float32)
+    hyp_text, prem_text = h_rows.at[0], p_rows.at[0]
+    prem_bounds = np.searchsorted(prem_text, np.arange(p_rows.shape[0] + 1))
+    width = max(p_rows.shape[1], 1)
+    for premise in np.unique(premise_of):
+        rows = np.flatnonzero(premise_of[hyp_text] == premise)
+        if not len(rows):
+            continue
+        tokens = prem_flat[prem_bounds[premise] : prem_bounds[premise + 1]]
+        if not len(tokens):
+            position[rows] = np.float32((width - 1) / 2)
+            peak[rows] = np.float32(1.0 / width)
+            continue
+        scores = queries[rows] @ tokens.T
+        scores = scores - scores.max(axis=-1, keepdims=True)
+        attention = np.exp(scores)
+        attention = attention / attention.sum(axis=-1, keepdims=True)
+        aligned[rows] = attention @ tokens
+        position[rows] = attention @ np.arange(len(tokens), dtype=np.float32)
+        peak[rows] = attention.max(axis=-1)
+    return aligned, position, peak
 
 
 def forward(
@@ -413,31 +512,24 @@ def forward(
 
     ``projected_vocabulary`` is WordLlama's token matrix times ``w_in`` (computed once at load,
     since every token vector passes through that projection first). Token-wise steps run on the
-    real tokens only (:class:`_Rows`); the alignment, which compares every hypothesis token with
-    every premise token, runs on padded arrays with the padding masked out.
+    real tokens only (:class:`_Rows`), and so does the alignment, which compares every hypothesis
+    token with every token of its premise (:func:`_align`).
     """
     w = weights
     if len(batch.premise_of) == 0:
         return np.zeros(0, dtype=np.float32)
     p_rows, h_rows = _Rows.of(batch.premise_mask), _Rows.of(batch.hypothesis_mask)
     prem_flat = _encode(
-        projected_vocabulary[batch.premise_ids[p_rows.at]], batch.premise_flags[p_rows.at], p_rows, w
+        projected_vocabulary, batch.premise_ids[p_rows.at], batch.premise_flags[p_rows.at], p_rows, w
     )
     h_flags = batch.hypothesis_flags[h_rows.at]
-    hyp_flat = _encode(projected_vocabulary[batch.hypothesis_ids[h_rows.at]], h_flags, h_rows, w)
-    prem = p_rows.padded(prem_flat)[batch.premise_of]  # (B, Lp, d)
-    prem_mask = batch.premise_mask[batch.premise_of]  # (B, Lp)
-
-    scores = h_rows.padded(hyp_flat @ w["w_att"]) @ prem.transpose(0, 2, 1)  # (B, Lh, Lp)
-    scores = np.where(prem_mask[:, None, :] > 0, scores, np.float32(-1e9))
-    scores = scores - scores.max(axis=-1, keepdims=True)
-    attention = np.exp(scores)
-    attention = attention / attention.sum(axis=-1, keepdims=True)
-    aligned = (attention @ prem)[h_rows.at]  # flat rows of the hypotheses
-    position = attention @ np.arange(prem.shape[1], dtype=np.float32)  # (B, Lh)
-    step = np.zeros_like(position)
-    step[:, 1:] = np.tanh((position[:, 1:] - position[:, :-1]) / _POSITION_SCALE)
-    peak = attention.max(axis=-1)
+    hyp_flat = _encode(projected_vocabulary, batch.hypothesis_ids[h_rows.at], h_flags, h_rows, w)
+    aligned, position, peak = _align(
+        hyp_flat @ w["w_att"], hyp_flat, prem_flat, h_rows, p_rows, batch.premise_of
+    )
+    step = np.where(
+        h_rows.opens, np.float32(0.0), np.tanh((position - np.roll(position, 1)) / _POSITION_SCALE)
+    )
 
     compared = np.concatenate(
         [
@@ -446,8 +538,8 @@ def forward(
             hyp_flat - aligned,
             hyp_flat * aligned,
             h_flags,
-            step[h_rows.at][:, None],
-            peak[h_rows.at][:, None],
+            step[:, None],
+            peak[:, None],
         ],
         axis=-1,
     )

@@ -1,8 +1,8 @@
 """The offline judge: calibrated probabilities from lexical and embedding evidence, on CPU.
 
 ``LocalScorer`` is what the judge adapter calls. It owns the embedder and the small logistic
-models stored in ``calibration.json`` (fitted by ``scripts/fit_local_judge.py`` on human-labelled
-data that never ships with the package). Every grounding verdict keeps its evidence: the best
+models stored in ``calibration.json`` (read by :mod:`.calibration`; fitted by
+``scripts/fit_local_judge.py`` on human-labelled data that never ships with the package). Every grounding verdict keeps its evidence: the best
 matching context span of each sentence and the numbers, names or negations it could not back.
 
 Edge cases have fixed, documented answers rather than NaN:
@@ -27,27 +27,27 @@ most ``EDIT_CAP`` (0.2), however much of its wording the contexts contain.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
-from importlib import resources
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
 from ...scoring.text import content_words, split_sentences, tokenize
 from .alignment import SentenceEvidence, UnitEvidence, claims_evidence, index_contexts, sentence_evidence
+from .calibration import (
+    Calibration,
+    CalibrationError,
+    LogisticModel,
+    load_calibration,
+    sigmoid,
+)
 from .context_index import ContextIndex
 from .embedder import FloatArray, StaticEmbedder, load_embedder
 from .entailment import EntailmentModel, load_entailment_model
 from .features import (
-    ANSWER_FEATURES,
-    CORRECTNESS_FEATURES,
-    RELEVANCE_FEATURES,
-    SENTENCE_FEATURES,
     answer_features,
     correctness_features,
     relevance_features,
@@ -72,15 +72,6 @@ __all__ = [
     "sentence_logit",
     "weakest_claim",
 ]
-
-MODEL_FEATURES: Mapping[str, tuple[str, ...]] = {
-    "sentence": SENTENCE_FEATURES,
-    "answer": ANSWER_FEATURES,
-    "correctness": CORRECTNESS_FEATURES,
-    "relevance": RELEVANCE_FEATURES,
-    "answer_relevance": RELEVANCE_FEATURES,
-}
-"""Which feature extractor feeds each calibrated model."""
 
 
 SUPPORTED = 0.5
@@ -207,114 +198,6 @@ def _claims_with_question(
     if made is None or (made.entity is not None and len(units) > 1):
         return units, None
     return [made.claim, *units[1:]], made
-
-
-class CalibrationError(RuntimeError):
-    """calibration.json is missing, malformed, or does not match the feature extractor."""
-
-
-@dataclass(frozen=True)
-class LogisticModel:
-    """A standardised logistic regression: p = sigmoid(intercept + coef · (x - mean) / scale)."""
-
-    features: tuple[str, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    coef: tuple[float, ...]
-    intercept: float
-    threshold: float = 0.5
-
-    def logit(self, x: Sequence[float]) -> float:
-        """The model's log-odds for one feature vector."""
-        z = (np.asarray(x, dtype=np.float64) - self.mean) / np.asarray(self.scale)
-        return float(self.intercept + z @ np.asarray(self.coef))
-
-    def probability(self, x: Sequence[float]) -> float:
-        """The model's probability for one feature vector, in [0, 1]."""
-        return _sigmoid(self.logit(x))
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain-JSON form, as stored in calibration.json."""
-        return {
-            "features": list(self.features),
-            "mean": [round(v, 6) for v in self.mean],
-            "scale": [round(v, 6) for v in self.scale],
-            "coef": [round(v, 6) for v in self.coef],
-            "intercept": round(self.intercept, 6),
-            "threshold": round(self.threshold, 6),
-        }
-
-    @classmethod
-    def from_json(cls, name: str, data: Mapping[str, Any]) -> LogisticModel:
-        """Read one model, checking that it matches the feature extractor it will be fed by."""
-        try:
-            model = cls(
-                features=tuple(str(f) for f in data["features"]),
-                mean=tuple(float(v) for v in data["mean"]),
-                scale=tuple(float(v) for v in data["scale"]),
-                coef=tuple(float(v) for v in data["coef"]),
-                intercept=float(data["intercept"]),
-                threshold=float(data.get("threshold", 0.5)),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CalibrationError(f"calibration model {name!r} is malformed: {exc}") from exc
-        expected = MODEL_FEATURES.get(name)
-        if expected is not None and model.features != expected:
-            raise CalibrationError(
-                f"calibration model {name!r} was fitted on features {list(model.features)} but "
-                f"the extractor produces {list(expected)}; refit with "
-                "`python scripts/fit_local_judge.py --write`."
-            )
-        n = len(model.features)
-        if not (len(model.mean) == len(model.scale) == len(model.coef) == n):
-            raise CalibrationError(f"calibration model {name!r} has vectors of unequal length")
-        if any(s <= 0 for s in model.scale):
-            raise CalibrationError(f"calibration model {name!r} has a non-positive scale")
-        return model
-
-
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """The fitted models and their provenance."""
-
-    version: str
-    models: Mapping[str, LogisticModel]
-    metadata: Mapping[str, Any] = field(default_factory=dict)
-
-
-def load_calibration(text: str | None = None) -> Calibration:
-    """Parse ``calibration.json`` (the packaged file unless ``text`` is given)."""
-    if text is None:
-        try:
-            text = (
-                resources.files("pytest_rag.judges.local")
-                .joinpath("calibration.json")
-                .read_text(encoding="utf-8")
-            )
-        except FileNotFoundError as exc:
-            raise CalibrationError(
-                "pytest_rag/judges/local/calibration.json is missing from the installation; reinstall "
-                "pytest-rag or regenerate it with `python scripts/fit_local_judge.py --write`."
-            ) from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CalibrationError(f"calibration.json is not valid JSON: {exc}") from exc
-    models_data = data.get("models") if isinstance(data, dict) else None
-    if not isinstance(models_data, dict):
-        raise CalibrationError("calibration.json has no 'models' object")
-    missing = [name for name in MODEL_FEATURES if name not in models_data]
-    if missing:
-        raise CalibrationError(f"calibration.json lacks the models {missing}")
-    models = {name: LogisticModel.from_json(name, m) for name, m in models_data.items()}
-    return Calibration(str(data.get("version", "unknown")), models, data.get("metadata", {}))
 
 
 @dataclass(frozen=True)
@@ -573,7 +456,7 @@ class LocalScorer:
         sentence_model = self._models["sentence"]
         weakest = [sentence_logit(sentence_model, found) for found in per_unit]
         sentences = tuple(
-            SentenceSupport.from_evidence(e, _sigmoid(z), unit)
+            SentenceSupport.from_evidence(e, sigmoid(z), unit)
             for unit, (z, e) in zip(units, weakest, strict=True)
         )
         answer_model = self._models["answer"]
@@ -634,7 +517,7 @@ class LocalScorer:
         # Hand-set weights (no labelled refusal data ships with the project): a pattern hit
         # dominates; long answers that merely mention missing information stay low.
         z = -4.0 + 4.5 * min(hits, 2) + 6.0 * max(closeness - 0.45, 0.0) - 0.04 * max(length - 25, 0)
-        return _sigmoid(z)
+        return sigmoid(z)
 
     def embed(self, texts: Sequence[str]) -> FloatArray:
         """Unit-norm embeddings, one row per text (zero row for a text without tokens)."""
