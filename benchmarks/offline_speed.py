@@ -13,12 +13,19 @@ characters; it is also timed as the very first call of the process, before any w
 has been embedded (word vectors are cached per process). Every timed call builds the context index
 anew: the indexes the judge keeps for large contexts (``context_index.shared_index``) are dropped
 before each, so these are first checks; ``benchmarks/long_page_speed.py`` times later ones.
+
+``--json`` prints the figures as one JSON object instead. ``OFFLINE_SPEED_SRC`` names another
+checkout's ``src`` to time instead of this one's (``benchmarks/offline_speed_paired.py`` runs the two
+alternately and prints their ratios); code older than the kept indexes and tokens has nothing to
+drop, so for it the drops are skipped.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -28,11 +35,30 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, os.environ.get("OFFLINE_SPEED_SRC") or str(ROOT / "src"))
 
-from pytest_rag.judges.local.context_index import forget_shared_indexes  # noqa: E402
-from pytest_rag.judges.local.entailment import forget_kept_tokens  # noqa: E402
-from pytest_rag.judges.local.scorer import LocalScorer  # noqa: E402
+
+def _judge_module(name: str) -> Any:
+    """A module of the offline judge: in ``judges/local/`` since issue 17, in ``offline/`` before
+    (so an older checkout can be timed through ``OFFLINE_SPEED_SRC``); None if it has none."""
+    for package in ("pytest_rag.judges.local", "pytest_rag.offline"):
+        try:
+            return importlib.import_module(f"{package}.{name}")
+        except ModuleNotFoundError:
+            continue
+    return None
+
+
+def _nothing_kept() -> None:
+    """The drop of a judge that keeps nothing between calls (code older than the kept indexes)."""
+
+
+_scorer = _judge_module("scorer")
+if _scorer is None:
+    raise SystemExit(f"no offline judge scorer under {sys.path[0]}: name a pytest-rag checkout's src")
+LocalScorer = _scorer.LocalScorer
+forget_shared_indexes = getattr(_judge_module("context_index"), "forget_shared_indexes", _nothing_kept)
+forget_kept_tokens = getattr(_judge_module("entailment"), "forget_kept_tokens", _nothing_kept)
 
 SEED = 13
 
@@ -56,7 +82,7 @@ def samples(
     return out
 
 
-def median_ms(scorer: LocalScorer, cases: Sequence[tuple[str, list[str]]], repeats: int) -> float:
+def median_ms(scorer: Any, cases: Sequence[tuple[str, list[str]]], repeats: int) -> float:
     times = []
     for answer, contexts in cases:
         scorer.support(answer, contexts)
@@ -86,34 +112,54 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)
-    lfqa, passages, megabyte = corpus(args.datasets)
-    scorer = LocalScorer.load()
-    print(f"calibration: {scorer.version}")
-    start = time.perf_counter()
-    scorer.support(lfqa[0]["answer"], megabyte)
-    cold = (time.perf_counter() - start) * 1000
+    figures = measure(args.datasets, args.repeats)
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    print(f"calibration: {figures['calibration']}")
     print(
         f"{'contexts per sample':<26} {'words':>8} {'median ms':>10} {'ms / 1k words':>14} {'x 5 passages':>13}"
     )
-    base = 0.0
-    for count, n in ((5, 20), (50, 5)):
-        cases = samples(lfqa, passages, count, n)
-        words = float(np.mean([sum(len(c.split()) for c in contexts) for _, contexts in cases]))
-        ms = median_ms(scorer, cases, args.repeats)
-        base = base or ms
-        print(
-            f"{f'{count} passages (~100 words)':<26} {words:>8.0f} {ms:>10.1f} {ms / words * 1000:>14.2f} {ms / base:>13.1f}"
-        )
-    words = sum(len(c.split()) for c in megabyte)
-    ms = median_ms(scorer, [(lfqa[0]["answer"], megabyte)], 2)
-    label = f"1 MB ({len(megabyte)} passages)"
-    print(f"{label:<26} {words:>8} {ms:>10.1f} {ms / words * 1000:>14.2f} {ms / base:>13.1f}")
+    base = figures["cases"][0]["ms"]
+    for case in figures["cases"]:
+        ms, words = case["ms"], case["words"]
+        print(f"{case['label']:<26} {words:>8.0f} {ms:>10.1f} {ms / words * 1000:>14.2f} {ms / base:>13.1f}")
     print(
-        f"{'1 MB, first call':<26} {words:>8} {cold:>10.1f}   (a fresh process embeds the corpus "
-        "vocabulary once; later calls reuse it)"
+        f"{'1 MB, first call':<26} {figures['megabyte_words']:>8} {figures['first_call_ms']:>10.1f}   "
+        "(a fresh process embeds the corpus vocabulary once; later calls reuse it)"
     )
     return 0
+
+
+def measure(datasets: Path, repeats: int) -> dict[str, Any]:
+    """The calibration version, the first 1 MB call, and the median ms and mean words of each case."""
+    lfqa, passages, megabyte = corpus(datasets)
+    scorer = LocalScorer.load()
+    start = time.perf_counter()
+    scorer.support(lfqa[0]["answer"], megabyte)
+    cold = (time.perf_counter() - start) * 1000
+    cases = []
+    for count, n in ((5, 20), (50, 5)):
+        chosen = samples(lfqa, passages, count, n)
+        words = float(np.mean([sum(len(c.split()) for c in contexts) for _, contexts in chosen]))
+        cases.append(
+            {
+                "label": f"{count} passages (~100 words)",
+                "words": words,
+                "ms": median_ms(scorer, chosen, repeats),
+            }
+        )
+    megabyte_words = sum(len(c.split()) for c in megabyte)
+    ms = median_ms(scorer, [(lfqa[0]["answer"], megabyte)], 2)
+    cases.append({"label": f"1 MB ({len(megabyte)} passages)", "words": float(megabyte_words), "ms": ms})
+    return {
+        "calibration": scorer.version,
+        "cases": cases,
+        "megabyte_words": megabyte_words,
+        "first_call_ms": cold,
+    }
 
 
 if __name__ == "__main__":
