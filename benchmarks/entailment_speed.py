@@ -32,7 +32,8 @@ from offline_speed import corpus, samples  # noqa: E402
 from pytest_rag.judges.local.alignment import index_contexts, top_spans  # noqa: E402
 from pytest_rag.judges.local.context_index import forget_shared_indexes  # noqa: E402
 from pytest_rag.judges.local.embedder import load_embedder  # noqa: E402
-from pytest_rag.judges.local.entailment import forget_kept_tokens, load_entailment_model  # noqa: E402
+from pytest_rag.judges.local.entailment import load_entailment_model  # noqa: E402
+from pytest_rag.judges.local.entailment_input import forget_kept_tokens  # noqa: E402
 from pytest_rag.judges.local.scorer import LocalScorer, answer_units  # noqa: E402
 
 CLOCK = time.perf_counter

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from pytest_rag.judges.local.context_index import forget_shared_indexes  # noqa: E402
-from pytest_rag.judges.local.entailment import forget_kept_tokens  # noqa: E402
+from pytest_rag.judges.local.entailment_input import forget_kept_tokens  # noqa: E402
 from pytest_rag.judges.local.scorer import LocalScorer  # noqa: E402
 from pytest_rag.scoring.text import split_sentences  # noqa: E402
 

@@ -38,7 +38,7 @@ from offline_speed import corpus, read_jsonl, samples  # noqa: E402
 
 from pytest_rag.judges.local.alignment import claims_evidence, index_contexts  # noqa: E402
 from pytest_rag.judges.local.context_index import forget_shared_indexes  # noqa: E402
-from pytest_rag.judges.local.entailment import forget_kept_tokens  # noqa: E402
+from pytest_rag.judges.local.entailment_input import forget_kept_tokens  # noqa: E402
 from pytest_rag.judges.local.scorer import LocalScorer, answer_units  # noqa: E402
 
 Check = tuple[str, str, list[str], str | None]  # (name, answer, contexts, question)

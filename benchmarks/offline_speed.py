@@ -58,7 +58,9 @@ if _scorer is None:
     raise SystemExit(f"no offline judge scorer under {sys.path[0]}: name a pytest-rag checkout's src")
 LocalScorer = _scorer.LocalScorer
 forget_shared_indexes = getattr(_judge_module("context_index"), "forget_shared_indexes", _nothing_kept)
-forget_kept_tokens = getattr(_judge_module("entailment"), "forget_kept_tokens", _nothing_kept)
+forget_kept_tokens = getattr(
+    _judge_module("entailment_input") or _judge_module("entailment"), "forget_kept_tokens", _nothing_kept
+)
 
 SEED = 13
 

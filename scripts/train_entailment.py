@@ -71,13 +71,11 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from entailment_edits import edit_pairs, name_spans  # noqa: E402
 
 from pytest_rag.judges.local.embedder import load_embedder  # noqa: E402
-from pytest_rag.judges.local.entailment import (  # noqa: E402
-    FORMAT_VERSION,
+from pytest_rag.judges.local.entailment import FORMAT_VERSION, PARAMETER_SHAPES, WEIGHTS_FILE  # noqa: E402
+from pytest_rag.judges.local.entailment_input import (  # noqa: E402
     MAX_HYPOTHESIS_TOKENS,
     MAX_PREMISE_TOKENS,
-    PARAMETER_SHAPES,
     TOKEN_FLAGS,
-    WEIGHTS_FILE,
     PairBatch,
     TextTokens,
     Tokenizer,

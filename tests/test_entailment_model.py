@@ -17,16 +17,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_rag.judges.local import entailment
+from pytest_rag.judges.local import entailment, entailment_input
 from pytest_rag.judges.local.embedder import load_embedder
 from pytest_rag.judges.local.entailment import (
     EntailmentModel,
     EntailmentWeightsError,
-    Tokenizer,
     load_entailment_model,
     read_weights,
-    token_flags,
 )
+from pytest_rag.judges.local.entailment_input import Tokenizer, token_flags
 
 PARITY = Path(__file__).parent / "data" / "entailment_parity.json"
 
@@ -50,7 +49,7 @@ def test_weights_ship_in_the_package_and_are_small() -> None:
     assert resource.is_file()
     assert len(resource.read_bytes()) <= 20 * 1024 * 1024
     weights, meta = read_weights(resource.read_bytes())
-    assert meta["token_flags"] == list(entailment.TOKEN_FLAGS)
+    assert meta["token_flags"] == list(entailment_input.TOKEN_FLAGS)
     assert set(weights) == set(entailment.PARAMETER_SHAPES)
 
 
@@ -72,8 +71,8 @@ def _reference_probability(model: EntailmentModel, premise: str, hypothesis: str
     w = {k: v.astype(np.float64) for k, v in model._weights.items()}
     tokenizer = Tokenizer.of(load_embedder())
     matrix = load_embedder()._matrix.astype(np.float64)
-    p_text = tokenizer.read([premise], entailment.MAX_PREMISE_TOKENS)[0]
-    h_text = tokenizer.read([hypothesis], entailment.MAX_HYPOTHESIS_TOKENS)[0]
+    p_text = tokenizer.read([premise], entailment_input.MAX_PREMISE_TOKENS)[0]
+    h_text = tokenizer.read([hypothesis], entailment_input.MAX_HYPOTHESIS_TOKENS)[0]
 
     def relu(x: np.ndarray) -> np.ndarray:
         return np.where(x > 0, x, 0.0)

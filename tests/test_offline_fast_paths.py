@@ -17,7 +17,7 @@ import pytest
 
 from pytest_rag.judges.local.context_index import ContextIndex
 from pytest_rag.judges.local.embedder import StaticEmbedder, load_embedder
-from pytest_rag.judges.local.entailment import Tokenizer
+from pytest_rag.judges.local.entailment_input import Tokenizer
 from pytest_rag.judges.local.sentence_pieces import PieceEncoder, splits_at_spaces
 from pytest_rag.scoring.text import lcs_length, tokenize, word_spans
 

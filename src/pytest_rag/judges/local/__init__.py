@@ -16,8 +16,9 @@ The modules:
 * :mod:`.embedder`: WordLlama, loaded from disk;
 * :mod:`.entailment`: a small learned aligner over WordLlama's token vectors that reads a context span
   and a sentence in order (weights in ``entailment.npz``, trained by ``scripts/train_entailment.py``);
-  its probability is one of the sentence model's features; :mod:`.sentence_pieces` tokenises the
-  overlapping premise spans it reads once per sentence;
+  its probability is one of the sentence model's features; :mod:`.entailment_input` reads texts and
+  pairs into what it reads (shared with the training script), and :mod:`.sentence_pieces` tokenises
+  the overlapping premise spans once per sentence;
 * :mod:`.claims`: the claims an answer sentence makes (compound sentences cut, hedges marked);
 * :mod:`.alignment`, :mod:`.context_index`, :mod:`.lexical` and :mod:`.spans`: answer sentences
   and their claims aligned to the context spans that may back them (one to three read together);
