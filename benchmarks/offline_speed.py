@@ -44,8 +44,9 @@ def _judge_module(name: str) -> Any:
     for package in ("pytest_rag.judges.local", "pytest_rag.offline"):
         try:
             return importlib.import_module(f"{package}.{name}")
-        except ModuleNotFoundError:
-            continue
+        except ModuleNotFoundError as exc:
+            if exc.name not in (package, f"{package}.{name}"):
+                raise  # the module is there but needs something missing: say so, do not hide it
     return None
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -317,7 +318,7 @@ def outcomes_of(lines: Iterable[str], read: Callable[[Any], Outcome]) -> Iterato
         yield outcome
 
 
-class ProviderBatches:
+class ProviderBatches(ABC):
     """What every provider's :class:`BatchAPI` does alike: it opens its SDK's synchronous client for
     each operation (:func:`sdk_client`), checks and cancels a batch by reading the batch object the
     provider returns, and collects inside one client. A provider names its SDK and batch, and fills
@@ -332,9 +333,9 @@ class ProviderBatches:
     batch_noun: str
     """What the provider calls one batch, for problems: ``batch``, ``message batch``."""
 
+    @abstractmethod
     def api_key(self, target: BatchTarget) -> str | None:
         """The API key the provider's own rule finds for ``target`` (None when there is none)."""
-        raise NotImplementedError
 
     def client(self, target: BatchTarget, doing: str) -> AbstractContextManager[Any]:
         sdk = importlib.import_module(self.sdk)
@@ -342,19 +343,21 @@ class ProviderBatches:
             sdk, self.client_class, self.base_error, target, doing, api_key=self.api_key(target)
         )
 
+    @abstractmethod
     def _retrieve(self, client: Any, batch_id: str) -> Any:
-        raise NotImplementedError
+        """The provider's batch object of ``batch_id``."""
 
+    @abstractmethod
     def _cancel(self, client: Any, batch_id: str) -> Any:
-        raise NotImplementedError
+        """Cancel ``batch_id``; the provider's batch object as the cancel left it."""
 
+    @abstractmethod
     def _state(self, batch: Any, manifest: Manifest) -> BatchState:
         """The state in a batch object the provider returned."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _collect(self, client: Any, manifest: Manifest) -> Iterator[Outcome]:
         """The outcomes of the ended batch of ``manifest``, read with ``client``."""
-        raise NotImplementedError
 
     def state(self, manifest: Manifest) -> BatchState:
         with self.client(manifest.target, f"check {self.batch_noun} {manifest.id}") as client:

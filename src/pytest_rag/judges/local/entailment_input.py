@@ -73,11 +73,6 @@ however many hypotheses it is compared with."""
 # Reading text: tokens, their words, and the flags of each word
 
 
-@functools.lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    return stem(word)
-
-
 @dataclass(frozen=True)
 class TextTokens:
     """One text as the model reads it: WordLlama token ids and, per token, the word it belongs to.
@@ -246,7 +241,7 @@ def _word_facts(word: str) -> tuple[str, str, tuple[float, float, float, float]]
     so read once per word."""
     number = has_digit(word) or word in NUMBER_WORDS
     key = normalize_number(word) if number else word
-    return key, _stem(key), (float(number), float(word in NEGATION_WORDS), 0.0, float(word in STOPWORDS))
+    return key, stem(key), (float(number), float(word in NEGATION_WORDS), 0.0, float(word in STOPWORDS))
 
 
 def token_flags(text: TextTokens, premise: TextTokens | None) -> FloatArray:

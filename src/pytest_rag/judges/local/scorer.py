@@ -2,8 +2,9 @@
 
 ``LocalScorer`` is what the judge adapter calls. It owns the embedder and the small logistic
 models stored in ``calibration.json`` (read by :mod:`.calibration`; fitted by
-``scripts/fit_local_judge.py`` on human-labelled data that never ships with the package). Every grounding verdict keeps its evidence: the best
-matching context span of each sentence and the numbers, names or negations it could not back.
+``scripts/fit_local_judge.py`` on human-labelled data that never ships with the package). Every
+grounding verdict keeps its evidence: the best matching context span of each sentence and the
+numbers, names or negations it could not back.
 
 Edge cases have fixed, documented answers rather than NaN:
 

@@ -1,4 +1,5 @@
-"""Tokenising texts that share sentences once per sentence: a premise span is its sentences' tokens laid end to end.
+"""Tokenising texts that share sentences once per sentence: a premise span is its sentences'
+tokens laid end to end.
 
 The entailment model reads a check's premises, and they overlap: the spans of sentences 1-2, 2-3
 and 1-3 of one passage hold the same sentences, so tokenising each span whole reads every
