@@ -91,6 +91,14 @@ def add_ini_options(parser: Any, rows: Iterable[IniOption]) -> None:
         parser.addini(row.name, row.help, type=row.kind, default=row.default)
 
 
+def add_pytest_options(
+    group: Any, parser: Any, options: Iterable[CommandOption], inis: Iterable[IniOption]
+) -> None:
+    """A feature's command-line ``options`` in pytest's option ``group``, its ``inis`` in ``parser``."""
+    add_command_options(group.addoption, options)
+    add_ini_options(parser, inis)
+
+
 @dataclass(frozen=True)
 class SubCommand:
     """A ``pytest-rag`` sub-command: its name, what ``pytest-rag --help`` and its own ``--help``
