@@ -141,3 +141,37 @@ def test_rag_judge_nli_with_bad_path_fails_setup(pytester: pytest.Pytester, tmp_
     result = pytester.runpytest_subprocess(f"--rag-judge=nli:{tmp_path / 'missing'}")
     result.stdout.fnmatch_lines(["*does not exist*"])
     assert result.ret != 0
+
+
+class WordEntailment:
+    """A stand-in NLI model, so the NLI scorer's grounding runs without the nli extra: a hypothesis
+    is entailed (1.0) when its premise holds every one of its words. It keeps the pairs it was asked."""
+
+    def __init__(self) -> None:
+        self.pairs: list[tuple[str, str]] = []
+
+    def entailment(self, premises: list[str], hypotheses: list[str]) -> list[float]:
+        from pytest_rag.scoring.text import tokenize
+
+        self.pairs += zip(premises, hypotheses, strict=True)
+        return [
+            float(set(tokenize(h)) <= set(tokenize(p))) for p, h in zip(premises, hypotheses, strict=True)
+        ]
+
+
+def test_support_claims_and_coverage_are_grounded_by_the_nli_model_alone() -> None:
+    from pytest_rag.judges.local.scorer import LocalScorer
+    from pytest_rag.judges.nli.judge import NliScorer
+
+    model = WordEntailment()
+    scorer = NliScorer(LocalScorer.load(), model)  # type: ignore[arg-type]
+    contexts = ["The tower is tall and grey.", "The river is long."]
+    report = scorer.support("The tower is tall. The river is wide.", contexts)
+    assert [s.probability for s in report.sentences] == [1.0, 0.0]
+    assert report.probability == 0.0  # the weakest sentence decides
+    assert {premise for premise, _ in model.pairs} >= set(contexts)  # each whole context is a premise
+    assert {hypothesis for _, hypothesis in model.pairs} == {"The tower is tall.", "The river is wide."}
+    assert scorer.claims_support(["The river is long."], contexts).probability == 1.0
+    coverage = scorer.coverage("The river is long. The sky is blue.", contexts)
+    assert [s.probability for s in coverage.sentences] == [1.0, 0.0]
+    assert scorer.support("The tower is tall.", [" "]).probability == 0.0  # no words to ground in

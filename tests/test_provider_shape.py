@@ -13,10 +13,11 @@ module, inside a function, or for type checking only), the way a reader of the c
 from __future__ import annotations
 
 import ast
+import fnmatch
 import importlib
+import json
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -101,29 +102,47 @@ def test_a_judge_s_own_embedder_lives_in_its_folder(monkeypatch: pytest.MonkeyPa
         assert type(embedder).__module__ == f"pytest_rag.judges.{FOLDER_OF[provider]}.embeddings"
 
 
-def prices_of(folder: str) -> ModuleType:
-    return importlib.import_module(f"pytest_rag.judges.{folder}.prices")
+def prices_of(folder: str) -> dict[str, Any]:
+    """What ``judges/<folder>/`` declares of its prices, read here on its own: its ``prices.json``
+    (list prices), or an offline judge's ``FREE_PROVIDERS`` in its ``prices`` module."""
+    data = PACKAGE / "judges" / folder / "prices.json"
+    if data.exists():
+        return dict(json.loads(data.read_text("utf-8")))
+    module = importlib.import_module(f"pytest_rag.judges.{folder}.prices")
+    return {"free_providers": module.FREE_PROVIDERS}
 
 
-def merged(name: str) -> dict[str, Any]:
+def merged(key: str) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for folder in sorted(set(FOLDER_OF.values())):
-        found.update(getattr(prices_of(folder), name, {}))
+        found.update(prices_of(folder).get(key, {}))
     return found
 
 
 def test_the_price_table_is_the_providers_own_prices_and_nothing_else() -> None:
-    assert dict(pricing.BUILTIN_PRICES) == merged("PRICES")
-    assert dict(pricing.BATCH_DISCOUNT) == merged("BATCH_DISCOUNTS")
+    assert dict(pricing.BUILTIN_PRICES) == {model: tuple(price) for model, price in merged("prices").items()}
+    assert dict(pricing.BATCH_DISCOUNT) == merged("batch_discounts")
     free: set[str] = set()
     for folder in set(FOLDER_OF.values()):
-        free |= getattr(prices_of(folder), "FREE_PROVIDERS", frozenset())
+        free |= set(prices_of(folder).get("free_providers", ()))
     assert free == pricing.FREE_PROVIDERS
     for provider, folder in FOLDER_OF.items():  # each provider is priced, or free, by its own folder
         own = prices_of(folder)
-        assert provider in getattr(own, "FREE_PROVIDERS", ()) or getattr(own, "PRICES", None), provider
+        assert provider in own.get("free_providers", ()) or own.get("prices"), provider
     for api in every_api():  # a batch API's discount comes from its own folder
-        assert api.name in prices_of(api.name).BATCH_DISCOUNTS
+        assert api.name in prices_of(api.name)["batch_discounts"]
+
+
+def test_every_price_file_is_package_data_so_the_wheel_ships_it() -> None:
+    tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml takes Python 3.11's tomllib")
+    pyproject = tomllib.loads((PACKAGE.parents[1] / "pyproject.toml").read_text("utf-8"))
+    shipped = pyproject["tool"]["setuptools"]["package-data"]["pytest_rag"]
+    price_files = sorted(
+        path.relative_to(PACKAGE).as_posix() for path in PACKAGE.glob("judges/*/prices.json")
+    )
+    assert price_files == [f"judges/{folder}/prices.json" for folder in sorted(pricing.PRICED_FOLDERS)]
+    for name in price_files:
+        assert any(fnmatch.fnmatch(name, pattern) for pattern in shipped), name
 
 
 # -- the import graph, read from the source -----------------------------------------------------------

@@ -33,6 +33,7 @@ from .cases import (
     add_case_options,
     read_case_settings,
 )
+from .option_specs import IniOption, SwitchOption, ValueOption, add_pytest_options
 from .pass_on import PASS_ON, add_pass_on_options, read_pass_on
 from .readers import (
     in_environment,
@@ -128,146 +129,107 @@ class RagSettings:
         )
 
 
-def add_options(parser: Any) -> None:
-    group = parser.getgroup("rag", "pytest-rag: judged assertions for RAG answers")
-    group.addoption(
+JUDGE_OPTIONS = (
+    ValueOption(
         "--rag-judge",
-        metavar="SPEC",
-        default=None,
-        help="judge(s) as PROVIDER:MODEL[@URL], comma-separated; default local (offline); env PYTEST_RAG_JUDGE",
-    )
-    group.addoption(
+        "SPEC",
+        "judge(s) as PROVIDER:MODEL[@URL], comma-separated; default local (offline); env PYTEST_RAG_JUDGE",
+    ),
+    ValueOption(
         "--rag-judge-base-url",
-        metavar="URL",
-        default=None,
-        help="server for judges naming none (vLLM, llama.cpp, a proxy); per judge: --rag-judge=P:MODEL@URL",
-    )
-    group.addoption(
-        "--rag-judge-repeat",
-        metavar="N",
-        type=int,
-        default=None,
-        help="independent judgments per check, scored by their median (default 1)",
-    )
-    group.addoption(
+        "URL",
+        "server for judges naming none (vLLM, llama.cpp, a proxy); per judge: --rag-judge=P:MODEL@URL",
+    ),
+    ValueOption(
+        "--rag-judge-repeat", "N", "independent judgments per check, scored by their median (default 1)", int
+    ),
+    ValueOption(
         "--rag-cache",
-        metavar="MODE",
-        default=None,
+        "MODE",
+        "judgment cache mode: rw (default), ro, replay (a miss fails), refresh, off",
         choices=CACHE_MODES,
-        help="judgment cache mode: rw (default), ro, replay (a miss fails), refresh, off",
-    )
-    group.addoption(
-        "--rag-cache-dir",
-        metavar="DIR",
-        default=None,
-        help="judgment cache directory (default .rag_cache under the rootdir)",
-    )
-    group.addoption(
-        "--rag-concurrency",
-        metavar="N",
-        type=int,
-        default=None,
-        help=f"most judge calls in flight at once (default {ENGINE.concurrency})",
-    )
-    group.addoption(
-        "--rag-timeout",
-        metavar="SECONDS",
-        type=float,
-        default=None,
-        help=f"timeout of one judge request (default {JUDGE.timeout_s:g})",
-    )
-    group.addoption(
+    ),
+    ValueOption("--rag-cache-dir", "DIR", "judgment cache directory (default .rag_cache under the rootdir)"),
+    ValueOption(
+        "--rag-concurrency", "N", f"most judge calls in flight at once (default {ENGINE.concurrency})", int
+    ),
+    ValueOption(
+        "--rag-timeout", "SECONDS", f"timeout of one judge request (default {JUDGE.timeout_s:g})", float
+    ),
+    ValueOption(
         "--rag-deadline",
-        metavar="SECONDS",
-        type=float,
-        default=None,
-        help=f"time one judgment may take including retries (default {ENGINE.deadline_s:g})",
-    )
-    group.addoption(
+        "SECONDS",
+        f"time one judgment may take including retries (default {ENGINE.deadline_s:g})",
+        float,
+    ),
+    ValueOption(
         "--rag-max-attempts",
-        metavar="N",
-        type=int,
-        default=None,
-        help=f"attempts per judge call on rate limits, 5xx and timeouts (default {ENGINE.max_attempts})",
-    )
-    group.addoption(
+        "N",
+        f"attempts per judge call on rate limits, 5xx and timeouts (default {ENGINE.max_attempts})",
+        int,
+    ),
+    ValueOption(
         "--rag-max-tokens",
-        metavar="N",
-        type=int,
-        default=None,
-        help="most tokens a judge may write per reply (default: each metric's own, 1024 or 2048)",
-    )
-    group.addoption(
-        "--rag-rpm",
-        metavar="N",
-        type=float,
-        default=None,
-        help="client-side limit of judge requests per minute (split among xdist workers)",
-    )
-    group.addoption(
-        "--rag-tpm",
-        metavar="N",
-        type=float,
-        default=None,
-        help="client-side limit of judge tokens per minute (split among xdist workers)",
-    )
-    group.addoption(
+        "N",
+        "most tokens a judge may write per reply (default: each metric's own, 1024 or 2048)",
+        int,
+    ),
+    ValueOption(
+        "--rag-rpm", "N", "client-side limit of judge requests per minute (split among xdist workers)", float
+    ),
+    ValueOption(
+        "--rag-tpm", "N", "client-side limit of judge tokens per minute (split among xdist workers)", float
+    ),
+    SwitchOption(
         "--rag-dry-run",
-        action="store_true",
-        default=None,
-        help="make no live judge calls: count and price them; tests that needed one are skipped",
-    )
-    group.addoption(
+        "make no live judge calls: count and price them; tests that needed one are skipped",
+        None,
+    ),
+    ValueOption(
         "--rag-budget",
-        metavar="USD",
-        type=float,
-        default=None,
-        help="stop live judge calls once this many dollars are spent (split among xdist workers)",
-    )
-    group.addoption(
-        "--rag-no-summary",
-        action="store_true",
-        default=False,
-        help="do not print the pytest-rag summary at the end of the run",
-    )
-    group.addoption(
+        "USD",
+        "stop live judge calls once this many dollars are spent (split among xdist workers)",
+        float,
+    ),
+    SwitchOption("--rag-no-summary", "do not print the pytest-rag summary at the end of the run"),
+    ValueOption(
         "--rag-html",
-        metavar="PATH",
-        default=None,
-        help="write a self-contained HTML report (score plots, every check, evidence) to PATH",
-    )
-    parser.addini("rag_html", "write the HTML report to this path (relative to the rootdir)", default=None)
+        "PATH",
+        "write a self-contained HTML report (score plots, every check, evidence) to PATH",
+    ),
+)
+"""The judge's own command-line options, in ``pytest --help`` order."""
 
-    parser.addini(
-        "rag_judge", "judge spec(s), as --rag-judge (PYTEST_RAG_JUDGE and --rag-judge win)", default=None
-    )
-    parser.addini(
-        "rag_judge_base_url", "server of the judges that name none, as --rag-judge-base-url", default=None
-    )
-    parser.addini("rag_judge_repeat", "independent judgments per check", default=None)
-    parser.addini("rag_cache", "judgment cache mode (rw, ro, replay, refresh, off)", default=None)
-    parser.addini("rag_cache_dir", "judgment cache directory", default=None)
-    parser.addini("rag_concurrency", "most judge calls in flight at once", default=None)
-    parser.addini("rag_timeout", "timeout of one judge request in seconds", default=None)
-    parser.addini("rag_deadline", "seconds one judgment may take including retries", default=None)
-    parser.addini("rag_max_attempts", "attempts per judge call", default=None)
-    parser.addini("rag_max_tokens", "most tokens a judge may write per reply", default=None)
-    parser.addini("rag_rpm", "client-side limit of judge requests per minute", default=None)
-    parser.addini("rag_tpm", "client-side limit of judge tokens per minute", default=None)
-    parser.addini("rag_dry_run", "count live judge calls instead of making them", type="bool", default=False)
-    parser.addini("rag_budget", "dollars after which no more live judge calls are made", default=None)
-    parser.addini(
-        "rag_thresholds",
-        "default thresholds as lines of METRIC = VALUE",
-        type="linelist",
-        default=[],
-    )
-    parser.addini(
+JUDGE_INIS = (
+    IniOption("rag_html", "write the HTML report to this path (relative to the rootdir)"),
+    IniOption("rag_judge", "judge spec(s), as --rag-judge (PYTEST_RAG_JUDGE and --rag-judge win)"),
+    IniOption("rag_judge_base_url", "server of the judges that name none, as --rag-judge-base-url"),
+    IniOption("rag_judge_repeat", "independent judgments per check"),
+    IniOption("rag_cache", "judgment cache mode (rw, ro, replay, refresh, off)"),
+    IniOption("rag_cache_dir", "judgment cache directory"),
+    IniOption("rag_concurrency", "most judge calls in flight at once"),
+    IniOption("rag_timeout", "timeout of one judge request in seconds"),
+    IniOption("rag_deadline", "seconds one judgment may take including retries"),
+    IniOption("rag_max_attempts", "attempts per judge call"),
+    IniOption("rag_max_tokens", "most tokens a judge may write per reply"),
+    IniOption("rag_rpm", "client-side limit of judge requests per minute"),
+    IniOption("rag_tpm", "client-side limit of judge tokens per minute"),
+    IniOption("rag_dry_run", "count live judge calls instead of making them", "bool", False),
+    IniOption("rag_budget", "dollars after which no more live judge calls are made"),
+    IniOption("rag_thresholds", "default thresholds as lines of METRIC = VALUE", "linelist", []),
+    IniOption(
         "rag_prices",
         "judge prices as lines of MODEL = INPUT_USD_PER_MTOK, OUTPUT_USD_PER_MTOK",
-        type="linelist",
-        default=[],
-    )
+        "linelist",
+        [],
+    ),
+)
+"""The judge's own ini keys, in ``pytest --help`` order."""
+
+
+def add_options(parser: Any) -> None:
+    group = parser.getgroup("rag", "pytest-rag: judged assertions for RAG answers")
+    add_pytest_options(group, parser, JUDGE_OPTIONS, JUDGE_INIS)
     add_threshold_options(parser, metric_names())
     add_regression_options(group, parser)
     add_batch_options(group, parser)

@@ -7,35 +7,43 @@ from typing import Any
 
 from ..engine.limits import BatchSettings
 from ..errors import ConfigError
+from .option_specs import IniOption, SwitchOption, ValueOption, add_pytest_options
 from .readers import pick_number
 
 BATCH = BatchSettings()
 
 
-def add_batch_options(group: Any, parser: Any) -> None:
-    group.addoption(
+BATCH_OPTIONS = (
+    SwitchOption(
         "--rag-batch",
-        action="store_true",
-        default=None,
-        help="queue uncached judgments for the providers' batch APIs (half price); a later run judges them",
-    )
-    group.addoption(
+        "queue uncached judgments for the providers' batch APIs (half price); a later run judges them",
+        None,
+    ),
+    ValueOption(
         "--rag-batch-poll",
-        metavar="SECONDS",
-        type=float,
-        default=None,
-        help=f"seconds between batch status checks in evaluate(batch=True) (default {BATCH.poll_s:g})",
-    )
-    group.addoption(
+        "SECONDS",
+        f"seconds between batch status checks in evaluate(batch=True) (default {BATCH.poll_s:g})",
+        float,
+    ),
+    ValueOption(
         "--rag-batch-timeout",
-        metavar="SECONDS",
-        type=float,
-        default=None,
-        help=f"longest evaluate(batch=True) waits for its batches (default {BATCH.wait_s:g})",
-    )
-    parser.addini("rag_batch", "queue uncached judgments for the batch APIs", type="bool", default=False)
-    parser.addini("rag_batch_poll", "seconds between batch status checks while waiting", default=None)
-    parser.addini("rag_batch_timeout", "longest evaluate(batch=True) waits for its batches", default=None)
+        "SECONDS",
+        f"longest evaluate(batch=True) waits for its batches (default {BATCH.wait_s:g})",
+        float,
+    ),
+)
+"""The batch options of the command line, in ``pytest --help`` order."""
+
+BATCH_INIS = (
+    IniOption("rag_batch", "queue uncached judgments for the batch APIs", "bool", False),
+    IniOption("rag_batch_poll", "seconds between batch status checks while waiting"),
+    IniOption("rag_batch_timeout", "longest evaluate(batch=True) waits for its batches"),
+)
+"""The batch options of the ini file, in ``pytest --help`` order."""
+
+
+def add_batch_options(group: Any, parser: Any) -> None:
+    add_pytest_options(group, parser, BATCH_OPTIONS, BATCH_INIS)
 
 
 def read_batch_settings(config: Any, cache_mode: str) -> BatchSettings:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
+from .option_specs import IniOption, add_ini_options
 from .readers import in_ini_file
 
 DEFAULT_CASE_METRICS = ("faithfulness", "answer_relevancy", "context_recall", "passage_recall")
@@ -41,15 +42,17 @@ CASE_METRIC_INIS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 declared once for the option's help and for reading it."""
 
 
+CASE_SNAPSHOT_INI = IniOption(
+    "rag_case_snapshot", "compare every case's scores with a snapshot (syrupy)", "bool", False
+)
+
+
 def add_case_options(parser: Any) -> None:
-    for ini, default, meaning in CASE_METRIC_INIS:
-        parser.addini(ini, f"{meaning} (default: {' '.join(default)})", type="args", default=[])
-    parser.addini(
-        "rag_case_snapshot",
-        "compare every case's scores with a snapshot (syrupy)",
-        type="bool",
-        default=False,
+    metric_inis = (
+        IniOption(ini, f"{meaning} (default: {' '.join(default)})", "args", [])
+        for ini, default, meaning in CASE_METRIC_INIS
     )
+    add_ini_options(parser, (*metric_inis, CASE_SNAPSHOT_INI))
 
 
 def read_case_settings(config: Any) -> CaseSettings:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ConfigError
+from .option_specs import IniOption, ValueOption, add_pytest_options
 from .readers import in_ini_file, ini_value
 
 PASS_ON = ("score", "expected")
@@ -13,15 +14,17 @@ PASS_ON = ("score", "expected")
 weighted score, for checks whose judge reported the odds of its grades (the others keep ``score``)."""
 
 
+PASS_ON_OPTION = ValueOption(
+    "--rag-pass-on",
+    "WHAT",
+    "compare thresholds with the score (default) or the expected score (judges with logprobs)",
+    choices=PASS_ON,
+)
+PASS_ON_INI = IniOption("rag_pass_on", "what thresholds are compared with: score or expected")
+
+
 def add_pass_on_options(group: Any, parser: Any) -> None:
-    group.addoption(
-        "--rag-pass-on",
-        metavar="WHAT",
-        default=None,
-        choices=PASS_ON,
-        help="compare thresholds with the score (default) or the expected score (judges with logprobs)",
-    )
-    parser.addini("rag_pass_on", "what thresholds are compared with: score or expected", default=None)
+    add_pytest_options(group, parser, (PASS_ON_OPTION,), (PASS_ON_INI,))
 
 
 def read_pass_on(config: Any) -> str:

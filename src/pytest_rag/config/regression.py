@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..regression.gate_bars import check_min_alpha, parse_fail_under
+from .option_specs import IniOption, ValueOption, add_pytest_options
 from .readers import in_ini_file, ini_value, on_command_line, path_option, read_number
 
 
@@ -40,78 +41,70 @@ class RegressionSettings:
         )
 
 
-def add_regression_options(group: Any, parser: Any) -> None:
-    group.addoption(
+REGRESSION_OPTIONS = (
+    ValueOption(
         "--rag-report",
-        metavar="FILE",
+        "FILE",
+        "write every check and the aggregates to FILE (.json or .csv; repeat for both)",
         action="append",
-        default=None,
-        help="write every check and the aggregates to FILE (.json or .csv; repeat for both)",
-    )
-    group.addoption(
+    ),
+    ValueOption(
         "--rag-fail-under",
-        metavar="METRIC=VALUE",
+        "METRIC=VALUE",
+        "fail the session when the lower bound of METRIC's 95%% CI is below VALUE (repeatable)",
         action="append",
-        default=None,
-        help="fail the session when the lower bound of METRIC's 95%% CI is below VALUE (repeatable)",
-    )
-    group.addoption(
+    ),
+    ValueOption(
         "--rag-baseline",
-        metavar="FILE",
-        default=None,
-        help="compare this run with a results file saved by --rag-report (paired bootstrap per metric)",
-    )
-    group.addoption(
-        "--rag-gold",
-        metavar="PATH",
-        default=None,
-        help="JSONL of human scores by test id and metric: report alpha, judge vs gold",
-    )
-    group.addoption(
+        "FILE",
+        "compare this run with a results file saved by --rag-report (paired bootstrap per metric)",
+    ),
+    ValueOption(
+        "--rag-gold", "PATH", "JSONL of human scores by test id and metric: report alpha, judge vs gold"
+    ),
+    ValueOption(
         "--rag-min-alpha",
-        metavar="ALPHA",
-        type=float,
-        default=None,
-        help="fail the session when the lower bound of alpha (judge vs --rag-gold) is below ALPHA",
-    )
-    group.addoption(
+        "ALPHA",
+        "fail the session when the lower bound of alpha (judge vs --rag-gold) is below ALPHA",
+        float,
+    ),
+    ValueOption(
         "--rag-cache-import",
-        metavar="FILE",
-        default=None,
-        help="load a judgment file (pytest-rag cache export) into the cache before the run",
-    )
-    group.addoption(
-        "--rag-cache-export",
-        metavar="FILE",
-        default=None,
-        help="write the judgment cache to FILE (diffable JSONL) after the run",
-    )
-    group.addoption(
+        "FILE",
+        "load a judgment file (pytest-rag cache export) into the cache before the run",
+    ),
+    ValueOption(
+        "--rag-cache-export", "FILE", "write the judgment cache to FILE (diffable JSONL) after the run"
+    ),
+    ValueOption(
         "--rag-snapshot-tolerance",
-        metavar="TOL",
-        default=None,
-        help="how far a snapshotted score may move: score points, or 'repeats'; default 0",
-    )
-    parser.addini(
-        "rag_report", "results files to write (.json/.csv), one per line", type="linelist", default=[]
-    )
-    parser.addini("rag_fail_under", "suite gates as lines of METRIC = VALUE", type="linelist", default=[])
-    parser.addini("rag_baseline", "results file to compare this run with", default=None)
-    parser.addini("rag_gold", "gold labels (JSONL) for judge-vs-human agreement", default=None)
-    parser.addini(
-        "rag_min_alpha", "least acceptable lower bound of alpha against the gold labels", default=None
-    )
-    parser.addini("rag_cache_import", "judgment file to load into the cache before the run", default=None)
-    parser.addini("rag_cache_export", "judgment file to write after the run", default=None)
-    parser.addini(
-        "rag_snapshot_tolerance", "tolerance of snapshotted scores (number or 'repeats')", default=None
-    )
-    parser.addini(
+        "TOL",
+        "how far a snapshotted score may move: score points, or 'repeats'; default 0",
+    ),
+)
+"""The end-of-run features' command-line options, in ``pytest --help`` order."""
+
+REGRESSION_INIS = (
+    IniOption("rag_report", "results files to write (.json/.csv), one per line", "linelist", []),
+    IniOption("rag_fail_under", "suite gates as lines of METRIC = VALUE", "linelist", []),
+    IniOption("rag_baseline", "results file to compare this run with"),
+    IniOption("rag_gold", "gold labels (JSONL) for judge-vs-human agreement"),
+    IniOption("rag_min_alpha", "least acceptable lower bound of alpha against the gold labels"),
+    IniOption("rag_cache_import", "judgment file to load into the cache before the run"),
+    IniOption("rag_cache_export", "judgment file to write after the run"),
+    IniOption("rag_snapshot_tolerance", "tolerance of snapshotted scores (number or 'repeats')"),
+    IniOption(
         "rag_snapshot_default",
         "make pytest-rag's tolerant Amber extension the default of syrupy's snapshot fixture",
-        type="bool",
-        default=True,
-    )
+        "bool",
+        True,
+    ),
+)
+"""The end-of-run features' ini keys, in ``pytest --help`` order."""
+
+
+def add_regression_options(group: Any, parser: Any) -> None:
+    add_pytest_options(group, parser, REGRESSION_OPTIONS, REGRESSION_INIS)
 
 
 def read_regression_settings(config: Any) -> RegressionSettings:

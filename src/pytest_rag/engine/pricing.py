@@ -1,9 +1,13 @@
 """Estimated dollars per judge call, from a built-in price table the user can override.
 
 Prices are USD per million tokens (input, output), matched by the longest model-name prefix. Each
-provider keeps its own rows, its batch discount and whether it is free in its folder
-(``judges/<provider>/prices.py``); this module puts them together, and holds the table and its
-overrides. They are estimates: providers change prices, so the table is overridable with the ini
+provider with list prices keeps them as data in its folder, ``judges/<provider>/prices.json``:
+``prices`` (model-name prefix -> [input, output]; an embedding model bills input only, so its output
+price is 0), ``batch_discounts`` (provider -> the share of the live price its batch API bills) and
+``free_providers`` (the providers served from the folder that run on the user's own machine, such as
+``ollama``). The offline judges, which bill no tokens, say so in their folder's ``prices.py``
+(``FREE_PROVIDERS``). This module reads them all with one loader, :func:`read_provider_prices`, and
+holds the table and its overrides. They are estimates: providers change prices, so the table is overridable with the ini
 option ``rag_prices`` (lines of ``MODEL = INPUT_PER_MTOK, OUTPUT_PER_MTOK``, optionally followed by
 the batch prices ``, BATCH_INPUT_PER_MTOK, BATCH_OUTPUT_PER_MTOK``). Local and self-hosted judges
 cost nothing; a model with no known price is reported as such rather than as free.
@@ -15,23 +19,59 @@ line names other batch prices for the model.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
 
 from ..errors import ConfigError
-from ..judges.anthropic import prices as anthropic_prices
 from ..judges.local import prices as local_prices
 from ..judges.nli import prices as nli_prices
-from ..judges.openai import prices as openai_prices
 from ..judges.protocol import JudgeSpec
 
-BUILTIN_PRICES: Mapping[str, tuple[float, float]] = {**openai_prices.PRICES, **anthropic_prices.PRICES}
-"""Every provider's own price rows (``judges/<provider>/prices.py``), as one table."""
+PRICED_FOLDERS = ("openai", "anthropic")
+"""The provider folders under ``judges/`` that ship a ``prices.json``."""
 
-FREE_PROVIDERS = openai_prices.FREE_PROVIDERS | local_prices.FREE_PROVIDERS | nli_prices.FREE_PROVIDERS
+
+@dataclass(frozen=True)
+class ProviderPrices:
+    """One provider folder's ``prices.json``, read."""
+
+    prices: Mapping[str, tuple[float, float]]
+    batch_discounts: Mapping[str, float]
+    free_providers: frozenset[str]
+
+
+def read_provider_prices(folder: str) -> ProviderPrices:
+    """The prices of ``judges/<folder>/prices.json`` (package data: it ships in the wheel); a price
+    is USD per million tokens the model reads and writes."""
+    text = resources.files("pytest_rag.judges").joinpath(folder).joinpath("prices.json").read_text("utf-8")
+    raw = json.loads(text)
+    return ProviderPrices(
+        prices={model: (float(read), float(written)) for model, (read, written) in raw["prices"].items()},
+        batch_discounts={provider: float(share) for provider, share in raw["batch_discounts"].items()},
+        free_providers=frozenset(raw.get("free_providers", ())),
+    )
+
+
+_PROVIDERS = tuple(read_provider_prices(folder) for folder in PRICED_FOLDERS)
+
+BUILTIN_PRICES: Mapping[str, tuple[float, float]] = {
+    model: price for provider in _PROVIDERS for model, price in provider.prices.items()
+}
+"""Every provider's own price rows (``judges/<provider>/prices.json``), as one table."""
+
+FREE_PROVIDERS: frozenset[str] = frozenset().union(
+    *(provider.free_providers for provider in _PROVIDERS),
+    local_prices.FREE_PROVIDERS,
+    nli_prices.FREE_PROVIDERS,
+)
 """Providers whose judges run on the user's own machine."""
 
-BATCH_DISCOUNT: Mapping[str, float] = {**openai_prices.BATCH_DISCOUNTS, **anthropic_prices.BATCH_DISCOUNTS}
+BATCH_DISCOUNT: Mapping[str, float] = {
+    name: share for provider in _PROVIDERS for name, share in provider.batch_discounts.items()
+}
 """What a provider's batch API charges as a share of its live price."""
 
 

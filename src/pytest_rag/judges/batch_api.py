@@ -193,6 +193,18 @@ class Outcome:
     sent: bool = True
     """False for a request of a batch refused as a whole (nothing reached the model)."""
 
+    @classmethod
+    def failed(cls, key: str, error: str, body: Any, refusal: dict[str, Any] | None = None) -> Outcome:
+        """A request the provider answered with an ``error``: its error ``body`` kept size-capped (as
+        any raw reply is), and the request parameter the model refused when ``refusal`` (the error
+        of an invalid request) names one, so the judge can stop sending it."""
+        return cls(
+            key,
+            error=error,
+            raw=cut_text(json.dumps(body), RAW_REPLY_LIMIT),
+            rejected_param=rejected_param(SimpleNamespace(body={"error": refusal})) if refusal else None,
+        )
+
 
 UNREADABLE_LINE = "unreadable in the output"
 """Why a request whose result line cannot be read was not answered (it is asked again)."""
@@ -237,21 +249,6 @@ class BatchAPI(Protocol):
         ...
 
 
-def target_of(api: str, endpoint: str, owner: Any, model: str, label: str) -> BatchTarget:
-    """The target of a judge (or embedder) ``owner``: its base URL, key variable and timeout."""
-    return BatchTarget.model_validate(
-        {
-            "api": api,
-            "endpoint": endpoint,
-            "base_url": owner.base_url,
-            "model": model,
-            "judge": label,
-            "key_env": owner.key_env,
-            "timeout_s": owner.timeout_s,
-        }
-    )
-
-
 @contextmanager
 def sdk_client(
     sdk: ModuleType, client: str, base_error: str, target: BatchTarget, doing: str, *, api_key: str | None
@@ -292,18 +289,6 @@ def problem(exc: BaseException, sdk: ModuleType, target: BatchTarget, doing: str
     )
 
 
-def failed(key: str, error: str, body: Any, refusal: dict[str, Any] | None = None) -> Outcome:
-    """The outcome of a request the provider answered with an ``error``: its error ``body`` kept
-    size-capped (as any raw reply is), and the request parameter the model refused when ``refusal``
-    (the error of an invalid request) names one, so the judge can stop sending it."""
-    return Outcome(
-        key,
-        error=error,
-        raw=cut_text(json.dumps(body), RAW_REPLY_LIMIT),
-        rejected_param=rejected_param(SimpleNamespace(body={"error": refusal})) if refusal else None,
-    )
-
-
 def outcomes_of(lines: Iterable[str], read: Callable[[Any], Outcome]) -> Iterator[Outcome]:
     """The outcome of each result line, as ``read`` finds it in the line's JSON. A line that cannot
     be read (not JSON, cut short, without a field ``read`` needs) leaves its own request unanswered
@@ -319,12 +304,15 @@ def outcomes_of(lines: Iterable[str], read: Callable[[Any], Outcome]) -> Iterato
 
 
 class ProviderBatches(ABC):
-    """What every provider's :class:`BatchAPI` does alike: it opens its SDK's synchronous client for
-    each operation (:func:`sdk_client`), checks and cancels a batch by reading the batch object the
-    provider returns, and collects inside one client. A provider names its SDK and batch, and fills
-    in the calls that differ: its key, retrieving, cancelling, reading a batch object's state, and
-    listing the outcomes of an ended batch."""
+    """What every provider's :class:`BatchAPI` does alike: it builds a judge's target, opens its SDK's
+    synchronous client for each operation (:func:`sdk_client`), checks and cancels a batch by reading
+    the batch object the provider returns, collects inside one client and reads result lines one by
+    one. A provider names its SDK and batch, and fills in the calls that differ: its key, retrieving,
+    cancelling, reading a batch object's state, listing the outcomes of an ended batch, and what one
+    result line says."""
 
+    name: str
+    """The provider's name, as a :class:`BatchTarget`'s ``api``."""
     sdk: str
     """The SDK's module name (``openai``), imported when a batch is managed."""
     client_class: str
@@ -332,6 +320,21 @@ class ProviderBatches(ABC):
     """The SDK's client class and the base class of its errors, by name."""
     batch_noun: str
     """What the provider calls one batch, for problems: ``batch``, ``message batch``."""
+
+    def _target(self, endpoint: str, owner: Any, model: str, label: str) -> BatchTarget:
+        """The target of a judge (or embedder) ``owner`` at this provider's ``endpoint``: its base
+        URL, key variable and timeout."""
+        return BatchTarget.model_validate(
+            {
+                "api": self.name,
+                "endpoint": endpoint,
+                "base_url": owner.base_url,
+                "model": model,
+                "judge": label,
+                "key_env": owner.key_env,
+                "timeout_s": owner.timeout_s,
+            }
+        )
 
     @abstractmethod
     def api_key(self, target: BatchTarget) -> str | None:
@@ -357,7 +360,16 @@ class ProviderBatches(ABC):
 
     @abstractmethod
     def _collect(self, client: Any, manifest: Manifest) -> Iterator[Outcome]:
-        """The outcomes of the ended batch of ``manifest``, read with ``client``."""
+        """The outcomes of the ended batch of ``manifest``, read with ``client`` (mostly result lines,
+        through :meth:`_outcomes`)."""
+
+    @abstractmethod
+    def _outcome(self, item: Any) -> Outcome:
+        """The outcome in one result line's JSON, ``item``, as the provider writes it."""
+
+    def _outcomes(self, lines: Iterable[str]) -> Iterator[Outcome]:
+        """The outcome of each result line (see :func:`outcomes_of`)."""
+        return outcomes_of(lines, self._outcome)
 
     def state(self, manifest: Manifest) -> BatchState:
         with self.client(manifest.target, f"check {self.batch_noun} {manifest.id}") as client:

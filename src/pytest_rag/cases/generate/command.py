@@ -23,6 +23,7 @@ import pluggy
 
 from ... import builtin, hookspecs
 from ...config import RagSettings
+from ...config.option_specs import CommandOption, SharedOptions, SubCommand, SwitchOption, ValueOption
 from ...engine.cache import add_cache_dir_argument
 from ...engine.limits import BatchSettings, EngineSettings
 from ...errors import ConfigError, NotJudgedError, RagError, WaitingForBatchError
@@ -65,84 +66,54 @@ class CommandConfig:
         self.hook = manager.hook
 
 
-def add_generate_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "generate",
-        help="write a case file of questions and reference answers from a folder of documents",
-        description="Read a folder of documents (text, Markdown, HTML; PDF with the pdf extra), write "
-        "questions with reference answers and the passages they rest on, keep those the judge finds "
-        "supported, and write them as a case file to review.",
-    )
-    parser.add_argument("docs", metavar="DOCS", help="the folder of documents (or one document)")
-    parser.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        metavar="FILE",
-        help="the case file to write (.rag.jsonl or .rag.yaml)",
-    )
-    parser.add_argument("--count", type=int, default=20, metavar="N", help="questions to plan (default 20)")
-    parser.add_argument(
+GENERATE_OPTIONS: tuple[CommandOption | SharedOptions, ...] = (
+    ValueOption("docs", "DOCS", "the folder of documents (or one document)"),
+    ValueOption(
+        ("-o", "--output"), "FILE", "the case file to write (.rag.jsonl or .rag.yaml)", required=True
+    ),
+    ValueOption("--count", "N", "questions to plan (default 20)", int, 20),
+    ValueOption(
         "--kinds",
-        metavar="K=W,...",
-        help=f"kinds and weights, e.g. single_fact=3,numbers=1 (kinds: {', '.join(KINDS)}; default: all equally)",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the plan: the same seed, the same cases")
-    parser.add_argument(
-        "--judge",
-        default="local",
-        metavar="SPEC",
-        help="judge that writes and checks, as --rag-judge (default local)",
-    )
-    parser.add_argument(
+        "K=W,...",
+        f"kinds and weights, e.g. single_fact=3,numbers=1 (kinds: {', '.join(KINDS)}; default: all equally)",
+    ),
+    ValueOption("--seed", None, "seed of the plan: the same seed, the same cases", int, 0),
+    ValueOption(
+        "--judge", "SPEC", "judge that writes and checks, as --rag-judge (default local)", None, "local"
+    ),
+    ValueOption(
         "--generator",
-        choices=("auto", "offline", "llm"),
-        default="auto",
-        help="who writes the questions: the judge's model (llm), extractive rules (offline); "
+        None,
+        "who writes the questions: the judge's model (llm), extractive rules (offline); "
         "auto: the model unless the judge is offline",
-    )
-    parser.add_argument(
-        "--passage-words",
-        type=int,
-        default=DEFAULT_WORDS,
-        metavar="N",
-        help=f"words per passage (default {DEFAULT_WORDS})",
-    )
-    parser.add_argument(
-        "--dry-run", action="store_true", help="write nothing and make no live call: count and price them"
-    )
-    parser.add_argument(
-        "--budget", type=float, metavar="USD", help="stop live calls once this many dollars are spent"
-    )
-    parser.add_argument(
-        "--batch",
-        action="store_true",
-        help="send the calls through the providers' batch APIs (half price) and wait",
-    )
-    parser.add_argument(
-        "--batch-poll",
-        type=float,
-        default=BatchSettings().poll_s,
-        metavar="SECONDS",
-        help="seconds between batch status checks",
-    )
-    parser.add_argument(
-        "--batch-timeout",
-        type=float,
-        default=BatchSettings().wait_s,
-        metavar="SECONDS",
-        help="longest wait for the batches",
-    )
-    parser.add_argument(
-        "--concurrency",
-        type=int,
-        default=EngineSettings().concurrency,
-        metavar="N",
-        help="most calls in flight at once",
-    )
-    add_cache_dir_argument(parser)
-    parser.add_argument("--force", action="store_true", help="replace the output file if it exists")
-    parser.set_defaults(handler=generate_command)
+        default="auto",
+        choices=("auto", "offline", "llm"),
+    ),
+    ValueOption("--passage-words", "N", f"words per passage (default {DEFAULT_WORDS})", int, DEFAULT_WORDS),
+    SwitchOption("--dry-run", "write nothing and make no live call: count and price them"),
+    ValueOption("--budget", "USD", "stop live calls once this many dollars are spent", float),
+    SwitchOption("--batch", "send the calls through the providers' batch APIs (half price) and wait"),
+    ValueOption(
+        "--batch-poll", "SECONDS", "seconds between batch status checks", float, BatchSettings().poll_s
+    ),
+    ValueOption("--batch-timeout", "SECONDS", "longest wait for the batches", float, BatchSettings().wait_s),
+    ValueOption("--concurrency", "N", "most calls in flight at once", int, EngineSettings().concurrency),
+    add_cache_dir_argument,
+    SwitchOption("--force", "replace the output file if it exists"),
+)
+"""The options of ``pytest-rag generate``, in ``--help`` order."""
+
+
+def add_generate_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    SubCommand(
+        "generate",
+        "write a case file of questions and reference answers from a folder of documents",
+        "Read a folder of documents (text, Markdown, HTML; PDF with the pdf extra), write questions "
+        "with reference answers and the passages they rest on, keep those the judge finds supported, "
+        "and write them as a case file to review.",
+        GENERATE_OPTIONS,
+        generate_command,
+    ).add_to(commands)
 
 
 def generate_command(args: argparse.Namespace) -> int:

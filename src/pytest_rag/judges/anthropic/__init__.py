@@ -7,5 +7,5 @@ The modules:
 * :mod:`.messages`: :class:`~.messages.AnthropicJudge`, the judge (structured output through a
   forced tool call);
 * :mod:`.batch`: Message Batches (``--rag-batch``);
-* :mod:`.prices`: its built-in prices and batch discount.
+* ``prices.json``: its built-in prices and batch discount (package data).
 """

@@ -20,9 +20,6 @@ from ..batch_api import (
     Outcome,
     ProviderBatches,
     QueuedRequest,
-    failed,
-    outcomes_of,
-    target_of,
 )
 from ..protocol import Judge, JudgeReply
 from ..request import JudgeRequest
@@ -43,7 +40,7 @@ class AnthropicBatches(ProviderBatches):
     def target(self, judge: Judge) -> BatchTarget | None:
         if not isinstance(judge, AnthropicJudge):
             return None
-        return target_of("anthropic", MESSAGES, judge, judge.spec.model, judge.spec.label)
+        return self._target(MESSAGES, judge, judge.spec.model, judge.spec.label)
 
     def body(self, judge: Judge, request: JudgeRequest) -> dict[str, Any]:
         assert isinstance(judge, AnthropicJudge)
@@ -80,35 +77,38 @@ class AnthropicBatches(ProviderBatches):
         try:
             # line by line rather than through the SDK's decoder, which stops at the first line
             # that is not JSON: such a line leaves its request unanswered, not the whole batch
-            yield from outcomes_of(results.http_response.iter_lines(), _outcome)
+            yield from self._outcomes(results.http_response.iter_lines())
         finally:
             results.close()
+
+    @staticmethod
+    def _outcome(item: Any) -> Outcome:
+        """One line of the results: ``{"custom_id", "result": {"type", "message" | "error"}}``."""
+        key, result = str(item["custom_id"]), item["result"]
+        kind = str(result["type"])
+        message = result.get("message")
+        envelope = result.get("error") or {}
+        error = envelope.get("error") or {} if kind == "errored" else {}
+        if kind == "succeeded" and isinstance(message, dict):
+            return Outcome(key, body=message)
+        if kind != "errored" or not isinstance(error, dict):
+            # canceled or expired (or a result with no message): asked again in a later batch
+            return Outcome(key, unanswered=kind if kind in ("canceled", "expired") else UNREADABLE_LINE)
+        if error.get("type") in PASSING_ERRORS:
+            return Outcome(key, unanswered=f"met {error['type']}")
+        invalid = error.get("type") == "invalid_request_error"
+        return Outcome.failed(
+            key,
+            f"{error.get('type', 'error')}: {error.get('message', '')}",
+            envelope,
+            error if invalid else None,
+        )
 
     async def reply(self, judge: Judge, request: JudgeRequest, body: dict[str, Any]) -> JudgeReply:
         from anthropic.types import Message
 
         assert isinstance(judge, AnthropicJudge)
         return judge.reply_of(Message.model_validate(body))
-
-
-def _outcome(item: Any) -> Outcome:
-    """One line of the results: ``{"custom_id", "result": {"type", "message" | "error"}}``."""
-    key, result = str(item["custom_id"]), item["result"]
-    kind = str(result["type"])
-    message = result.get("message")
-    envelope = result.get("error") or {}
-    error = envelope.get("error") or {} if kind == "errored" else {}
-    if kind == "succeeded" and isinstance(message, dict):
-        return Outcome(key, body=message)
-    if kind != "errored" or not isinstance(error, dict):
-        # canceled or expired (or a result with no message): asked again in a later batch
-        return Outcome(key, unanswered=kind if kind in ("canceled", "expired") else UNREADABLE_LINE)
-    if error.get("type") in PASSING_ERRORS:
-        return Outcome(key, unanswered=f"met {error['type']}")
-    invalid = error.get("type") == "invalid_request_error"
-    return failed(
-        key, f"{error.get('type', 'error')}: {error.get('message', '')}", envelope, error if invalid else None
-    )
 
 
 ANTHROPIC_BATCHES = AnthropicBatches()

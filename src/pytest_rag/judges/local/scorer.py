@@ -294,6 +294,19 @@ class GroundingReport:
         return [s for s in self.sentences if s.probability < threshold]
 
 
+@dataclass(frozen=True)
+class GroundingInput:
+    """What one grounding judges, handed as one to the step a scorer with another model behind it
+    replaces (:meth:`LocalScorer._ground_units`): the ``units`` (sentences or claims) of a text, the
+    ``whole`` text, the ``contexts`` it is judged against, and for a short answer turned into the
+    claim it makes with its question, that claim and the question (``asked``)."""
+
+    units: Sequence[str]
+    whole: str
+    contexts: Sequence[str]
+    asked: tuple[QuestionClaim, str] | None = None
+
+
 _REFUSAL_PATTERNS = tuple(
     re.compile(p)
     for p in (
@@ -371,7 +384,7 @@ class LocalScorer:
             _check_text("question", question)
         units, made = _claims_with_question(answer_units(answer), question, contexts)
         asked = (made, question) if made is not None and question else None
-        return self._grounding(units, " ".join(units), contexts, asked)
+        return self._grounding(GroundingInput(units, " ".join(units), contexts, asked))
 
     def claims_of(self, answer: str, question: str | None = None, contexts: Sequence[str] = ()) -> list[str]:
         """The claims ``support`` would judge in ``answer`` (for claim extraction); ``contexts``
@@ -402,13 +415,13 @@ class LocalScorer:
             # only when the first claim is the one made from the question (not an LLM's own wording)
             if made is not None and units and units[0] == rewritten[0].strip():
                 asked = (made, question)
-        return self._grounding(units, " ".join(units), contexts, asked)
+        return self._grounding(GroundingInput(units, " ".join(units), contexts, asked))
 
     def coverage(self, reference: str, sources: Sequence[str]) -> GroundingReport:
         """Which sentences (facts) of ``reference`` are covered by ``sources``."""
         _check_text("reference", reference)
         _check_texts("sources", sources)
-        return self._grounding(split_sentences(reference), reference, sources)
+        return self._grounding(GroundingInput(split_sentences(reference), reference, sources))
 
     def evidence(
         self, units: Sequence[str], whole: str, contexts: Sequence[str]
@@ -420,26 +433,15 @@ class LocalScorer:
         overall = sentence_evidence(self._embedder, index, whole, vectors[-1]) if units else None
         return per_unit, overall
 
-    def _grounding(
-        self,
-        units: Sequence[str],
-        whole: str,
-        contexts: Sequence[str],
-        asked: tuple[QuestionClaim, str] | None = None,
-    ) -> GroundingReport:
-        """The report on ``units`` (the text with no units is fully supported); how the units are
+    def _grounding(self, given: GroundingInput) -> GroundingReport:
+        """The report on ``given`` (a text with no units is fully supported); how the units are
         judged is :meth:`_ground_units`, which a scorer with another model behind it overrides."""
-        if not units:
+        if not given.units:
             return GroundingReport((), 1.0)
-        return self._ground_units(units, whole, contexts, asked)
+        return self._ground_units(given)
 
-    def _ground_units(
-        self,
-        units: Sequence[str],
-        whole: str,
-        contexts: Sequence[str],
-        asked: tuple[QuestionClaim, str] | None,
-    ) -> GroundingReport:
+    def _ground_units(self, given: GroundingInput) -> GroundingReport:
+        units, contexts, asked = given.units, given.contexts, given.asked
         index = index_contexts(self._embedder, contexts)
         per_unit = claims_evidence(self._embedder, index, self.entailment, units)
         if asked is not None:

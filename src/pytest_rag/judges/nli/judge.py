@@ -12,13 +12,12 @@ offline scorer, since an NLI model says nothing about them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ...scoring.text import tokenize
 from ..local.judge import LocalJudge
-from ..local.question import QuestionClaim
-from ..local.scorer import GroundingReport, LocalScorer, SentenceSupport
+from ..local.scorer import GroundingInput, GroundingReport, LocalScorer, SentenceSupport
 from ..protocol import JudgeSpec
 from .hub import HubModel, fetch_hub_model, hub_name_of
 from .model import ModelDir, NliModel, describe_model_dir, load_nli_model
@@ -37,18 +36,12 @@ class NliScorer(LocalScorer):
     def version(self) -> str:
         return f"nli:{self.nli.model_dir.fingerprint()}+{self.calibration.version}"
 
-    def _ground_units(
-        self,
-        units: Sequence[str],
-        whole: str,
-        contexts: Sequence[str],
-        asked: tuple[QuestionClaim, str] | None,
-    ) -> GroundingReport:
+    def _ground_units(self, given: GroundingInput) -> GroundingReport:
         # A short answer arrives already rewritten as the claim it makes with its question; the
-        # NLI model judges that claim, so the slot and polarity rules of the offline judge are
-        # not needed here.
-        per_unit, _ = self.evidence(units, whole, contexts)
-        usable = [c for c in contexts if tokenize(c)]
+        # NLI model judges that claim, so the slot and polarity rules of the offline judge (which
+        # read ``given.asked``) are not needed here.
+        per_unit, _ = self.evidence(given.units, given.whole, given.contexts)
+        usable = [c for c in given.contexts if tokenize(c)]
         if not usable:
             return GroundingReport(tuple(SentenceSupport.from_evidence(e, 0.0) for e in per_unit), 0.0)
         premises: list[str] = []

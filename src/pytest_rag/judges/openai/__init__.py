@@ -8,6 +8,6 @@ The modules:
   model refuses);
 * :mod:`.batch`: the Batch API (``--rag-batch``) for its chat requests and its embeddings;
 * :mod:`.embeddings`: :class:`~.embeddings.OpenAIEmbedder`, the embeddings API;
-* :mod:`.prices`: its built-in prices and batch discount;
+* ``prices.json``: its built-in prices, batch discount and the free ``ollama`` (package data);
 * :mod:`.server`: where the server is and which key it takes, one rule for all of the above.
 """

@@ -15,17 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import JudgeError
-from ..batch_api import (
-    BatchState,
-    BatchTarget,
-    Manifest,
-    Outcome,
-    ProviderBatches,
-    QueuedRequest,
-    failed,
-    outcomes_of,
-    target_of,
-)
+from ..batch_api import BatchState, BatchTarget, Manifest, Outcome, ProviderBatches, QueuedRequest
 from ..embeddings import EmbeddingBatch, EmbeddingJudge
 from ..faults import RETRYABLE_STATUS
 from ..protocol import Judge, JudgeReply
@@ -70,10 +60,10 @@ class OpenAIBatches(ProviderBatches):
 
     def target(self, judge: Judge) -> BatchTarget | None:
         if isinstance(judge, OpenAIChatJudge) and judge.spec.provider == "openai":
-            return target_of("openai", CHAT, judge, judge.spec.model, judge.spec.label)
+            return self._target(CHAT, judge, judge.spec.model, judge.spec.label)
         if isinstance(judge, EmbeddingJudge) and isinstance(judge.embedder, OpenAIEmbedder):
             embedder = judge.embedder
-            return target_of("openai", EMBEDDINGS, embedder, embedder.model, embedder.label)
+            return self._target(EMBEDDINGS, embedder, embedder.model, embedder.label)
         return None
 
     def body(self, judge: Judge, request: JudgeRequest) -> dict[str, Any]:
@@ -127,7 +117,27 @@ class OpenAIBatches(ProviderBatches):
             return
         for file_id in (batch.output_file_id, batch.error_file_id):
             if file_id:
-                yield from outcomes_of(client.files.content(file_id).text.splitlines(), _outcome)
+                yield from self._outcomes(client.files.content(file_id).text.splitlines())
+
+    @staticmethod
+    def _outcome(item: Any) -> Outcome:
+        """One line of an output or error file: ``{"custom_id", "response": {"status_code", "body"}, "error"}``."""
+        key = str(item["custom_id"])
+        response = item.get("response") or {}
+        status = response.get("status_code")
+        body = response.get("body")
+        if status == 200 and isinstance(body, dict):
+            return Outcome(key, body=body)
+        error = item.get("error") or (body.get("error") if isinstance(body, dict) else None) or {}
+        code = error.get("code") if isinstance(error, dict) else None
+        if code in NOT_ANSWERED:
+            return Outcome(key, unanswered=NOT_ANSWERED[code])
+        if status in RETRYABLE_STATUS:  # rate-limited or a server fault: asked again later
+            return Outcome(key, unanswered=f"met HTTP {status}")
+        message = error.get("message") if isinstance(error, dict) else None
+        detail = f"HTTP {status}: {message}" if status else str(message or code or "failed")
+        invalid = isinstance(error, dict) and status == 400
+        return Outcome.failed(key, detail, body if body is not None else error, error if invalid else None)
 
     async def reply(self, judge: Judge, request: JudgeRequest, body: dict[str, Any]) -> JudgeReply:
         if isinstance(judge, OpenAIChatJudge):
@@ -149,26 +159,6 @@ class OpenAIBatches(ProviderBatches):
             judge.embedder, EmbeddingBatch(vectors, int(response.usage.prompt_tokens or 0))
         )
         return await EmbeddingJudge(collected).complete(request)
-
-
-def _outcome(item: Any) -> Outcome:
-    """One line of an output or error file: ``{"custom_id", "response": {"status_code", "body"}, "error"}``."""
-    key = str(item["custom_id"])
-    response = item.get("response") or {}
-    status = response.get("status_code")
-    body = response.get("body")
-    if status == 200 and isinstance(body, dict):
-        return Outcome(key, body=body)
-    error = item.get("error") or (body.get("error") if isinstance(body, dict) else None) or {}
-    code = error.get("code") if isinstance(error, dict) else None
-    if code in NOT_ANSWERED:
-        return Outcome(key, unanswered=NOT_ANSWERED[code])
-    if status in RETRYABLE_STATUS:  # rate-limited or a server fault: asked again later
-        return Outcome(key, unanswered=f"met HTTP {status}")
-    message = error.get("message") if isinstance(error, dict) else None
-    detail = f"HTTP {status}: {message}" if status else str(message or code or "failed")
-    invalid = isinstance(error, dict) and status == 400
-    return failed(key, detail, body if body is not None else error, error if invalid else None)
 
 
 OPENAI_BATCHES = OpenAIBatches()
