@@ -46,3 +46,14 @@ def test_a_reply_is_read_as_its_decision_and_reasons() -> None:
     reply = KEPT.verdict.model_validate({"reasoning": "It is cited.", "kept": False})
     assert KEPT.read(reply) == Decision(yes=False, reasoning="It is cited.")
     assert KEPT.read(KEPT.verdict.model_validate({"reasoning": "r", "kept": True})).yes
+
+
+class KeptPassage(ReasonedVerdict):
+    kept: bool = Field(description="true when the passage was kept")
+
+
+def test_the_same_verdict_under_another_name_has_that_name_and_the_same_fields() -> None:
+    renamed = KEPT.verdict_named("KeptPassage")
+    assert json.dumps(renamed.model_json_schema()) == json.dumps(KeptPassage.model_json_schema())
+    assert renamed.__module__ == __name__
+    assert KEPT.read(renamed.model_validate({"reasoning": "r", "kept": True})) == Decision(True, "r")

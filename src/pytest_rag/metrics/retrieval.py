@@ -103,8 +103,7 @@ USEFULNESS_ALL = Template(
 )
 
 
-class PassageUsefulness(ReasonedVerdict):
-    useful: bool = Field(description="true when the passage helps answer the question")
+PassageUsefulness = USEFULNESS.verdict_named("PassageUsefulness")
 
 
 @functools.lru_cache(maxsize=64)
@@ -173,8 +172,10 @@ class ContextPrecision(Metric):
             },
         )
         verdict = await ask(request, model)
-        entries = [getattr(verdict, f"passage_{i}") for i in range(1, len(sample.contexts) + 1)]
-        return [e.useful for e in entries], [e.reasoning for e in entries]
+        entries = [
+            USEFULNESS.read(getattr(verdict, f"passage_{i}")) for i in range(1, len(sample.contexts) + 1)
+        ]
+        return [e.yes for e in entries], [e.reasoning for e in entries]
 
     async def _per_passage(
         self, ask: Asker, sample: Sample, head: list[str], reference: str | None

@@ -121,6 +121,12 @@ class YesNoQuestion(Template):
     decision: str
     verdict: type[BaseModel] = field(repr=False, compare=False)
 
+    def verdict_named(self, name: str) -> type[BaseModel]:
+        """:attr:`verdict` under another ``name``, for a template that asks the same question of
+        several items in one reply: the name is part of the schema (and so of every cache key), the
+        fields and their wording stay this question's."""
+        return create_model(name, __base__=self.verdict, __module__=self.verdict.__module__)
+
     def read(self, verdict: Any) -> Decision:
         """The decision and the reasons of a reply validated by :attr:`verdict`."""
         return Decision(yes=bool(getattr(verdict, self.decision)), reasoning=verdict.reasoning)
