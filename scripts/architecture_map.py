@@ -69,7 +69,10 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
         ),
     ),
     ("arithmetic", (("scoring/", ("scoring/",)), ("stats/", ("stats/",)))),
-    ("ground", (("ground", ("errors.py", "deprecation.py", "redaction.py", "__init__.py")),)),
+    (
+        "ground",
+        (("ground", ("errors.py", "deprecation.py", "redaction.py", "integer_keys.py", "__init__.py")),),
+    ),
 )
 
 

@@ -90,6 +90,8 @@ def test_unreadable_label_map_is_refused(tmp_path: Path) -> None:
         read_label_map({}, tmp_path / "config.json")
     with pytest.raises(NliModelError, match="no entailment label"):
         read_label_map({"id2label": {"0": "LABEL_0", "1": "LABEL_1"}}, tmp_path / "config.json")
+    with pytest.raises(NliModelError, match="id2label key 'one' is not an integer index"):
+        read_label_map({"id2label": {"0": "entailment", "one": "neutral"}}, tmp_path / "config.json")
     two_way = read_label_map({"id2label": {"0": "not_entailment", "1": "entailment"}}, tmp_path)
     assert (two_way.entailment, two_way.contradiction, two_way.size) == (1, None, 2)
     directory = build_onnx_model(tmp_path / "generic", id2label={"0": "LABEL_0", "1": "LABEL_1", "2": "X"})

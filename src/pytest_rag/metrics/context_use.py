@@ -16,11 +16,11 @@ from ..helper_forms import Check, answer_and_contexts, score_form, shared_form
 from ..inputs import Chunk, ContextLike, Sample
 from ..results import Evidence, Highlights, passage_labels
 from .base import Asker, Metric, Scale, Scored
-from .judging import judge_each
-from .prompts import REASONING, ReasonedVerdict, Template, block, passage_block
+from .prompts import block, passage_block
 from .retrieval import judge_relevance
+from .verdict_shapes import Decision, yes_no_question
 
-PASSAGE_USED = Template(
+PASSAGE_USED = yes_no_question(
     id="augmentation.context_used",
     version="1",
     task=(
@@ -28,12 +28,10 @@ PASSAGE_USED = Template(
         "or paraphrased. It does not matter whether the answer is correct, only whether it draws on "
         "this passage."
     ),
-    fields={"reasoning": REASONING, "used": "true or false"},
+    decision="used",
+    held="true when information from the passage appears in the answer",
+    verdict="UsedVerdict",
 )
-
-
-class UsedVerdict(ReasonedVerdict):
-    used: bool = Field(description="true when information from the passage appears in the answer")
 
 
 class AugmentationEvidence(Evidence):
@@ -47,7 +45,7 @@ class AugmentationEvidence(Evidence):
 
 async def judge_usage(
     ask: Asker, metric: str, answer: str, chunks: Sequence[tuple[int, Chunk]]
-) -> list[UsedVerdict]:
+) -> list[Decision]:
     questions = [
         (
             "\n\n".join([passage_block(chunk, i), block("answer", answer)]),
@@ -55,7 +53,7 @@ async def judge_usage(
         )
         for i, chunk in chunks
     ]
-    return await judge_each(ask, metric, PASSAGE_USED, UsedVerdict, questions)
+    return await PASSAGE_USED.decide_each(ask, metric, questions)
 
 
 class AugmentationAccuracy(Metric):
@@ -72,12 +70,12 @@ class AugmentationAccuracy(Metric):
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         ranked = list(enumerate(sample.contexts, start=1))
-        verdicts = await judge_usage(ask, self.name, sample.answer, ranked)
-        flags = [v.used for v in verdicts]
+        decisions = await judge_usage(ask, self.name, sample.answer, ranked)
+        flags = [d.yes for d in decisions]
         hits = sum(flags)
         rows = [
-            {"index": i, "id": c.id, "used": v.used, "reason": v.reasoning}
-            for i, (c, v) in enumerate(zip(sample.contexts, verdicts, strict=True), start=1)
+            {"index": i, "id": c.id, "used": d.yes, "reason": d.reasoning}
+            for i, (c, d) in enumerate(zip(sample.contexts, decisions, strict=True), start=1)
         ]
         return Scored(
             score=hits / len(flags),
@@ -103,9 +101,7 @@ class AugmentationPrecision(Metric):
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         relevance = await judge_relevance(ask, self.name, sample.question, sample.contexts)
         relevant = [
-            (i, c)
-            for i, (c, v) in enumerate(zip(sample.contexts, relevance, strict=True), start=1)
-            if v.relevant
+            (i, c) for i, (c, v) in enumerate(zip(sample.contexts, relevance, strict=True), start=1) if v.yes
         ]
         if not relevant:
             raise InputError(
@@ -121,12 +117,12 @@ class AugmentationPrecision(Metric):
                 {
                     "index": i,
                     "id": chunk.id,
-                    "relevant": rel.relevant,
-                    "used": None if use is None else use.used,
+                    "relevant": rel.yes,
+                    "used": None if use is None else use.yes,
                     "reason": rel.reasoning if use is None else use.reasoning,
                 }
             )
-        hits = sum(1 for u in usage if u.used)
+        hits = sum(1 for u in usage if u.yes)
         return Scored(
             score=hits / len(relevant),
             reasons=f"The answer draws on {hits} of the {len(relevant)} relevant passages.",

@@ -25,7 +25,7 @@ from ..inputs import Chunk, ContextLike, Sample
 from ..results import Evidence, Highlights
 from ..scoring.text import content_words, tokenize
 from .base import Asker, Metric, Scale, Scored
-from .relevance import AttemptVerdict, NoAnswer
+from .relevance import ANSWER_ATTEMPTED, NoAnswer
 
 ExpectedLike = Sequence[str | Mapping[str, str]]
 """Expected passages: ids (``"refunds.md#9c1e"``) or mappings with an ``id`` and/or a ``text``."""
@@ -172,11 +172,12 @@ class Abstention(NoAnswer):
             )
         return await super().score(ask, sample, options)
 
-    def scored(self, verdict: AttemptVerdict) -> Scored:
-        declined = not verdict.attempted
+    def scored(self, verdict: Any) -> Scored:
+        attempt = ANSWER_ATTEMPTED.read(verdict)
+        declined = not attempt.yes
         return Scored(
             score=1.0 if declined else 0.0,
-            reasons=verdict.reasoning,
+            reasons=attempt.reasoning,
             evidence=AbstentionEvidence(declined=declined),
         )
 

@@ -23,7 +23,7 @@ from ..inputs import ContextLike, Sample, check_answer_kind
 from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
 from .dual_rating import DualTemplateMetric, ThreeLevelRating
-from .judging import SingleJudgment, batch_count, judge_each
+from .judging import SingleJudgment, batch_count
 from .options import read_int
 from .prompts import (
     REASONING,
@@ -42,6 +42,7 @@ from .verdict_shapes import (
     graded_findings_verdict,
     numbered_fields,
     numbered_verdicts,
+    yes_no_question,
 )
 
 
@@ -316,19 +317,17 @@ MAIN_POINTS = Template(
 )
 
 
-ATTRIBUTE_POINT = Template(
+ATTRIBUTE_POINT = yes_no_question(
     id="answer_consistency.attribute",
     version="1",
     task=(
         "Task: decide whether the statement can be attributed to the retrieved contexts: they state "
         "it or it follows directly from them. Use only the contexts, not your own knowledge."
     ),
-    fields={"reasoning": REASONING, "attributable": "true or false"},
+    decision="attributable",
+    held="true when the point can be attributed to the contexts",
+    verdict="AttributableVerdict",
 )
-
-
-class AttributableVerdict(ReasonedVerdict):
-    attributable: bool = Field(description="true when the point can be attributed to the contexts")
 
 
 class PointAttribution(BaseModel):
@@ -373,10 +372,10 @@ class AnswerConsistency(Metric):
             )
             for point in points
         ]
-        verdicts = await judge_each(ask, self.name, ATTRIBUTE_POINT, AttributableVerdict, questions)
+        decisions = await ATTRIBUTE_POINT.decide_each(ask, self.name, questions)
         rows = [
-            PointAttribution(point=p, attributable=v.attributable, reason=v.reasoning)
-            for p, v in zip(points, verdicts, strict=True)
+            PointAttribution(point=p, attributable=d.yes, reason=d.reasoning)
+            for p, d in zip(points, decisions, strict=True)
         ]
         hits = sum(1 for r in rows if r.attributable)
         return Scored(

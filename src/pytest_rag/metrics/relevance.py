@@ -20,8 +20,8 @@ from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
 from .judging import SingleJudgment, judge_request
 from .options import read_int, read_text
-from .prompts import REASONING, ReasonedVerdict, Template, block
-from .verdict_shapes import GradedFindings, graded_findings_fields, graded_findings_verdict
+from .prompts import Template, block
+from .verdict_shapes import GradedFindings, graded_findings_fields, graded_findings_verdict, yes_no_question
 
 
 def question_then_answer(sample: Sample) -> tuple[str, dict[str, Any]]:
@@ -181,7 +181,7 @@ class AnswerRelevancyQuestions(Metric):
 
 # -- no answer ---------------------------------------------------------------------------------
 
-ANSWER_ATTEMPTED = Template(
+ANSWER_ATTEMPTED = yes_no_question(
     id="no_answer.attempted",
     version="1",
     task=(
@@ -189,12 +189,10 @@ ANSWER_ATTEMPTED = Template(
         "wrong, partial or hedged one. It is not an attempt when the answer declines, says it does not "
         "know, or says the information is missing or insufficient."
     ),
-    fields={"reasoning": REASONING, "attempted": "true or false"},
+    decision="attempted",
+    held="true when the answer attempts to answer the question",
+    verdict="AttemptVerdict",
 )
-
-
-class AttemptVerdict(ReasonedVerdict):
-    attempted: bool = Field(description="true when the answer attempts to answer the question")
 
 
 class NoAnswerEvidence(Evidence):
@@ -215,7 +213,7 @@ class NoAnswer(SingleJudgment):
     default_threshold = 1
     required = ("question",)
     template = ANSWER_ATTEMPTED
-    verdict = AttemptVerdict
+    verdict = ANSWER_ATTEMPTED.verdict
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         if not sample.answer.strip():  # no judge needed to see that nothing was attempted
@@ -229,9 +227,10 @@ class NoAnswer(SingleJudgment):
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         return question_then_answer(sample)
 
-    def scored(self, verdict: AttemptVerdict) -> Scored:
-        evidence = NoAnswerEvidence(attempted=verdict.attempted)
-        return Scored(score=1.0 if verdict.attempted else 0.0, reasons=verdict.reasoning, evidence=evidence)
+    def scored(self, verdict: Any) -> Scored:
+        attempt = ANSWER_ATTEMPTED.read(verdict)
+        evidence = NoAnswerEvidence(attempted=attempt.yes)
+        return Scored(score=1.0 if attempt.yes else 0.0, reasons=attempt.reasoning, evidence=evidence)
 
 
 class RelevanceHelpers:

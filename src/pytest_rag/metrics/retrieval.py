@@ -25,8 +25,9 @@ from ..scoring import ranking
 from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scale, Scored
 from .dual_rating import DualTemplateMetric, ThreeLevelRating
-from .judging import ask_graded, each_request, judge_each, judge_request
+from .judging import ask_graded, each_request, judge_request
 from .prompts import REASONING, SHORT_REASON, ReasonedVerdict, Template, block, context_blocks, passage_block
+from .verdict_shapes import Decision, yes_no_question
 
 
 def passage_questions(question: str, chunks: Sequence[Chunk]) -> list[tuple[str, dict[str, Any]]]:
@@ -73,7 +74,7 @@ def passage_evidence(
 
 # -- context precision -------------------------------------------------------------------------
 
-USEFULNESS = Template(
+USEFULNESS = yes_no_question(
     id="context_precision.usefulness",
     version="1",
     task=(
@@ -82,7 +83,9 @@ USEFULNESS = Template(
         "useful if it supports any part of that reference. A passage that only shares words or the "
         "topic with the question is not useful."
     ),
-    fields={"reasoning": REASONING, "useful": "true or false"},
+    decision="useful",
+    held="true when the passage helps answer the question",
+    verdict="UsefulnessVerdict",
 )
 
 
@@ -100,12 +103,7 @@ USEFULNESS_ALL = Template(
 )
 
 
-class UsefulnessVerdict(ReasonedVerdict):
-    useful: bool = Field(description="true when the passage helps answer the question")
-
-
-class PassageUsefulness(ReasonedVerdict):
-    useful: bool = Field(description="true when the passage helps answer the question")
+PassageUsefulness = USEFULNESS.verdict_named("PassageUsefulness")
 
 
 @functools.lru_cache(maxsize=64)
@@ -174,8 +172,10 @@ class ContextPrecision(Metric):
             },
         )
         verdict = await ask(request, model)
-        entries = [getattr(verdict, f"passage_{i}") for i in range(1, len(sample.contexts) + 1)]
-        return [e.useful for e in entries], [e.reasoning for e in entries]
+        entries = [
+            USEFULNESS.read(getattr(verdict, f"passage_{i}")) for i in range(1, len(sample.contexts) + 1)
+        ]
+        return [e.yes for e in entries], [e.reasoning for e in entries]
 
     async def _per_passage(
         self, ask: Asker, sample: Sample, head: list[str], reference: str | None
@@ -187,8 +187,8 @@ class ContextPrecision(Metric):
             )
             for i, chunk in enumerate(sample.contexts, start=1)
         ]
-        verdicts = await judge_each(ask, self.name, USEFULNESS, UsefulnessVerdict, questions)
-        return [v.useful for v in verdicts], [v.reasoning for v in verdicts]
+        decisions = await USEFULNESS.decide_each(ask, self.name, questions)
+        return [d.yes for d in decisions], [d.reasoning for d in decisions]
 
 
 # -- UMBRELA -----------------------------------------------------------------------------------
@@ -307,27 +307,21 @@ class Umbrela(Metric):
 
 # -- retrieval precision -----------------------------------------------------------------------
 
-PASSAGE_RELEVANCE = Template(
+PASSAGE_RELEVANCE = yes_no_question(
     id="retrieval_precision.relevance",
     version="1",
     task=(
         "Task: decide whether the retrieved passage is relevant for answering the question, meaning "
         "it holds information that helps answer it. Sharing a topic or keywords is not enough."
     ),
-    fields={"reasoning": REASONING, "relevant": "true or false"},
+    decision="relevant",
+    held="true when the passage is relevant for answering the question",
+    verdict="RelevanceVerdict",
 )
 
 
-class RelevanceVerdict(ReasonedVerdict):
-    relevant: bool = Field(description="true when the passage is relevant for answering the question")
-
-
-async def judge_relevance(
-    ask: Asker, metric: str, question: str, chunks: Sequence[Chunk]
-) -> list[RelevanceVerdict]:
-    return await judge_each(
-        ask, metric, PASSAGE_RELEVANCE, RelevanceVerdict, passage_questions(question, chunks)
-    )
+async def judge_relevance(ask: Asker, metric: str, question: str, chunks: Sequence[Chunk]) -> list[Decision]:
+    return await PASSAGE_RELEVANCE.decide_each(ask, metric, passage_questions(question, chunks))
 
 
 class RetrievalPrecision(Metric):
@@ -342,13 +336,13 @@ class RetrievalPrecision(Metric):
     required = ("question", "contexts")
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        verdicts = await judge_relevance(ask, self.name, sample.question, sample.contexts)
-        flags = [v.relevant for v in verdicts]
+        decisions = await judge_relevance(ask, self.name, sample.question, sample.contexts)
+        flags = [d.yes for d in decisions]
         hits = sum(flags)
         return Scored(
             score=hits / len(flags),
             reasons=f"{hits} of {len(flags)} retrieved passages are relevant to the question.",
-            evidence=passage_evidence(sample.contexts, flags, [v.reasoning for v in verdicts]),
+            evidence=passage_evidence(sample.contexts, flags, [d.reasoning for d in decisions]),
             details={"relevant": float(hits), "passages": float(len(flags))},
         )
 

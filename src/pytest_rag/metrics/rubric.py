@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, create_model
 from ..errors import InputError
 from ..helper_forms import Check, given, score_form
 from ..inputs import ContextLike, Sample
+from ..integer_keys import integer_keyed
 from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
 from .judging import ask_graded, judge_request
@@ -53,18 +54,11 @@ def read_rubric(options: Mapping[str, Any]) -> dict[int, str]:
         raise InputError(
             "rubric needs at least two levels: rubric={1: 'what earns 1', 5: 'what earns 5'} (integer levels)"
         )
-    levels: dict[int, str] = {}
-    for key, text in raw.items():
-        try:
-            level = int(key)
-        except (TypeError, ValueError):
-            raise InputError(f"rubric: level {key!r} is not an integer") from None
-        if isinstance(key, bool) or str(level) != str(key).strip():
-            raise InputError(f"rubric: level {key!r} is not an integer")
+    levels = integer_keyed(raw, lambda key: InputError(f"rubric: level {key!r} is not an integer"))
+    for level, text in levels.items():
         if not isinstance(text, str) or not text.strip():
             raise InputError(f"rubric: level {level} needs a description")
-        levels[level] = text.strip()
-    return dict(sorted(levels.items()))
+    return {level: text.strip() for level, text in sorted(levels.items())}
 
 
 class Rubric(Metric):

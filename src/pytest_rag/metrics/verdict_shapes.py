@@ -5,7 +5,9 @@ the pydantic model that validates the reply come from the same words, so they ca
   recall and their per-turn versions): the reasons, the items that cost points, the grade;
 * a **check with findings** (the conversation checks, binary answer consistency): the reasons, the
   items that break the check, then whether it holds;
-* a **numbered verdict list**: one verdict per numbered item, in a single ``verdicts`` field.
+* a **numbered verdict list**: one verdict per numbered item, in a single ``verdicts`` field;
+* a **yes/no question** about one item (a passage, a statement, an answer): the reasons, then one
+  true/false decision; its template and its verdict model are one declaration.
 
 A model's name, field names, descriptions and field order enter every cache key (see
 ``tests/test_prompt_stability.py``); the builders take the name and the wording from the metric, so
@@ -16,13 +18,16 @@ family module that calls the builder (its ``__module__``), as a class declared t
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, create_model
 
 from ..results import Evidence
-from .base import Scored
-from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict
+from .base import Asker, Scored
+from .judging import judge_each
+from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict, Template
 
 
 def _caller_module() -> str:
@@ -97,3 +102,55 @@ def numbered_verdicts(name: str, item: type[BaseModel], what: str) -> type[BaseM
         NUMBERED_FIELD: (list[item], Field(description=f"one verdict per {what}, in the order given"))  # type: ignore[valid-type]
     }
     return create_model(name, __module__=_caller_module(), **fields)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One yes/no verdict as its metric reads it, whatever its model calls the decision field."""
+
+    yes: bool
+    reasoning: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class YesNoQuestion(Template):
+    """A template that asks one yes/no question about one item, with the model of its reply
+    (:attr:`verdict`), whose bool field :attr:`decision` the template names. Built by
+    :func:`yes_no_question`; a metric reads the replies as :class:`Decision` values."""
+
+    decision: str
+    verdict: type[BaseModel] = field(repr=False, compare=False)
+
+    def verdict_named(self, name: str) -> type[BaseModel]:
+        """:attr:`verdict` under another ``name``, for a template that asks the same question of
+        several items in one reply: the name is part of the schema (and so of every cache key), the
+        fields and their wording stay this question's."""
+        return create_model(name, __base__=self.verdict, __module__=self.verdict.__module__)
+
+    def read(self, verdict: Any) -> Decision:
+        """The decision and the reasons of a reply validated by :attr:`verdict`."""
+        return Decision(yes=bool(getattr(verdict, self.decision)), reasoning=verdict.reasoning)
+
+    async def decide_each(
+        self, ask: Asker, metric: str, questions: Iterable[tuple[str, Mapping[str, Any]]]
+    ) -> list[Decision]:
+        """The question asked of many items at once (:func:`~.judging.judge_each`): one decision
+        per (user message, task inputs), in their order."""
+        return [self.read(v) for v in await judge_each(ask, metric, self, self.verdict, questions)]
+
+
+def yes_no_question(
+    *, id: str, version: str, task: str, decision: str, held: str, verdict: str
+) -> YesNoQuestion:
+    """The template ``id`` asking for the reasons, then ``decision`` as true or false, with its reply
+    model named ``verdict`` (``held`` says when the decision is true)."""
+    fields: dict[str, Any] = {decision: (bool, Field(description=held))}
+    model = create_model(verdict, __base__=ReasonedVerdict, __module__=_caller_module(), **fields)
+    return YesNoQuestion(
+        id=id,
+        version=version,
+        task=task,
+        fields={"reasoning": REASONING, decision: "true or false"},
+        decision=decision,
+        verdict=model,
+    )

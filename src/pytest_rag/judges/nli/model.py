@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ...integer_keys import integer_keyed
 from .errors import NliModelError
 from .formats import CONFIG_FILE, ONNX, ONNX_FILE, TOKENIZER_FILE, TRANSFORMERS, ModelFiles, Runtime
 
@@ -83,15 +84,13 @@ def read_label_map(config: Mapping[str, Any], where: Path) -> LabelMap:
             'Add e.g. "id2label": {"0": "entailment", "1": "neutral", "2": "contradiction"} '
             "(in the model's own output order) to config.json."
         )
+    labels = integer_keyed(
+        raw, lambda key: NliModelError(f"{where}: id2label key {key!r} is not an integer index")
+    )
+    names = {index: str(label) for index, label in labels.items()}
     columns: dict[str, int] = {}
-    names: dict[int, str] = {}
-    for key, value in raw.items():
-        try:
-            index = int(key)
-        except (TypeError, ValueError):
-            raise NliModelError(f"{where}: id2label key {key!r} is not an integer index") from None
-        names[index] = str(value)
-        meaning = _classify_label(str(value))
+    for index, name in names.items():
+        meaning = _classify_label(name)
         if meaning is None:
             continue
         if meaning in columns:
