@@ -14,6 +14,7 @@ import pytest
 
 from conftest import rag_args
 from fake_llm import FakeLLMServer
+from pytest_rag.engine.spending import Estimate
 
 pytest_plugins = ["pytester"]
 
@@ -188,3 +189,20 @@ def test_a_negative_budget_is_a_usage_error_naming_the_option(
     result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache", "--rag-budget=-1"))
     assert result.ret != 0
     assert "--rag-budget (command line) must be at least 0" in result.stderr.str()
+
+
+def test_an_estimate_less_the_calls_another_record_counted_drops_every_count_of_them() -> None:
+    """How the summary counts a request once across pytest-xdist workers: ``unique`` takes away each
+    count of a call whose cache key was seen (the unknown-price ones too), and leaves the total alone."""
+    counted = Estimate(1, 100, 20, 0.5, 1, keyed={"seen": Estimate(1, 100, 20, 0.5, 1)})
+    new = Estimate(1, 10, 2, 0.05, 0, keyed={"new": Estimate(1, 10, 2, 0.05, 0)})
+    total = Estimate()
+    total.add(counted)
+    total.add(new)
+    seen = {"seen"}
+    left = total.unique(seen)
+    assert (left.calls, left.tokens_in, left.tokens_out, left.price_unknown) == (1, 10, 2, 0)
+    assert left.cost_usd == pytest.approx(0.05)
+    assert set(left.keyed) == {"new"} and seen == {"seen", "new"}
+    assert (total.calls, total.tokens_in, total.tokens_out, total.price_unknown) == (2, 110, 22, 1)
+    assert total.cost_usd == pytest.approx(0.55) and set(total.keyed) == {"seen", "new"}

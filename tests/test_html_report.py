@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from pytest_rag.inputs import Sample
 from pytest_rag.report.comparison import Run
 from pytest_rag.report.html.page import render_html
 from pytest_rag.report.html.payload import SIZE_LIMIT, build_payload, context_grades, script_json
 from pytest_rag.report.html.sentences import match_sentences
-from pytest_rag.results import CheckRecord, Evidence, Highlights, MetricResult, SampleExcerpt
+from pytest_rag.results import CheckPlace, CheckRecord, Evidence, Highlights, MetricResult
 from pytest_rag.run_record import RunRecord
 from report_records import ANSWER, CONTEXTS, check
 
@@ -209,20 +210,19 @@ def plugin_result(evidence: Evidence) -> MetricResult:
     )
 
 
+PLACE = CheckPlace("t.py::t", Sample.of(answer=ANSWER, contexts=CONTEXTS))
+
+
 def test_the_report_marks_what_the_metric_declares_whatever_its_fields_are_called() -> None:
     evidence = RefundEvidence(dubious=["We also give a free puppy."], per_doc={1: True, 3: False})
-    record = CheckRecord.from_result(
-        "t.py::t", plugin_result(evidence), texts=SampleExcerpt(answer=ANSWER, contexts=CONTEXTS)
-    )
+    record = CheckRecord.from_result(plugin_result(evidence), PLACE)
     details = build_payload([record], detail_budget=100_000)["details"]
     assert isinstance(details, list)
     assert [s[2] for s in details[0]["sent"]] == [0, 0, 1]
     assert details[0]["cg"] == ["on policy", None, "off policy"]
 
     silent = OpaqueEvidence(dubious=["We also give a free puppy."], per_doc={1: True})
-    record = CheckRecord.from_result(
-        "t.py::t", plugin_result(silent), texts=SampleExcerpt(answer=ANSWER, contexts=CONTEXTS)
-    )
+    record = CheckRecord.from_result(plugin_result(silent), PLACE)
     details = build_payload([record], detail_budget=100_000)["details"]
     assert isinstance(details, list)
     assert [s[2] for s in details[0]["sent"]] == [0, 0, 0]

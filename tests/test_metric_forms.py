@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +22,7 @@ import pytest
 from conftest import rag_args
 from pytest_rag.errors import InputError
 from pytest_rag.failures import RagAssertionError
-from pytest_rag.helper_forms import AsyncForm, Check, SyncForm
+from pytest_rag.helper_forms import AsyncForm, Check, SyncForm, on_a_thread
 from pytest_rag.inputs import Sample
 from pytest_rag.metrics.catalog import builtin_metrics
 from pytest_rag.rag_judge import RagJudge
@@ -253,3 +254,23 @@ def test_an_assertion_without_a_threshold_never_reaches_a_real_judge(
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*InputError: umbrela has no default threshold*"])
     assert fake_llm.requests == []
+
+
+@pytest.mark.parametrize("name", ["evaluate", "assert_rag"])
+def test_the_combined_forms_have_async_twins_with_their_parameters(name: str) -> None:
+    sync, twin = getattr(RagJudge, name), getattr(RagJudge, "a" + name)
+    assert inspect.iscoroutinefunction(twin) and not inspect.iscoroutinefunction(sync)
+    assert inspect.signature(twin) == inspect.signature(sync)
+    assert (twin.__name__, twin.__qualname__) == ("a" + name, "RagJudge.a" + name)
+    assert f":meth:`{name}` for async tests" in (twin.__doc__ or "")
+
+
+def test_an_async_twin_runs_its_helper_off_the_tests_event_loop() -> None:
+    class Helper:
+        def work(self, value: int, *, twice: bool = False) -> tuple[int, bool]:
+            return value * (2 if twice else 1), threading.current_thread() is threading.main_thread()
+
+        awork = on_a_thread(work, "work, awaited")
+
+    value, on_main = asyncio.run(Helper().awork(21, twice=True))
+    assert (value, on_main) == (42, False)

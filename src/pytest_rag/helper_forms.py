@@ -29,7 +29,9 @@ warns once (:mod:`pytest_rag.deprecation`).
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import functools
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
@@ -51,6 +53,8 @@ from .results import MetricResult
 
 P = ParamSpec("P")
 F = TypeVar("F", bound="_Form[Any]")
+S = TypeVar("S")
+R = TypeVar("R")
 
 
 def given(**options: Any) -> dict[str, Any]:
@@ -300,3 +304,25 @@ def question_and_contexts(
 ) -> Check:
     """The check of a metric that judges the retrieved contexts against the question."""
     return Check(question=question, contexts=contexts, threshold=threshold)
+
+
+# -- async twins of the helpers that score many checks at once ----------------------------------------
+
+
+def on_a_thread(
+    sync: Callable[Concatenate[S, P], R], doc: str
+) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
+    """The async twin of a blocking helper (``evaluate`` gives ``aevaluate``): the same parameters,
+    seen by ``help()``, IDEs and ``mypy``, with its own ``doc``. The helper runs on a worker thread,
+    its judgments still concurrent on pytest-rag's own loop, so the test's event loop keeps running."""
+
+    @functools.wraps(sync)
+    async def twin(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        __tracebackhide__ = True
+        return await asyncio.to_thread(sync, self, *args, **kwargs)
+
+    owner, _, name = sync.__qualname__.rpartition(".")
+    twin.__name__ = "a" + name
+    twin.__qualname__ = f"{owner}.a{name}" if owner else twin.__name__
+    twin.__doc__ = doc
+    return twin

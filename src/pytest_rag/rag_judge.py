@@ -13,14 +13,13 @@ registered metric by name (plugin metrics included), ``overall_score``, and ``ev
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .cases.run import CaseHelpers
 from .errors import InputError, RagError, handing_errors_to
 from .failures import RagAssertionError, describe
-from .helper_forms import Check, score_form
+from .helper_forms import Check, on_a_thread, score_form
 from .inputs import ContextLike, Sample, coerce_sample, read_threshold
 from .metrics.citation import CitationHelpers
 from .metrics.consistency import ConsistencyHelpers
@@ -195,7 +194,7 @@ class RagJudge(
                 rows.append(Row(index, sample.id, name, outcome, None))
         return ResultsTable(rows)
 
-    def assert_rag(self, sample: Sample | Mapping[str, Any], **thresholds: float) -> list[MetricResult]:
+    def assert_rag(self, /, sample: Sample | Mapping[str, Any], **thresholds: float) -> list[MetricResult]:
         """Score one sample on several metrics at once (concurrently) and fail with every metric that
         fell short, e.g. ``assert_rag(sample, faithfulness=4, answer_relevancy=3)``."""
         __tracebackhide__ = True
@@ -221,21 +220,9 @@ class RagJudge(
             raise AssertionError("\n\n".join(describe(r) for r in failed))
         return results
 
-    async def aevaluate(
-        self,
-        samples: Sequence[Sample | Mapping[str, Any]],
-        metrics: Sequence[str],
-        *,
-        thresholds: Mapping[str, float] | None = None,
-        batch: bool = False,
-    ) -> ResultsTable:
+    aevaluate = on_a_thread(
+        evaluate,
         """:meth:`evaluate` for async tests: the batch runs on a worker thread (its judgments still run
-        concurrently on pytest-rag's own loop), so the test's event loop keeps running meanwhile."""
-        return await asyncio.to_thread(self.evaluate, samples, metrics, thresholds=thresholds, batch=batch)
-
-    async def aassert_rag(
-        self, sample: Sample | Mapping[str, Any], **thresholds: float
-    ) -> list[MetricResult]:
-        """:meth:`assert_rag` for async tests (see :meth:`aevaluate`)."""
-        __tracebackhide__ = True
-        return await asyncio.to_thread(self.assert_rag, sample, **thresholds)
+        concurrently on pytest-rag's own loop), so the test's event loop keeps running meanwhile.""",
+    )
+    aassert_rag = on_a_thread(assert_rag, """:meth:`assert_rag` for async tests (see :meth:`aevaluate`).""")

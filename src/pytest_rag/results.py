@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
 from .errors import cut_text
+
+if TYPE_CHECKING:
+    from .inputs import Sample
 
 
 @dataclass(frozen=True)
@@ -271,6 +274,27 @@ class SampleExcerpt(BaseModel):
         )
 
 
+@dataclass(frozen=True)
+class CheckPlace:
+    """Where a check stands in the run: its test, the sample it judged and that sample's position in
+    its ``rag_judge.evaluate`` call. These three say which check a record is (:mod:`~pytest_rag.check_keys`),
+    so they travel together from the plan to the record, whether the check was scored or failed."""
+
+    test_id: str
+    sample: Sample | None = None
+    """The judged texts (None: a check computed from other results, such as ``overall_score``)."""
+    sample_index: int | None = None
+    """The sample's position in its ``evaluate`` call (None: the check's test judged one sample)."""
+
+    @property
+    def sample_id(self) -> str | None:
+        return self.sample.id if self.sample is not None else None
+
+    def excerpt(self) -> SampleExcerpt | None:
+        """The judged texts, cut to the size a record keeps."""
+        return SampleExcerpt.of(self.sample) if self.sample is not None else None
+
+
 #: Error kinds of checks that were counted instead of judged: nothing went wrong, nothing was learnt.
 NOT_JUDGED_KINDS = frozenset({"NotJudgedError", "WaitingForBatchError"})
 
@@ -306,16 +330,10 @@ class CheckRecord(BaseModel):
     of samples that have no id (:func:`~pytest_rag.check_keys.sample_tag`)."""
 
     @classmethod
-    def from_result(
-        cls,
-        test_id: str,
-        result: MetricResult,
-        sample_id: str | None = None,
-        texts: SampleExcerpt | None = None,
-        sample_index: int | None = None,
-    ) -> CheckRecord:
+    def from_result(cls, result: MetricResult, place: CheckPlace) -> CheckRecord:
+        """The record of a scored check, at its place in the run."""
         return cls(
-            test_id=test_id,
+            test_id=place.test_id,
             metric=result.metric,
             mode=result.mode,
             judge=result.judge,
@@ -330,13 +348,13 @@ class CheckRecord(BaseModel):
             details=dict(result.details),
             judges=list(result.judges),
             calls=result.calls.model_copy(),
-            sample_id=sample_id,
-            texts=texts,
+            sample_id=place.sample_id,
+            texts=place.excerpt(),
             highlights=_bounded_highlights(result.evidence),
             expected_score=result.expected_score,
             pass_probability=result.pass_probability,
             passed_on=result.passed_on,
-            sample_index=sample_index,
+            sample_index=place.sample_index,
         )
 
     @property

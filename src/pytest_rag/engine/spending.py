@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ..errors import BudgetExceededError, NotJudgedError, WaitingForBatchError
@@ -44,28 +44,26 @@ class Estimate:
     counted in two processes is one call of the run, and the summary subtracts the second."""
 
     def add(self, other: Estimate) -> None:
-        self.calls += other.calls
-        self.tokens_in += other.tokens_in
-        self.tokens_out += other.tokens_out
-        self.cost_usd += other.cost_usd
-        self.price_unknown += other.price_unknown
+        self._shift(other, 1)
         self.keyed.update(other.keyed)
 
     def unique(self, seen: set[str]) -> Estimate:
         """These calls less those whose key is in ``seen`` (counted in another record already);
         their keys join ``seen``."""
-        left = Estimate(self.calls, self.tokens_in, self.tokens_out, self.cost_usd, self.price_unknown)
+        left = replace(self, keyed={})
         for key, call in self.keyed.items():
             if key in seen:
-                left.calls -= call.calls
-                left.tokens_in -= call.tokens_in
-                left.tokens_out -= call.tokens_out
-                left.cost_usd -= call.cost_usd
-                left.price_unknown -= call.price_unknown
+                left._shift(call, -1)
             else:
                 left.keyed[key] = call
             seen.add(key)
         return left
+
+    def _shift(self, other: Estimate, sign: int) -> None:
+        """Add (``sign=1``) or take away (``sign=-1``) ``other``'s counts, one loop over the counted
+        fields, so a new count cannot be missed in one direction."""
+        for name in _COUNTED:
+            setattr(self, name, getattr(self, name) + sign * getattr(other, name))
 
     def as_evidence(self) -> dict[str, Any]:
         evidence: dict[str, Any] = {
@@ -96,6 +94,9 @@ class Estimate:
                 for key, call in (keyed.items() if isinstance(keyed, dict) else ())
             },
         )
+
+
+_COUNTED = tuple(f.name for f in fields(Estimate) if f.name != "keyed")
 
 
 class Spending:

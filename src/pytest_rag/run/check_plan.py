@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.evaluation import ensemble_label, evaluate
 from ..engine.loop import UNFINISHED, run_fast
 from ..errors import JudgeError, NotJudgedError, RagError
-from ..results import CallTally, CheckRecord, MetricResult, SampleExcerpt
+from ..results import CallTally, CheckPlace, CheckRecord, MetricResult
 from .session_results import SessionResults
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ class CheckPlan:
         metric: Metric,
         threshold: float | None,
         *,
+        sample_index: int | None = None,
         judges: Sequence[Judge],
         engine: JudgmentEngine,
         repeats: int,
@@ -46,6 +47,9 @@ class CheckPlan:
         self.test_id = test_id
         self.check = check
         self.sample = sample
+        self.place = CheckPlace(test_id, sample, sample_index)
+        """Where the check stands in the run (``sample_index``: the sample's position in its
+        ``evaluate`` call, None for one sample); its record, scored or failed, is keyed by it."""
         self.metric = metric
         self.threshold = threshold
         """The bar the check is held to (None: scored without one), resolved once for the plan."""
@@ -55,8 +59,6 @@ class CheckPlan:
         self.results = results
         self.pass_on = pass_on
         """What the bar is compared with: ``score``, or ``expected`` (--rag-pass-on)."""
-        self.sample_index: int | None = None
-        """The sample's position in its ``evaluate`` call, kept on the record (None: one sample)."""
 
     def _evaluation(self, cache_only: bool) -> Coroutine[Any, Any, MetricResult]:
         return evaluate(
@@ -83,7 +85,8 @@ class CheckPlan:
 
     def record(self, result: MetricResult) -> MetricResult:
         """Keep the scored check in the session results; returns the result."""
-        return self.results.record_result(self.test_id, result, self.sample, self.sample_index)
+        self.results.record(CheckRecord.from_result(result, self.place))
+        return result
 
     def record_error(self, exc: RagError) -> None:
         """Keep a check that ended in an error: counted in the summary under its metric's row (with
@@ -98,12 +101,12 @@ class CheckPlan:
                 error=str(exc).split("\n--- raw judge reply")[0],
                 error_kind=type(exc).__name__,
                 evidence=self._error_evidence(exc),
-                sample_id=self.sample.id,
+                sample_id=self.place.sample_id,
                 calls=getattr(exc, "calls", None) or CallTally(),
                 scale_low=scale.low,
                 scale_high=scale.high,
-                texts=SampleExcerpt.of(self.sample),
-                sample_index=self.sample_index,
+                texts=self.place.excerpt(),
+                sample_index=self.place.sample_index,
             )
         )
 

@@ -31,7 +31,7 @@ from ..judges.spec import JudgeReach, check_base_urls, parse_judge_specs
 from ..metrics.catalog import resolve_metric
 from ..registry import Registry
 from ..report.progress import batch_progress
-from ..results import MetricResult
+from ..results import CheckPlace, CheckRecord, MetricResult
 from .check_plan import CheckPlan, carry_calls
 from .session_results import SessionResults
 from .thresholds import Thresholds
@@ -175,9 +175,12 @@ class RagSession:
             name, mode = resolve_metric(name, mode)  # short names such as relevancy=3 in assert_rag
         return self.registry.metric(name, mode)
 
-    def plan(self, test_id: str, check: Check, sample: Sample) -> CheckPlan:
+    def plan(
+        self, test_id: str, check: Check, sample: Sample, *, sample_index: int | None = None
+    ) -> CheckPlan:
         """Everything about one check that can be known before a judge is paid: the metric, its
-        options and inputs checked, and its bar, resolved here once (an input error otherwise)."""
+        options and inputs checked, and its bar, resolved here once (an input error otherwise).
+        ``sample_index`` is the sample's position in an ``evaluate`` call, kept on the record."""
         assert check.metric is not None
         metric_class = self.metric_class(check.metric, check.mode)
         bar = self.thresholds.of(metric_class, check.threshold)
@@ -191,6 +194,7 @@ class RagSession:
             sample,
             metric,
             bar,
+            sample_index=sample_index,
             judges=self.judges(),
             engine=self.engine,
             repeats=self.settings.repeats,
@@ -239,9 +243,8 @@ class RagSession:
         outcomes: list[MetricResult | RagError | None] = []
         for job, (check, sample) in enumerate(jobs):
             try:
-                plan = self.plan(test_id, check, sample)
-                if sample_indices is not None:
-                    plan.sample_index = sample_indices[job]
+                index = sample_indices[job] if sample_indices is not None else None
+                plan = self.plan(test_id, check, sample, sample_index=index)
                 plans.append(plan)
                 outcomes.append(None)
             except RagError as exc:  # bad input or unknown metric: the caller's error, not a judgment
@@ -322,7 +325,8 @@ class RagSession:
 
     def record(self, test_id: str, result: MetricResult) -> MetricResult:
         """Keep a check computed without a judge (``overall_score``) in the session results."""
-        return self.results.record_result(test_id, result)
+        self.results.record(CheckRecord.from_result(result, CheckPlace(test_id)))
+        return result
 
     # -- end of session -----------------------------------------------------------------------------
 

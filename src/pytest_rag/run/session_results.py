@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..results import CheckRecord, MetricResult, SampleExcerpt
-
-if TYPE_CHECKING:
-    from ..inputs import Sample
+from ..results import CheckRecord
 
 
 class SessionResults:
@@ -34,20 +31,6 @@ class SessionResults:
             self._records.append(record)
             self._by_test.setdefault(record.test_id, []).append(record)
         self._announce(record)
-
-    def record_result(
-        self,
-        test_id: str,
-        result: MetricResult,
-        sample: Sample | None = None,
-        sample_index: int | None = None,
-    ) -> MetricResult:
-        """Keep a scored check, with an excerpt of the texts it judged when there were any (and the
-        sample's position in its ``evaluate`` call); returns the result."""
-        texts = SampleExcerpt.of(sample) if sample is not None else None
-        sample_id = sample.id if sample is not None else None
-        self.record(CheckRecord.from_result(test_id, result, sample_id, texts, sample_index))
-        return result
 
     def __iter__(self) -> Iterator[CheckRecord]:
         with self._lock:
