@@ -22,8 +22,8 @@ from typing import Any
 import pluggy
 
 from ... import builtin, hookspecs
+from ...command_options import CommandOption, SharedOptions, SubCommand, SwitchOption, ValueOption
 from ...config import RagSettings
-from ...config.option_specs import CommandOption, SharedOptions, SubCommand, SwitchOption, ValueOption
 from ...engine.cache import add_cache_dir_argument
 from ...engine.limits import BatchSettings, EngineSettings
 from ...errors import ConfigError, NotJudgedError, RagError, WaitingForBatchError

@@ -4,7 +4,8 @@ and of the ``pytest-rag`` commands, which take argparse's keywords alike), ini k
 
 A feature lists its options as a tuple of rows; the registration is written once, here, so that a
 new option is one row and the options of a feature can be read at a glance, in the order ``--help``
-shows them.
+shows them. Only the standard library is imported, so every part of the package may declare its
+options here (the ground layer of docs/architecture.md).
 """
 
 from __future__ import annotations

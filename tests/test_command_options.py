@@ -1,4 +1,4 @@
-"""Options declared as rows (:mod:`pytest_rag.config.option_specs`) mean what the argparse and pytest
+"""Options declared as rows (:mod:`pytest_rag.command_options`) mean what the argparse and pytest
 calls they replace meant: unset keywords keep argparse's defaults, a shared option keeps its place in
 ``--help``, and ini rows reach ``addini`` whole."""
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_rag.cli import build_parser
-from pytest_rag.config.option_specs import IniOption, SubCommand, SwitchOption, ValueOption, add_ini_options
+from pytest_rag.command_options import IniOption, SubCommand, SwitchOption, ValueOption, add_ini_options
 from pytest_rag.engine.limits import BatchSettings, EngineSettings
 
 
