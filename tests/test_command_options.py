@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from pytest_rag.cli import build_parser
-from pytest_rag.command_options import IniOption, SubCommand, SwitchOption, ValueOption, add_ini_options
+from pytest_rag.command_options import (
+    IniOption,
+    SubCommand,
+    SwitchOption,
+    ValueOption,
+    add_command_options,
+    add_ini_options,
+)
 from pytest_rag.engine.limits import BatchSettings, EngineSettings
 
 
@@ -44,6 +51,56 @@ def test_rows_parse_as_the_add_argument_calls_they_stand_for() -> None:
         parser.parse_args(["run", "here"])  # --output is required
     with pytest.raises(SystemExit):
         parser.parse_args(["run", "here", "-o", "x", "--mode", "slow"])  # not one of the choices
+
+
+def action_attributes(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
+    return [{k: v for k, v in vars(a).items() if k != "container"} for a in parser._actions]
+
+
+@pytest.mark.parametrize(
+    ("row", "flags", "keywords"),
+    [
+        (
+            ValueOption("ids", "ID", "ids", nargs="*"),
+            ("ids",),
+            {"nargs": "*", "metavar": "ID", "help": "ids"},
+        ),
+        (
+            ValueOption("runs", "RUN", "runs", nargs="+"),
+            ("runs",),
+            {"nargs": "+", "metavar": "RUN", "help": "runs"},
+        ),
+        (
+            ValueOption("--poll", "S", "poll", float, 30.0),
+            ("--poll",),
+            {"type": float, "default": 30.0, "metavar": "S", "help": "poll"},
+        ),
+        (
+            ValueOption("--report", "OUT", "out", action="append"),
+            ("--report",),
+            {"action": "append", "metavar": "OUT", "help": "out"},
+        ),
+        (
+            ValueOption(("-o", "--output"), "FILE", "file", required=True),
+            ("-o", "--output"),
+            {"required": True, "metavar": "FILE", "help": "file"},
+        ),
+        (
+            SwitchOption(("-q", "--quiet"), "quiet"),
+            ("-q", "--quiet"),
+            {"action": "store_true", "help": "quiet"},
+        ),
+    ],
+)
+def test_a_row_makes_the_very_action_its_add_argument_call_makes(
+    row: ValueOption | SwitchOption, flags: tuple[str, ...], keywords: dict[str, Any]
+) -> None:
+    """Every attribute of the action is the same; e.g. a positional of ``nargs="*"`` stays required
+    in argparse's sense, which it would not be if a default of None were passed."""
+    by_row, by_hand = argparse.ArgumentParser(), argparse.ArgumentParser()
+    add_command_options(by_row.add_argument, (row,))
+    by_hand.add_argument(*flags, **keywords)
+    assert action_attributes(by_row) == action_attributes(by_hand)
 
 
 def test_a_shared_option_function_keeps_its_place_among_the_rows() -> None:

@@ -21,7 +21,8 @@ Handler = Callable[[argparse.Namespace], int]
 @dataclass(frozen=True)
 class ValueOption:
     """An option that takes a value (``--count N``), or a positional argument when its flag has no
-    leading dash. ``default`` is always passed: None is argparse's own, for a row that names none."""
+    leading dash. A ``default`` of None is not passed, so argparse keeps its own meaning of a row
+    that names none (for a positional of ``nargs="*"``, that the argument is required)."""
 
     flags: str | tuple[str, ...]
     metavar: str | None
@@ -42,11 +43,12 @@ class ValueOption:
             "type": self.type,
             "choices": self.choices,
             "metavar": self.metavar,
+            "default": self.default,
         }
         words = {key: value for key, value in given.items() if value is not None}
         if self.required:
             words["required"] = True
-        return {**words, "default": self.default, "help": self.help}
+        return {**words, "help": self.help}
 
 
 @dataclass(frozen=True)
