@@ -71,7 +71,19 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
     ("arithmetic", (("scoring/", ("scoring/",)), ("stats/", ("stats/",)))),
     (
         "ground",
-        (("ground", ("errors.py", "deprecation.py", "redaction.py", "integer_keys.py", "__init__.py")),),
+        (
+            (
+                "ground",
+                (
+                    "errors.py",
+                    "deprecation.py",
+                    "redaction.py",
+                    "integer_keys.py",
+                    "command_options.py",
+                    "__init__.py",
+                ),
+            ),
+        ),
     ),
 )
 

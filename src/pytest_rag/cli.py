@@ -10,9 +10,11 @@
                                                      a case file from a folder of documents
     pytest-rag --version                             the installed version
 
-Each command group registers itself in :data:`COMMAND_GROUPS`, so a later group (e.g. ``plot``) is
-one function that adds its sub-parser; nothing else changes. Errors are one line on stderr naming
-the problem and the fix, with exit status 2 for bad usage and 1 for a failed operation.
+Each command is declared beside the function that runs it, as a row of
+:mod:`pytest_rag.command_options` (a :class:`~.command_options.SubCommand` with its options as rows,
+or a :class:`~.command_options.CommandGroup` of them), and listed once in :data:`COMMANDS`; a new
+command is one row and one line there. Errors are one line on stderr naming the problem and the fix,
+with exit status 2 for bad usage and 1 for a failed operation.
 """
 
 from __future__ import annotations
@@ -24,14 +26,13 @@ from pathlib import Path
 
 from . import __version__
 from .cases.generate.command import add_generate_command
-from .engine.batch.cli import add_batch_commands
-from .engine.cache import add_cache_dir_argument
+from .command_options import CommandGroup, Handler, SubCommand, SubParsers, ValueOption
+from .engine.batch.cli import BATCH_COMMANDS
+from .engine.cache import CACHE_DIR_OPTION
 from .errors import RagError
-from .regression.shards import add_merge_command
+from .regression.shards import MERGE_COMMAND
 from .regression.store_io import export_store, import_store
-from .report.png_plot import add_plot_command
-
-Handler = Callable[[argparse.Namespace], int]
+from .report.png_plot import PLOT_COMMAND
 
 
 def _cache_export(args: argparse.Namespace) -> int:
@@ -46,27 +47,39 @@ def _cache_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_cache_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    cache = commands.add_parser("cache", help="export or import the judgment store")
-    actions = cache.add_subparsers(dest="action", metavar="ACTION", required=True)
-    for name, handler, help_text in (
-        ("export", _cache_export, "write every stored judgment to FILE (JSONL, sorted by key)"),
-        ("import", _cache_import, "load the judgments of FILE into the store"),
-    ):
-        action = actions.add_parser(name, help=help_text)
-        action.add_argument("file", metavar="FILE", help="the judgment file (e.g. tests/rag_judgments.jsonl)")
-        add_cache_dir_argument(action)
-        action.set_defaults(handler=handler)
+_CACHE_FILE = ValueOption("file", "FILE", "the judgment file (e.g. tests/rag_judgments.jsonl)")
 
+CACHE_COMMANDS = CommandGroup(
+    "cache",
+    "export or import the judgment store",
+    (
+        SubCommand(
+            "export",
+            "write every stored judgment to FILE (JSONL, sorted by key)",
+            None,
+            (_CACHE_FILE, CACHE_DIR_OPTION),
+            _cache_export,
+        ),
+        SubCommand(
+            "import",
+            "load the judgments of FILE into the store",
+            None,
+            (_CACHE_FILE, CACHE_DIR_OPTION),
+            _cache_import,
+        ),
+    ),
+)
+"""``pytest-rag cache`` and its actions."""
 
-#: Every command group of ``pytest-rag``; each adds its sub-parser(s) and sets ``handler``.
-COMMAND_GROUPS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
-    _add_cache_commands,
-    add_plot_command,
-    add_merge_command,
-    add_batch_commands,
+#: Every command of ``pytest-rag`` in ``--help`` order, as the function that adds it with its
+#: options and ``handler``: its row's ``add_to`` (``generate`` builds its row in its own function).
+COMMANDS: tuple[Callable[[SubParsers], None], ...] = (
+    CACHE_COMMANDS.add_to,
+    PLOT_COMMAND.add_to,
+    MERGE_COMMAND.add_to,
+    BATCH_COMMANDS.add_to,
     add_generate_command,
-]
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for add in COMMAND_GROUPS:
+    for add in COMMANDS:
         add(commands)
     return parser
 

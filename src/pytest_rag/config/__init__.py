@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..command_options import IniOption, SwitchOption, ValueOption, add_pytest_options
 from ..engine.cache import CACHE_MODES, DEFAULT_CACHE_DIR, check_mode
 from ..engine.limits import BatchSettings, EngineSettings
 from ..errors import ConfigError
@@ -33,7 +34,6 @@ from .cases import (
     add_case_options,
     read_case_settings,
 )
-from .option_specs import IniOption, SwitchOption, ValueOption, add_pytest_options
 from .pass_on import PASS_ON, add_pass_on_options, read_pass_on
 from .readers import (
     in_environment,

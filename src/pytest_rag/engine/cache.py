@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..command_options import ValueOption
 from ..errors import ConfigError
 
 CACHE_MODES = ("rw", "ro", "replay", "refresh", "off")
@@ -74,14 +75,13 @@ def _pairs(value: Any) -> tuple[tuple[str, float], ...] | None:
         return None
 
 
-def add_cache_dir_argument(parser: Any) -> None:
-    """The ``--cache-dir`` option of the ``pytest-rag`` commands that work on a cache directory."""
-    parser.add_argument(
-        "--cache-dir",
-        default=DEFAULT_CACHE_DIR,
-        metavar="DIR",
-        help=f"the judgment cache directory (default {DEFAULT_CACHE_DIR}, as --rag-cache-dir)",
-    )
+CACHE_DIR_OPTION = ValueOption(
+    "--cache-dir",
+    "DIR",
+    f"the judgment cache directory (default {DEFAULT_CACHE_DIR}, as --rag-cache-dir)",
+    default=DEFAULT_CACHE_DIR,
+)
+"""The ``--cache-dir`` option of the ``pytest-rag`` commands that work on a cache directory."""
 
 
 def check_mode(mode: str) -> str:

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..check_keys import keyed_records, metric_label, report_order
+from ..command_options import SubCommand, SwitchOption, ValueOption
 from ..errors import InputError
 from ..report.html.page import write_html_report
 from ..report.results_file import REPORT_SUFFIXES, VERSION, read_results_file, write_reports
@@ -287,47 +288,42 @@ def merge_command(args: argparse.Namespace) -> int:
     return outcome.exit_status
 
 
-def add_merge_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    merge_parser = commands.add_parser(
-        "merge",
-        help="merge the results files of CI shards into one summary, gates and report",
-        description="Merge the --rag-report JSON files of CI shards: the summary, gates (exit status 1 "
-        "when one fails), baseline comparison and reports that one unsharded run would give. Shards "
-        "that did not run to the end (failed collection, stopped early, no check, a missing or "
-        "repeated pytest-split group) are refused unless --allow-partial.",
-    )
-    merge_parser.add_argument(
-        "shards", nargs="+", metavar="SHARD.json", help="results files written by --rag-report in each shard"
-    )
-    merge_parser.add_argument(
-        "--report",
-        action="append",
-        metavar="OUT",
-        help="write the merged results file (.json or .csv; repeat for both)",
-    )
-    merge_parser.add_argument("--html", metavar="OUT", help="write the HTML report of the merged run")
-    merge_parser.add_argument(
-        "--fail-under",
-        action="append",
-        metavar="METRIC=VALUE",
-        help="fail (exit 1) when the lower bound of METRIC's 95%% CI is below VALUE (repeatable)",
-    )
-    merge_parser.add_argument(
-        "--baseline", metavar="FILE", help="compare with a results file saved by --rag-report"
-    )
-    merge_parser.add_argument("--gold", metavar="PATH", help="JSONL of human scores: report alpha")
-    merge_parser.add_argument(
-        "--min-alpha",
-        type=float,
-        metavar="ALPHA",
-        help="fail when the lower bound of alpha (judge vs --gold) is below ALPHA",
-    )
-    merge_parser.add_argument(
-        "--allow-partial",
-        action="store_true",
-        help="merge shards that did not all run to the end (or keep no run record), saying which",
-    )
-    merge_parser.add_argument(
-        "-q", "--quiet", action="store_true", help="one line per metric, as pytest -q prints it"
-    )
-    merge_parser.set_defaults(handler=merge_command)
+MERGE_COMMAND = SubCommand(
+    "merge",
+    "merge the results files of CI shards into one summary, gates and report",
+    "Merge the --rag-report JSON files of CI shards: the summary, gates (exit status 1 "
+    "when one fails), baseline comparison and reports that one unsharded run would give. Shards "
+    "that did not run to the end (failed collection, stopped early, no check, a missing or "
+    "repeated pytest-split group) are refused unless --allow-partial.",
+    (
+        ValueOption("shards", "SHARD.json", "results files written by --rag-report in each shard", nargs="+"),
+        ValueOption(
+            "--report",
+            "OUT",
+            "write the merged results file (.json or .csv; repeat for both)",
+            action="append",
+        ),
+        ValueOption("--html", "OUT", "write the HTML report of the merged run"),
+        ValueOption(
+            "--fail-under",
+            "METRIC=VALUE",
+            "fail (exit 1) when the lower bound of METRIC's 95%% CI is below VALUE (repeatable)",
+            action="append",
+        ),
+        ValueOption("--baseline", "FILE", "compare with a results file saved by --rag-report"),
+        ValueOption("--gold", "PATH", "JSONL of human scores: report alpha"),
+        ValueOption(
+            "--min-alpha",
+            "ALPHA",
+            "fail when the lower bound of alpha (judge vs --gold) is below ALPHA",
+            float,
+        ),
+        SwitchOption(
+            "--allow-partial",
+            "merge shards that did not all run to the end (or keep no run record), saying which",
+        ),
+        SwitchOption(("-q", "--quiet"), "one line per metric, as pytest -q prints it"),
+    ),
+    merge_command,
+)
+"""``pytest-rag merge`` and its options, in ``--help`` order."""

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..command_options import SubCommand, ValueOption
 from ..errors import InputError, RagError
 from .comparison import MetricComparison, Run, compare_runs
 from .html.page import write_html
@@ -196,17 +197,19 @@ def plot_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_plot_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    plot = commands.add_parser(
-        "plot",
-        help="compare results files (from --rag-report) per metric: box plots, means, paired changes",
-    )
-    plot.add_argument("runs", nargs="+", metavar="RUN.json", help="results files, the first is the reference")
-    plot.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        metavar="FILE",
-        help="comparison.png / .svg / .pdf (needs pytest-rag[plot]) or report.html (needs nothing extra)",
-    )
-    plot.set_defaults(handler=plot_command)
+PLOT_COMMAND = SubCommand(
+    "plot",
+    "compare results files (from --rag-report) per metric: box plots, means, paired changes",
+    None,
+    (
+        ValueOption("runs", "RUN.json", "results files, the first is the reference", nargs="+"),
+        ValueOption(
+            ("-o", "--output"),
+            "FILE",
+            "comparison.png / .svg / .pdf (needs pytest-rag[plot]) or report.html (needs nothing extra)",
+            required=True,
+        ),
+    ),
+    plot_command,
+)
+"""``pytest-rag plot`` and its options, in ``--help`` order."""

@@ -22,9 +22,9 @@ from typing import Any
 import pluggy
 
 from ... import builtin, hookspecs
+from ...command_options import CommandOption, SubCommand, SwitchOption, ValueOption
 from ...config import RagSettings
-from ...config.option_specs import CommandOption, SharedOptions, SubCommand, SwitchOption, ValueOption
-from ...engine.cache import add_cache_dir_argument
+from ...engine.cache import CACHE_DIR_OPTION
 from ...engine.limits import BatchSettings, EngineSettings
 from ...errors import ConfigError, NotJudgedError, RagError, WaitingForBatchError
 from ...helper_forms import Check
@@ -66,7 +66,7 @@ class CommandConfig:
         self.hook = manager.hook
 
 
-GENERATE_OPTIONS: tuple[CommandOption | SharedOptions, ...] = (
+GENERATE_OPTIONS: tuple[CommandOption, ...] = (
     ValueOption("docs", "DOCS", "the folder of documents (or one document)"),
     ValueOption(
         ("-o", "--output"), "FILE", "the case file to write (.rag.jsonl or .rag.yaml)", required=True
@@ -98,7 +98,7 @@ GENERATE_OPTIONS: tuple[CommandOption | SharedOptions, ...] = (
     ),
     ValueOption("--batch-timeout", "SECONDS", "longest wait for the batches", float, BatchSettings().wait_s),
     ValueOption("--concurrency", "N", "most calls in flight at once", int, EngineSettings().concurrency),
-    add_cache_dir_argument,
+    CACHE_DIR_OPTION,
     SwitchOption("--force", "replace the output file if it exists"),
 )
 """The options of ``pytest-rag generate``, in ``--help`` order."""

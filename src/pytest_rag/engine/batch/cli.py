@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..cache import add_cache_dir_argument
+from ...command_options import CommandGroup, SubCommand, ValueOption
+from ..cache import CACHE_DIR_OPTION
 from ..limits import BatchSettings
 
 if TYPE_CHECKING:  # pydantic behind it: loaded when a command runs
@@ -28,29 +29,6 @@ if TYPE_CHECKING:  # pydantic behind it: loaded when a command runs
     from .store import BatchStore
 
 DEFAULTS = BatchSettings()
-
-
-def add_batch_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    batch = commands.add_parser(
-        "batch", help="status of, wait for, or cancel the provider batches of --rag-batch"
-    )
-    actions = batch.add_subparsers(dest="action", metavar="ACTION", required=True)
-    status = actions.add_parser(
-        "status", help="check every pending batch (collecting finished ones), list all"
-    )
-    wait = actions.add_parser("wait", help="collect batches until none is pending")
-    for flag, default, meaning in (
-        ("--poll", DEFAULTS.poll_s, "seconds between checks"),
-        ("--timeout", DEFAULTS.wait_s, "give up after this many seconds, with exit status 1"),
-    ):
-        wait.add_argument(
-            flag, type=float, default=default, metavar="S", help=f"{meaning} (default {default:g})"
-        )
-    cancel = actions.add_parser("cancel", help="cancel pending batches (all of them when no id is given)")
-    cancel.add_argument("ids", nargs="*", metavar="BATCH_ID", help="batch ids as `batch status` lists them")
-    for action, handler in ((status, _status), (wait, _wait), (cancel, _cancel)):
-        add_cache_dir_argument(action)
-        action.set_defaults(handler=handler)
 
 
 def _store(args: argparse.Namespace) -> BatchStore:
@@ -191,3 +169,52 @@ def _cancel_one(store: BatchStore, manifest: Manifest) -> bool:
         "are collected by the next run; the others are asked again when their checks next run"
     )
     return True
+
+
+BATCH_COMMANDS = CommandGroup(
+    "batch",
+    "status of, wait for, or cancel the provider batches of --rag-batch",
+    (
+        SubCommand(
+            "status",
+            "check every pending batch (collecting finished ones), list all",
+            None,
+            (CACHE_DIR_OPTION,),
+            _status,
+        ),
+        SubCommand(
+            "wait",
+            "collect batches until none is pending",
+            None,
+            (
+                ValueOption(
+                    "--poll",
+                    "S",
+                    f"seconds between checks (default {DEFAULTS.poll_s:g})",
+                    float,
+                    DEFAULTS.poll_s,
+                ),
+                ValueOption(
+                    "--timeout",
+                    "S",
+                    f"give up after this many seconds, with exit status 1 (default {DEFAULTS.wait_s:g})",
+                    float,
+                    DEFAULTS.wait_s,
+                ),
+                CACHE_DIR_OPTION,
+            ),
+            _wait,
+        ),
+        SubCommand(
+            "cancel",
+            "cancel pending batches (all of them when no id is given)",
+            None,
+            (
+                ValueOption("ids", "BATCH_ID", "batch ids as `batch status` lists them", nargs="*"),
+                CACHE_DIR_OPTION,
+            ),
+            _cancel,
+        ),
+    ),
+)
+"""``pytest-rag batch`` and its actions, each with its options in ``--help`` order."""

@@ -1,10 +1,11 @@
 """Options declared as rows of data and registered by one loop each: command-line options (of pytest
-and of the ``pytest-rag`` commands, which take argparse's keywords alike), ini keys, and whole
-``pytest-rag`` sub-commands.
+and of the ``pytest-rag`` commands, which take argparse's keywords alike), ini keys, and the
+``pytest-rag`` sub-commands themselves (one that runs, or one that groups others).
 
 A feature lists its options as a tuple of rows; the registration is written once, here, so that a
 new option is one row and the options of a feature can be read at a glance, in the order ``--help``
-shows them.
+shows them. Only the standard library is imported, so every part of the package may declare its
+options here (the ground layer of docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -20,7 +21,8 @@ Handler = Callable[[argparse.Namespace], int]
 @dataclass(frozen=True)
 class ValueOption:
     """An option that takes a value (``--count N``), or a positional argument when its flag has no
-    leading dash. ``default`` is always passed: None is argparse's own, for a row that names none."""
+    leading dash. A ``default`` of None is not passed, so argparse keeps its own meaning of a row
+    that names none (for a positional of ``nargs="*"``, that the argument is required)."""
 
     flags: str | tuple[str, ...]
     metavar: str | None
@@ -41,11 +43,12 @@ class ValueOption:
             "type": self.type,
             "choices": self.choices,
             "metavar": self.metavar,
+            "default": self.default,
         }
         words = {key: value for key, value in given.items() if value is not None}
         if self.required:
             words["required"] = True
-        return {**words, "default": self.default, "help": self.help}
+        return {**words, "help": self.help}
 
 
 @dataclass(frozen=True)
@@ -63,9 +66,6 @@ class SwitchOption:
 
 
 CommandOption = ValueOption | SwitchOption
-
-SharedOptions = Callable[[Any], None]
-"""A function that adds options several commands share to a parser (e.g. ``--cache-dir``)."""
 
 
 def add_command_options(add: Callable[..., Any], rows: Iterable[CommandOption]) -> None:
@@ -99,24 +99,40 @@ def add_pytest_options(
     add_ini_options(parser, inis)
 
 
+SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+"""Where sub-commands are added: what ``ArgumentParser.add_subparsers`` returns."""
+
+
 @dataclass(frozen=True)
 class SubCommand:
-    """A ``pytest-rag`` sub-command: its name, what ``pytest-rag --help`` and its own ``--help``
-    say of it, its options in ``--help`` order (rows, or functions adding shared ones) and the
-    function that runs it."""
+    """A ``pytest-rag`` sub-command that runs: its name, what its group's ``--help`` and its own
+    ``--help`` say of it, its options in ``--help`` order and the function that runs it."""
 
     name: str
     help: str
     description: str | None
-    options: tuple[CommandOption | SharedOptions, ...]
+    options: tuple[CommandOption, ...]
     handler: Handler
 
-    def add_to(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    def add_to(self, commands: SubParsers) -> None:
         """Adds the sub-command, its options and its handler to ``commands``."""
         parser = commands.add_parser(self.name, help=self.help, description=self.description)
-        for option in self.options:
-            if isinstance(option, ValueOption | SwitchOption):
-                add_command_options(parser.add_argument, (option,))
-            else:
-                option(parser)
+        add_command_options(parser.add_argument, self.options)
         parser.set_defaults(handler=self.handler)
+
+
+@dataclass(frozen=True)
+class CommandGroup:
+    """A ``pytest-rag`` sub-command that only names a group of others (``cache export|import``):
+    one of its ``actions`` must follow, and the one given is read as ``args.action``."""
+
+    name: str
+    help: str
+    actions: tuple[SubCommand, ...]
+
+    def add_to(self, commands: SubParsers) -> None:
+        """Adds the group and each of its actions to ``commands``."""
+        parser = commands.add_parser(self.name, help=self.help)
+        actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+        for action in self.actions:
+            action.add_to(actions)
