@@ -190,11 +190,11 @@ def test_ini_rows_reach_addini_with_their_type_and_default() -> None:
     assert recorder.calls == [("rag_a", "a string", None, None), ("rag_b", "a switch", "bool", True)]
 
 
-DECLARING = {"add_argument", "add_parser", "add_subparsers", "addoption", "add_argument_group"}
+DECLARING = {"add_argument", "add_parser", "add_subparsers", "addoption", "addini", "add_argument_group"}
 
 
 def declaring_calls(path: Path, root: Path = PACKAGE) -> list[str]:
-    """The calls in ``path`` that declare a command-line option or command by hand."""
+    """The calls in ``path`` that declare a command-line option, an ini key or a command by hand."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return [
         f"{path.relative_to(root).as_posix()}: {node.func.attr}"
@@ -205,7 +205,8 @@ def declaring_calls(path: Path, root: Path = PACKAGE) -> list[str]:
 
 def test_only_the_rows_declare_options_and_commands() -> None:
     """Outside :mod:`pytest_rag.command_options`, only the ``pytest-rag`` parser itself is written by
-    hand: its ``--version`` and the list its commands go into."""
+    hand: its ``--version`` and the list its commands go into. Ini keys are rows too, the per-metric
+    ``rag_threshold_<name>`` keys included."""
     found = [call for path in sorted(PACKAGE.rglob("*.py")) for call in declaring_calls(path)]
     outside = [call for call in found if not call.startswith("command_options.py")]
     assert outside == ["cli.py: add_argument", "cli.py: add_subparsers"]
@@ -216,11 +217,13 @@ def test_a_hand_written_option_is_found(tmp_path: Path) -> None:
     module = tmp_path / "tool.py"
     module.write_text(
         "def add(commands):\n    sub = commands.add_parser('x')\n    sub.add_argument('--y', help='y')\n"
-        "def pytest_addoption(parser):\n    parser.getgroup('g').addoption('--z')\n",
+        "def pytest_addoption(parser):\n    parser.getgroup('g').addoption('--z')\n"
+        "    parser.addini('w', 'w')\n",
         encoding="utf-8",
     )
     assert declaring_calls(module, tmp_path) == [
         "tool.py: add_parser",
         "tool.py: add_argument",
         "tool.py: addoption",
+        "tool.py: addini",
     ]

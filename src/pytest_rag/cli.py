@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .cases.generate.command import add_generate_command
-from .command_options import CommandGroup, Handler, SubCommand, SubParsers, ValueOption
+from .cases.generate.command import GENERATE_COMMAND
+from .command_options import CommandGroup, Handler, SubCommand, ValueOption
 from .engine.batch.cli import BATCH_COMMANDS
 from .engine.cache import CACHE_DIR_OPTION
 from .errors import RagError
@@ -71,14 +71,14 @@ CACHE_COMMANDS = CommandGroup(
 )
 """``pytest-rag cache`` and its actions."""
 
-#: Every command of ``pytest-rag`` in ``--help`` order, as the function that adds it with its
-#: options and ``handler``: its row's ``add_to`` (``generate`` builds its row in its own function).
-COMMANDS: tuple[Callable[[SubParsers], None], ...] = (
-    CACHE_COMMANDS.add_to,
-    PLOT_COMMAND.add_to,
-    MERGE_COMMAND.add_to,
-    BATCH_COMMANDS.add_to,
-    add_generate_command,
+#: Every command of ``pytest-rag`` in ``--help`` order, each a row that adds itself, its options and
+#: its ``handler``.
+COMMANDS: tuple[SubCommand | CommandGroup, ...] = (
+    CACHE_COMMANDS,
+    PLOT_COMMAND,
+    MERGE_COMMAND,
+    BATCH_COMMANDS,
+    GENERATE_COMMAND,
 )
 
 
@@ -88,8 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for add in COMMANDS:
-        add(commands)
+    for command in COMMANDS:
+        command.add_to(commands)
     return parser
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..command_options import IniOption, SwitchOption, ValueOption, add_pytest_options
+from ..command_options import IniOption, SwitchOption, ValueOption, add_ini_options, add_pytest_options
 from ..engine.cache import CACHE_MODES, DEFAULT_CACHE_DIR, check_mode
 from ..engine.limits import BatchSettings, EngineSettings
 from ..errors import ConfigError
@@ -239,8 +239,9 @@ def add_options(parser: Any) -> None:
 
 def add_threshold_options(parser: Any, names: Sequence[str]) -> None:
     """An ini key ``rag_threshold_<name>`` per metric (``rag_thresholds`` covers modes too)."""
-    for name in names:
-        parser.addini(f"rag_threshold_{name}", f"default threshold of {name}", default=None)
+    add_ini_options(
+        parser, (IniOption(f"rag_threshold_{name}", f"default threshold of {name}") for name in names)
+    )
 
 
 def threshold_names(pluginmanager: Any, builtin: object) -> tuple[str, ...]:

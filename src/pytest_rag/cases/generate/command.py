@@ -104,18 +104,6 @@ GENERATE_OPTIONS: tuple[CommandOption, ...] = (
 """The options of ``pytest-rag generate``, in ``--help`` order."""
 
 
-def add_generate_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    SubCommand(
-        "generate",
-        "write a case file of questions and reference answers from a folder of documents",
-        "Read a folder of documents (text, Markdown, HTML; PDF with the pdf extra), write questions "
-        "with reference answers and the passages they rest on, keep those the judge finds supported, "
-        "and write them as a case file to review.",
-        GENERATE_OPTIONS,
-        generate_command,
-    ).add_to(commands)
-
-
 def generate_command(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if not output.name.endswith((".rag.jsonl", ".rag.yaml", ".rag.yml")):
@@ -306,3 +294,15 @@ def _cases(
             )
         )
     return cases
+
+
+GENERATE_COMMAND = SubCommand(
+    "generate",
+    "write a case file of questions and reference answers from a folder of documents",
+    "Read a folder of documents (text, Markdown, HTML; PDF with the pdf extra), write questions "
+    "with reference answers and the passages they rest on, keep those the judge finds supported, "
+    "and write them as a case file to review.",
+    GENERATE_OPTIONS,
+    generate_command,
+)
+"""``pytest-rag generate``: its options and the function that runs it."""
