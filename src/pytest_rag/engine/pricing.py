@@ -6,10 +6,11 @@ provider with list prices keeps them as data in its folder, ``judges/<provider>/
 price is 0), ``batch_discounts`` (provider -> the share of the live price its batch API bills) and
 ``free_providers`` (the providers served from the folder that run on the user's own machine, such as
 ``ollama``). The offline judges, which bill no tokens, say so in their folder's ``prices.py``
-(``FREE_PROVIDERS``). This module reads them all with one loader, :func:`read_provider_prices`, and
-holds the table and its overrides. They are estimates: providers change prices, so the table is overridable with the ini
-option ``rag_prices`` (lines of ``MODEL = INPUT_PER_MTOK, OUTPUT_PER_MTOK``, optionally followed by
-the batch prices ``, BATCH_INPUT_PER_MTOK, BATCH_OUTPUT_PER_MTOK``). Local and self-hosted judges
+(``FREE_PROVIDERS``). This module reads them all with one loader, :func:`read_provider_prices`,
+and holds the table and its overrides. They are estimates: providers change prices, so the table
+is overridable with the ini option ``rag_prices`` (lines of ``MODEL = INPUT_PER_MTOK,
+OUTPUT_PER_MTOK``, optionally followed by the batch prices ``, BATCH_INPUT_PER_MTOK,
+BATCH_OUTPUT_PER_MTOK``). Local and self-hosted judges
 cost nothing; a model with no known price is reported as such rather than as free.
 
 Requests sent through a provider's batch API (``--rag-batch``) are billed at the batch price: half
