@@ -34,8 +34,7 @@ from .verdict_shapes import (
     GradedFindings,
     check_fields,
     check_verdict,
-    graded_findings_fields,
-    graded_findings_verdict,
+    graded_findings_question,
 )
 
 ROLES = ("user", "assistant")
@@ -148,7 +147,7 @@ class ConversationEvidence(Evidence):
 
 # -- turn faithfulness -------------------------------------------------------------------------
 
-TURN_FAITHFULNESS = Template(
+TURN_FAITHFULNESS = graded_findings_question(
     id="turn_faithfulness.single",
     version="1",
     task=(
@@ -167,17 +166,12 @@ TURN_FAITHFULNESS = Template(
         "2 - most statements are unsupported.\n"
         "1 - the answer is invented or contradicts the context."
     ),
-    fields=graded_findings_fields(
-        "unsupported_statements", "list of the latest answer's statements that the context does not support"
-    ),
+    findings="unsupported_statements",
+    asked="list of the latest answer's statements that the context does not support",
+    listed="statements of the latest answer that the retrieved context does not support; empty if none",
+    verdict="TurnFaithfulnessVerdict",
 )
-
-
-TurnFaithfulnessVerdict = graded_findings_verdict(
-    "TurnFaithfulnessVerdict",
-    "unsupported_statements",
-    "statements of the latest answer that the retrieved context does not support; empty if none",
-)
+TurnFaithfulnessVerdict = TURN_FAITHFULNESS.verdict
 
 
 class TurnFaithfulness(GradedFindings, ConversationMetric):
@@ -189,12 +183,9 @@ class TurnFaithfulness(GradedFindings, ConversationMetric):
     """
 
     name = "turn_faithfulness"
-    scale = Scale(1, 5)
     default_threshold = 4
     required = ("answer", "contexts")
     template = TURN_FAITHFULNESS
-    verdict = TurnFaithfulnessVerdict
-    findings = "unsupported_statements"
     evidence_model = ConversationEvidence
     evidence_field = "statements"
 
@@ -205,7 +196,7 @@ class TurnFaithfulness(GradedFindings, ConversationMetric):
 
 # -- turn relevancy ----------------------------------------------------------------------------
 
-TURN_RELEVANCY = Template(
+TURN_RELEVANCY = graded_findings_question(
     id="turn_relevancy.single",
     version="1",
     task=(
@@ -223,31 +214,22 @@ TURN_RELEVANCY = Template(
         "2 - mostly off topic, or answers an earlier message instead.\n"
         "1 - entirely off topic, or declines to answer."
     ),
-    fields=graded_findings_fields(
-        "off_topic_or_missing",
-        "list of off-topic parts of the answer and parts of the message left unanswered",
-    ),
-)
-
-
-TurnRelevancyVerdict = graded_findings_verdict(
-    "TurnRelevancyVerdict",
-    "off_topic_or_missing",
-    "parts of the latest answer that are off topic, and parts of the latest message left unanswered; "
+    findings="off_topic_or_missing",
+    asked="list of off-topic parts of the answer and parts of the message left unanswered",
+    listed="parts of the latest answer that are off topic, and parts of the latest message left unanswered; "
     "empty if none",
+    verdict="TurnRelevancyVerdict",
 )
+TurnRelevancyVerdict = TURN_RELEVANCY.verdict
 
 
 class TurnRelevancy(GradedFindings, ConversationMetric):
     """Does the latest answer respond to the latest message, read with the conversation before it?"""
 
     name = "turn_relevancy"
-    scale = Scale(1, 5)
     default_threshold = 3
     required = ("question", "answer")
     template = TURN_RELEVANCY
-    verdict = TurnRelevancyVerdict
-    findings = "off_topic_or_missing"
     evidence_model = ConversationEvidence
     evidence_field = "statements"
 

@@ -38,8 +38,7 @@ from .verdict_shapes import (
     GradedFindings,
     check_fields,
     check_verdict,
-    graded_findings_fields,
-    graded_findings_verdict,
+    graded_findings_question,
     numbered_fields,
     numbered_verdicts,
     yes_no_question,
@@ -64,7 +63,7 @@ def answer_after_contexts(sample: Sample, context_tag: str = "context") -> tuple
 
 # -- faithfulness ------------------------------------------------------------------------------
 
-FAITHFULNESS_TEMPLATE = Template(
+FAITHFULNESS_TEMPLATE = graded_findings_question(
     id="faithfulness.single",
     version="1",
     task=(
@@ -81,17 +80,12 @@ FAITHFULNESS_TEMPLATE = Template(
         "2 - most statements are unsupported.\n"
         "1 - the answer is invented or contradicts the context."
     ),
-    fields=graded_findings_fields(
-        "unsupported_statements", "list of the answer's statements that the context does not support"
-    ),
+    findings="unsupported_statements",
+    asked="list of the answer's statements that the context does not support",
+    listed="statements of the answer that the context does not support or contradicts; empty if none",
+    verdict="FaithfulnessVerdict",
 )
-
-
-FaithfulnessVerdict = graded_findings_verdict(
-    "FaithfulnessVerdict",
-    "unsupported_statements",
-    "statements of the answer that the context does not support or contradicts; empty if none",
-)
+FaithfulnessVerdict = FAITHFULNESS_TEMPLATE.verdict
 
 
 class Faithfulness(GradedFindings, SingleJudgment):
@@ -102,13 +96,10 @@ class Faithfulness(GradedFindings, SingleJudgment):
     """
 
     name = "faithfulness"
-    scale = Scale(1, 5)
     default_threshold = 4
     required = ("answer", "contexts")
     options = ("answer_kind",)
     template = FAITHFULNESS_TEMPLATE
-    verdict = FaithfulnessVerdict
-    findings = "unsupported_statements"
     evidence_model = UnsupportedStatements
 
     def check_options(self, options: Mapping[str, Any]) -> None:

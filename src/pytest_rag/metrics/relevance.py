@@ -21,7 +21,7 @@ from .base import Asker, Metric, Scale, Scored
 from .judging import SingleJudgment, judge_request
 from .options import read_int, read_text
 from .prompts import Template, block
-from .verdict_shapes import GradedFindings, graded_findings_fields, graded_findings_verdict, yes_no_question
+from .verdict_shapes import GradedFindings, graded_findings_question, yes_no_question
 
 
 def question_then_answer(sample: Sample) -> tuple[str, dict[str, Any]]:
@@ -33,7 +33,7 @@ def question_then_answer(sample: Sample) -> tuple[str, dict[str, Any]]:
 
 # -- answer relevancy --------------------------------------------------------------------------
 
-RELEVANCY_TEMPLATE = Template(
+RELEVANCY_TEMPLATE = graded_findings_question(
     id="answer_relevancy.single",
     version="1",
     task=(
@@ -49,17 +49,12 @@ RELEVANCY_TEMPLATE = Template(
         "2 - mostly off topic.\n"
         "1 - entirely off topic, or declines to answer."
     ),
-    fields=graded_findings_fields(
-        "off_topic_or_missing", "list of off-topic or evasive parts and unanswered parts of the question"
-    ),
+    findings="off_topic_or_missing",
+    asked="list of off-topic or evasive parts and unanswered parts of the question",
+    listed="parts of the answer that are off-topic or evasive, and parts of the question left unanswered; empty if none",
+    verdict="RelevancyVerdict",
 )
-
-
-RelevancyVerdict = graded_findings_verdict(
-    "RelevancyVerdict",
-    "off_topic_or_missing",
-    "parts of the answer that are off-topic or evasive, and parts of the question left unanswered; empty if none",
-)
+RelevancyVerdict = RELEVANCY_TEMPLATE.verdict
 
 
 class RelevancyEvidence(Evidence):
@@ -74,12 +69,9 @@ class AnswerRelevancy(GradedFindings, SingleJudgment):
     """
 
     name = "answer_relevancy"
-    scale = Scale(1, 5)
     default_threshold = 3
     required = ("question", "answer")
     template = RELEVANCY_TEMPLATE
-    verdict = RelevancyVerdict
-    findings = "off_topic_or_missing"
     evidence_model = RelevancyEvidence
 
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:

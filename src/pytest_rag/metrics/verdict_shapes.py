@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, create_model
 
-from ..results import Evidence
+from ..results import Evidence, Scale
 from .base import Asker, Scored
 from .judging import judge_each
 from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict, Template
@@ -35,38 +35,80 @@ def _caller_module() -> str:
     return str(sys._getframe(2).f_globals["__name__"])
 
 
-GRADE_WORDING = "integer 1-5"
+GRADES = Scale(1, 5)
+"""The grades of a graded finding list: the scale of every metric that asks one."""
+
+GRADE_WORDING = f"integer {GRADES}"
 """How a graded finding list's template asks for the grade."""
 
 
-def graded_findings_fields(findings: str, asked: str) -> dict[str, str]:
-    """The template fields of a graded finding list: reasons, the ``findings`` list (``asked`` says
-    what it holds), the 1-5 grade."""
-    return {"reasoning": SCORE_REASONING, findings: asked, "score": GRADE_WORDING}
+@dataclass(frozen=True, kw_only=True)
+class GradedFindingsQuestion(Template):
+    """A template that asks for a 1-5 grade and the items that cost points, with the model of its
+    reply (:attr:`verdict`), whose list field :attr:`findings` the template names. Built by
+    :func:`graded_findings_question`; a :class:`GradedFindings` metric reads its verdict model, its
+    findings and its scale from here instead of naming them again."""
+
+    findings: str
+    verdict: type[BaseModel] = field(repr=False, compare=False)
+    grades: ClassVar[Scale] = GRADES
 
 
-def graded_findings_verdict(name: str, findings: str, description: str) -> type[BaseModel]:
-    """The verdict model ``name`` of a graded finding list whose list field is ``findings``."""
+def graded_findings_question(
+    *, id: str, version: str, task: str, scale: str, findings: str, asked: str, listed: str, verdict: str
+) -> GradedFindingsQuestion:
+    """The template ``id`` asking for the reasons, the ``findings`` list (``asked`` says what it
+    holds, ``listed`` describes it in the reply model) and the grade on :data:`GRADES` (``scale``
+    anchors each grade), with its reply model named ``verdict``."""
     fields: dict[str, Any] = {
         "reasoning": (str, Field(description=SCORE_REASONING)),
-        findings: (list[str], Field(description=description)),
-        "score": (int, Field(ge=1, le=5, description="the score on the 1-5 scale")),
+        findings: (list[str], Field(description=listed)),
+        "score": (
+            int,
+            Field(ge=int(GRADES.low), le=int(GRADES.high), description=f"the score on the {GRADES} scale"),
+        ),
     }
-    return create_model(name, __module__=_caller_module(), **fields)
+    return GradedFindingsQuestion(
+        id=id,
+        version=version,
+        task=task,
+        scale=scale,
+        fields={"reasoning": SCORE_REASONING, findings: asked, "score": GRADE_WORDING},
+        findings=findings,
+        verdict=create_model(verdict, __module__=_caller_module(), **fields),
+    )
 
 
 class GradedFindings:
-    """Scoring of a graded finding list, mixed into a metric: the grade is the score, the reasons
-    are the judge's, the findings become the evidence (:attr:`evidence_model`, in its field
-    :attr:`evidence_field`, by default the verdict's own field name)."""
+    """Scoring of a graded finding list, mixed into a metric whose :attr:`template` is a
+    :class:`GradedFindingsQuestion`: the metric's verdict model and scale are the template's (set
+    when the class is declared, so the class attributes read as before), the grade is the score, the
+    reasons are the judge's, the findings become the evidence (:attr:`evidence_model`, in its field
+    :attr:`evidence_field`, by default the template's findings name)."""
 
-    findings: ClassVar[str]
+    template: ClassVar[GradedFindingsQuestion]
+    verdict: ClassVar[type[BaseModel]]
+    scale: ClassVar[Scale]
     evidence_model: ClassVar[type[Evidence]]
     evidence_field: ClassVar[str | None] = None
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        question = cls.__dict__.get("template")
+        if question is None:
+            return
+        if not isinstance(question, GradedFindingsQuestion):
+            raise TypeError(
+                f"{cls.__name__} scores a graded finding list, but its template {question.id} does not "
+                "say which field lists the findings; declare it with graded_findings_question(...)"
+            )
+        cls.verdict = question.verdict
+        cls.scale = question.grades
+
     def scored(self, verdict: Any) -> Scored:
-        listed = list(getattr(verdict, self.findings))
-        evidence = self.evidence_model(**{self.evidence_field or self.findings: listed})
+        findings = self.template.findings
+        listed = list(getattr(verdict, findings))
+        evidence = self.evidence_model(**{self.evidence_field or findings: listed})
         return Scored(score=verdict.score, reasons=verdict.reasoning, evidence=evidence)
 
 

@@ -23,15 +23,14 @@ from ..prompts import (
 from ..statements import NumberedQuestion, claim_list_fields, extract_statements
 from ..verdict_shapes import (
     GradedFindings,
-    graded_findings_fields,
-    graded_findings_verdict,
+    graded_findings_question,
     numbered_fields,
     numbered_verdicts,
 )
 
 # -- context recall ----------------------------------------------------------------------------
 
-RECALL_TEMPLATE = Template(
+RECALL_TEMPLATE = graded_findings_question(
     id="context_recall.single",
     version="1",
     task=(
@@ -47,15 +46,12 @@ RECALL_TEMPLATE = Template(
         "2 - only a few are covered.\n"
         "1 - none are covered."
     ),
-    fields=graded_findings_fields(
-        "missing_facts", "list of the reference's key facts that the answer does not cover"
-    ),
+    findings="missing_facts",
+    asked="list of the reference's key facts that the answer does not cover",
+    listed="key facts of the reference the answer does not cover; empty if none",
+    verdict="RecallVerdict",
 )
-
-
-RecallVerdict = graded_findings_verdict(
-    "RecallVerdict", "missing_facts", "key facts of the reference the answer does not cover; empty if none"
-)
+RecallVerdict = RECALL_TEMPLATE.verdict
 
 
 class RecallEvidence(Evidence):
@@ -70,12 +66,9 @@ class ContextRecall(GradedFindings, SingleJudgment):
     """
 
     name = "context_recall"
-    scale = Scale(1, 5)
     default_threshold = 3
     required = ("answer",)
     template = RECALL_TEMPLATE
-    verdict = RecallVerdict
-    findings = "missing_facts"
     evidence_model = RecallEvidence
 
     def check_inputs(self, sample: Sample) -> None:
