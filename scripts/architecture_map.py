@@ -77,9 +77,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                 (
                     "errors.py",
                     "deprecation.py",
-                    "redaction.py",
-                    "integer_keys.py",
-                    "command_options.py",
+                    "ground/",
                     "__init__.py",
                 ),
             ),

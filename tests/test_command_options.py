@@ -1,4 +1,4 @@
-"""Options and commands declared as rows (:mod:`pytest_rag.command_options`) mean what the argparse
+"""Options and commands declared as rows (:mod:`pytest_rag.ground.command_options`) mean what the argparse
 and pytest calls they replace meant: an unset keyword keeps argparse's own meaning, a shared row keeps
 its place in ``--help``, a group of commands takes one action, ini rows reach ``addini`` whole, and no
 module of the package declares a command-line option any other way."""
@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from pytest_rag.cli import build_parser
-from pytest_rag.command_options import (
+from pytest_rag.engine.cache import CACHE_DIR_OPTION
+from pytest_rag.engine.limits import BatchSettings, EngineSettings
+from pytest_rag.ground.command_options import (
     CommandGroup,
     IniOption,
     SubCommand,
@@ -22,8 +24,6 @@ from pytest_rag.command_options import (
     add_command_options,
     add_ini_options,
 )
-from pytest_rag.engine.cache import CACHE_DIR_OPTION
-from pytest_rag.engine.limits import BatchSettings, EngineSettings
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "pytest_rag"
 
@@ -204,11 +204,11 @@ def declaring_calls(path: Path, root: Path = PACKAGE) -> list[str]:
 
 
 def test_only_the_rows_declare_options_and_commands() -> None:
-    """Outside :mod:`pytest_rag.command_options`, only the ``pytest-rag`` parser itself is written by
+    """Outside :mod:`pytest_rag.ground.command_options`, only the ``pytest-rag`` parser itself is written by
     hand: its ``--version`` and the list its commands go into. Ini keys are rows too, the per-metric
     ``rag_threshold_<name>`` keys included."""
     found = [call for path in sorted(PACKAGE.rglob("*.py")) for call in declaring_calls(path)]
-    outside = [call for call in found if not call.startswith("command_options.py")]
+    outside = [call for call in found if not call.startswith("ground/command_options.py")]
     assert outside == ["cli.py: add_argument", "cli.py: add_subparsers"]
     assert len(found) > len(outside)  # the scan reads the module that does declare them
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_rag.integer_keys import integer_keyed
+from pytest_rag.ground.integer_keys import integer_keyed
 
 
 class BadKey(Exception):

@@ -11,8 +11,8 @@
     pytest-rag --version                             the installed version
 
 Each command is declared beside the function that runs it, as a row of
-:mod:`pytest_rag.command_options` (a :class:`~.command_options.SubCommand` with its options as rows,
-or a :class:`~.command_options.CommandGroup` of them), and listed once in :data:`COMMANDS`; a new
+:mod:`pytest_rag.ground.command_options` (a :class:`~.ground.command_options.SubCommand` with its options as rows,
+or a :class:`~.ground.command_options.CommandGroup` of them), and listed once in :data:`COMMANDS`; a new
 command is one row and one line there. Errors are one line on stderr naming the problem and the fix,
 with exit status 2 for bad usage and 1 for a failed operation.
 """
@@ -26,10 +26,10 @@ from pathlib import Path
 
 from . import __version__
 from .cases.generate.command import GENERATE_COMMAND
-from .command_options import CommandGroup, Handler, SubCommand, ValueOption
 from .engine.batch.cli import BATCH_COMMANDS
 from .engine.cache import CACHE_DIR_OPTION
 from .errors import RagError
+from .ground.command_options import CommandGroup, Handler, SubCommand, ValueOption
 from .regression.shards import MERGE_COMMAND
 from .regression.store_io import export_store, import_store
 from .report.png_plot import PLOT_COMMAND

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..command_options import IniOption, SwitchOption, ValueOption, add_ini_options, add_pytest_options
 from ..engine.cache import CACHE_MODES, DEFAULT_CACHE_DIR, check_mode
 from ..engine.limits import BatchSettings, EngineSettings
 from ..errors import ConfigError
+from ..ground.command_options import IniOption, SwitchOption, ValueOption, add_ini_options, add_pytest_options
 from ..judges.protocol import JudgeOptions
 from ..metrics.catalog import metric_names
 from .batch import BATCH, add_batch_options, read_batch_settings

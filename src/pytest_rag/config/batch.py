@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..command_options import IniOption, SwitchOption, ValueOption, add_pytest_options
 from ..engine.limits import BatchSettings
 from ..errors import ConfigError
+from ..ground.command_options import IniOption, SwitchOption, ValueOption, add_pytest_options
 from .readers import pick_number
 
 BATCH = BatchSettings()

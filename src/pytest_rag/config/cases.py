@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..command_options import IniOption, add_ini_options
 from ..errors import ConfigError
+from ..ground.command_options import IniOption, add_ini_options
 from .readers import in_ini_file
 
 DEFAULT_CASE_METRICS = ("faithfulness", "answer_relevancy", "context_recall", "passage_recall")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..command_options import IniOption, ValueOption, add_pytest_options
 from ..errors import ConfigError
+from ..ground.command_options import IniOption, ValueOption, add_pytest_options
 from .readers import in_ini_file, ini_value
 
 PASS_ON = ("score", "expected")

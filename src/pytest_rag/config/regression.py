@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..command_options import IniOption, ValueOption, add_pytest_options
 from ..errors import ConfigError
+from ..ground.command_options import IniOption, ValueOption, add_pytest_options
 from ..regression.gate_bars import check_min_alpha, parse_fail_under
 from .readers import in_ini_file, ini_value, on_command_line, path_option, read_number
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..command_options import ValueOption
 from ..errors import ConfigError
+from ..ground.command_options import ValueOption
 
 CACHE_MODES = ("rw", "ro", "replay", "refresh", "off")
 DEFAULT_CACHE_DIR = ".rag_cache"

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import JudgeError, JudgeUnavailableError
-from ..redaction import redact
+from ..ground.redaction import redact
 from .protocol import TransientFault
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})

@@ -18,9 +18,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from ..errors import InputError
+from ..ground.integer_keys import integer_keyed
 from ..helper_forms import Check, given, score_form
 from ..inputs import ContextLike, Sample
-from ..integer_keys import integer_keyed
 from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
 from .judging import ask_graded, judge_request

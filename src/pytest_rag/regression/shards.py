@@ -36,8 +36,8 @@ from pathlib import Path
 
 from .. import __version__
 from ..check_keys import keyed_records, metric_label, report_order
-from ..command_options import SubCommand, SwitchOption, ValueOption
 from ..errors import InputError
+from ..ground.command_options import SubCommand, SwitchOption, ValueOption
 from ..report.html.page import write_html_report
 from ..report.results_file import REPORT_SUFFIXES, VERSION, read_results_file, write_reports
 from ..report.summary import summary_text

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..engine.cache import JudgmentCache
 from ..errors import RagError
-from ..redaction import secret_values
+from ..ground.redaction import secret_values
 from ..report.files import write_text_atomically
 
 FORMAT = "pytest-rag-judgments"

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..command_options import SubCommand, ValueOption
 from ..errors import InputError, RagError
+from ..ground.command_options import SubCommand, ValueOption
 from .comparison import MetricComparison, Run, compare_runs
 from .html.page import write_html
 

@@ -22,11 +22,11 @@ from typing import Any
 import pluggy
 
 from ... import builtin, hookspecs
-from ...command_options import CommandOption, SubCommand, SwitchOption, ValueOption
 from ...config import RagSettings
 from ...engine.cache import CACHE_DIR_OPTION
 from ...engine.limits import BatchSettings, EngineSettings
 from ...errors import ConfigError, NotJudgedError, RagError, WaitingForBatchError
+from ...ground.command_options import CommandOption, SubCommand, SwitchOption, ValueOption
 from ...helper_forms import Check
 from ...inputs import Sample
 from ...results import MetricResult

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...command_options import CommandGroup, SubCommand, ValueOption
+from ...ground.command_options import CommandGroup, SubCommand, ValueOption
 from ..cache import CACHE_DIR_OPTION
 from ..limits import BatchSettings
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Collection
 from dataclasses import asdict
 from typing import Any
 
+from ...ground.redaction import redact
 from ...judges.batch_api import UNREADABLE_LINE, BatchProblem, CollectedReply, Manifest, Outcome
-from ...redaction import redact
 from .providers import api_for_target
 from .store import BatchStore
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ...redaction import redact
+from ...ground.redaction import redact
 from .errors import NliModelError
 from .formats import (
     CONFIG_FILE,

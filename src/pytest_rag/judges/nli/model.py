@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ...integer_keys import integer_keyed
+from ...ground.integer_keys import integer_keyed
 from .errors import NliModelError
 from .formats import CONFIG_FILE, ONNX, ONNX_FILE, TOKENIZER_FILE, TRANSFORMERS, ModelFiles, Runtime
 
