@@ -32,6 +32,7 @@ from pytest_rag.helper_forms import AsyncForm, SyncForm
 from pytest_rag.metrics import citation
 from pytest_rag.metrics.base import Metric
 from pytest_rag.metrics.catalog import CATALOG, builtin_metrics
+from pytest_rag.metrics.dual_rating import DualRatingQuestion
 from pytest_rag.metrics.prompts import Template
 from pytest_rag.rag_judge import RagJudge
 from test_prompt_stability import SAMPLE, VARIANTS, RecordingAsker
@@ -76,6 +77,12 @@ def template_homes() -> dict[str, str]:
         for value in vars(module).values():
             if isinstance(value, Template) and f'id="{value.id}"' in source:
                 assert homes.setdefault(value.id, module.__name__) == module.__name__, value.id
+            if isinstance(
+                value, DualRatingQuestion
+            ):  # both wordings of dual_rating_question("<metric>", ...)
+                for template in value.templates:
+                    if f'dual_rating_question(\n    "{template.id.split(".")[0]}"' in source:
+                        assert homes.setdefault(template.id, module.__name__) == module.__name__, template.id
     return homes
 
 

@@ -257,8 +257,10 @@ def test_template_versions_are_in_the_cache_key_and_retire_only_their_own_entrie
     identity = {"provider": "openai", "model": "m", "base_url": "u"}
     sample = Sample(question="q?", answer="a.", reference="r.")
     _, before = scored("answer_accuracy", sample, generic_reply)
-    bumped = dataclasses.replace(agreement.ACCURACY_2, version="2")
-    monkeypatch.setattr(agreement.AnswerAccuracy, "templates", (agreement.ACCURACY_1, bumped))
+    first, second = agreement.ANSWER_ACCURACY.templates
+    monkeypatch.setattr(
+        agreement.AnswerAccuracy, "templates", (first, dataclasses.replace(second, version="2"))
+    )
     _, after = scored("answer_accuracy", sample, generic_reply)
     keys_before = [r.cache_key(identity) for r in before.requests]
     keys_after = [r.cache_key(identity) for r in after.requests]

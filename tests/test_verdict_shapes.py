@@ -8,15 +8,16 @@ byte, and it must belong to the module that builds it, as the class did.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field
 
 from pytest_rag.inputs import Sample
 from pytest_rag.metrics.base import Scored
+from pytest_rag.metrics.dual_rating import DualTemplateMetric, Wording, dual_rating_question, level_rating
 from pytest_rag.metrics.judging import SingleJudgment
-from pytest_rag.metrics.prompts import REASONING, SCORE_REASONING, ReasonedVerdict, Template
+from pytest_rag.metrics.prompts import REASONING, SCORE_REASONING, SHORT_REASON, ReasonedVerdict, Template
 from pytest_rag.metrics.verdict_shapes import (
     Decision,
     GradedFindings,
@@ -135,3 +136,68 @@ def test_a_graded_findings_metric_with_a_plain_template_is_refused_when_declared
         class Unsaid(GradedFindings, SingleJudgment):
             name = "unsaid"
             template = plain
+
+
+# -- a rating question in two wordings (metrics/dual_rating.py) ----------------------------------
+
+
+class FourLevelRating(BaseModel):
+    reasoning: str = Field(description=SHORT_REASON)
+    score: Literal[0, 1, 2, 3] = Field(description="the rating: 0, 1, 2 or 3")
+
+
+BUILT_FOUR = level_rating("FourLevelRating", (0, 1, 2, 3))
+
+
+def test_a_level_rating_validates_with_the_schema_of_the_class_it_stands_for() -> None:
+    built = json.dumps(BUILT_FOUR.model_json_schema(), sort_keys=False)
+    assert built == json.dumps(FourLevelRating.model_json_schema(), sort_keys=False)
+    assert BUILT_FOUR.__module__ == __name__
+    assert BUILT_FOUR.levels == (0, 1, 2, 3)
+    with pytest.raises(ValueError):
+        BUILT_FOUR.model_validate({"reasoning": "r", "score": 4})
+
+
+def wording(levels: tuple[int, ...], task: str = "Task: rate it.") -> Wording:
+    return Wording(task=task, ratings={level: f"level {level}." for level in levels})
+
+
+def test_a_dual_rating_question_names_its_templates_and_lists_each_wordings_levels_in_its_order() -> None:
+    question = dual_rating_question(
+        "fourfold", BUILT_FOUR, wording((3, 2, 1, 0)), wording((0, 1, 2, 3), "Task: say it again.")
+    )
+    first, second = question.templates
+    assert (first.id, second.id) == ("fourfold.template1", "fourfold.template2")
+    assert first.scale == "Ratings:\n3 - level 3.\n2 - level 2.\n1 - level 1.\n0 - level 0."
+    assert second.scale.startswith("Ratings:\n0 - level 0.\n1 - level 1.")
+    assert first.fields == {"reasoning": SHORT_REASON, "score": "0, 1, 2 or 3"} == second.fields
+    assert "Task: say it again." in second.system_text()
+    assert question.verdict is BUILT_FOUR
+    assert question.scale == Scale(0, 3)
+
+
+@pytest.mark.parametrize("levels", [(0, 1, 2), (0, 1, 2, 3, 4), (0, 1, 2, 4)])
+def test_a_wording_that_misses_or_adds_a_level_is_refused_when_declared(levels: tuple[int, ...]) -> None:
+    with pytest.raises(
+        ValueError, match=r"fourfold\.template2 rates on .* FourLevelRating takes \[0, 1, 2, 3\]"
+    ):
+        dual_rating_question("fourfold", BUILT_FOUR, wording((0, 1, 2, 3)), wording(levels))
+
+
+def test_a_dual_template_metric_takes_its_templates_verdict_and_scale_from_its_question() -> None:
+    question = dual_rating_question("fourfold", BUILT_FOUR, wording((0, 1, 2, 3)), wording((3, 2, 1, 0)))
+
+    class Fourfold(DualTemplateMetric):
+        name = "fourfold"
+        default_threshold = 2
+        required = ("answer",)
+
+        def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:
+            return sample.answer, {"answer": sample.answer}
+
+    class Declared(Fourfold):
+        question = dual_rating_question("fourfold", BUILT_FOUR, wording((0, 1, 2, 3)), wording((3, 2, 1, 0)))
+
+    assert Declared.templates == question.templates
+    assert Declared.verdict is BUILT_FOUR
+    assert Declared.scale == Scale(0, 3)

@@ -11,23 +11,101 @@ carries the odds of their mean (the two judgments taken as independent).
 
 from __future__ import annotations
 
+import sys
 from abc import abstractmethod
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol, cast
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from ..inputs import Sample
-from ..results import Evidence
+from ..results import Evidence, Scale
 from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scored
 from .judging import Failed, graded_or_error, judge_request
 from .prompts import SHORT_REASON, Template
 
 
-class ThreeLevelRating(BaseModel):
+def _spoken(levels: tuple[int, ...]) -> str:
+    """``0, 1 or 2``: the levels as a template and a reply model ask for them."""
+    return f"{', '.join(map(str, levels[:-1]))} or {levels[-1]}"
+
+
+class LevelRating(BaseModel):
+    """A reasoned rating on a few whole-number levels (:attr:`levels`), the reply of one template of
+    a dual-template metric. Built by :func:`level_rating`."""
+
+    levels: ClassVar[tuple[int, ...]]
     reasoning: str = Field(description=SHORT_REASON)
-    score: Literal[0, 1, 2] = Field(description="the rating: 0, 1 or 2")
+
+
+def level_rating(name: str, levels: tuple[int, ...]) -> type[LevelRating]:
+    """The reply model ``name``: the reasons, then a ``score`` that is one of ``levels``. Its schema
+    is the one the metrics declared as a class before (name, fields, order, descriptions), so cache
+    keys do not move; it belongs to the module that asks for it."""
+    one_of_levels: Any = Literal[levels]
+    model = create_model(
+        name,
+        __base__=LevelRating,
+        __module__=str(sys._getframe(1).f_globals["__name__"]),
+        score=(one_of_levels, Field(description=f"the rating: {_spoken(levels)}")),
+    )
+    model.levels = levels
+    return model
+
+
+ThreeLevelRating = level_rating("ThreeLevelRating", (0, 1, 2))
+"""The 0/1/2 rating of response groundedness and context relevance."""
+
+
+@dataclass(frozen=True)
+class Wording:
+    """One template's words for a rating question: its task, and what each level means, in the order
+    the template lists them (every level of the reply model, once)."""
+
+    task: str
+    ratings: Mapping[int, str]
+
+
+@dataclass(frozen=True)
+class DualRatingQuestion:
+    """One rating question in two wordings, with the reply model both are read with and the scale
+    their ratings lie on; a :class:`DualTemplateMetric` takes its templates, verdict and scale from
+    here. Built by :func:`dual_rating_question`."""
+
+    templates: tuple[Template, Template]
+    verdict: type[LevelRating]
+    scale: Scale
+
+
+def dual_rating_question(
+    metric: str, verdict: type[LevelRating], first: Wording, second: Wording
+) -> DualRatingQuestion:
+    """``metric``'s two templates (ids ``<metric>.template1`` and ``.template2``), each asking for the
+    reasons and a rating on ``verdict``'s levels, with its wording's meaning of every level."""
+    templates = []
+    for number, wording in enumerate((first, second), start=1):
+        if sorted(wording.ratings) != sorted(verdict.levels):
+            raise ValueError(
+                f"{metric}.template{number} rates on {sorted(wording.ratings)}, but {verdict.__name__} "
+                f"takes {list(verdict.levels)}: give every level of the reply model one meaning"
+            )
+        lines = "\n".join(f"{level} - {meaning}" for level, meaning in wording.ratings.items())
+        templates.append(
+            Template(
+                id=f"{metric}.template{number}",
+                version="1",
+                task=wording.task,
+                scale=f"Ratings:\n{lines}",
+                fields={"reasoning": SHORT_REASON, "score": _spoken(verdict.levels)},
+            )
+        )
+    return DualRatingQuestion(
+        templates=(templates[0], templates[1]),
+        verdict=verdict,
+        scale=Scale(min(verdict.levels), max(verdict.levels)),
+    )
 
 
 class TemplateRating(BaseModel):
@@ -54,9 +132,16 @@ class Rating(Protocol):
 class DualTemplateMetric(Metric):
     """Two judgments by two templates, normalised and averaged, one valid rating used alone."""
 
+    question: ClassVar[DualRatingQuestion]
     templates: ClassVar[tuple[Template, Template]]
     verdict: ClassVar[type[BaseModel]]
     """A model with a ``reasoning`` and an integer ``score`` (a :class:`Rating`)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        question = cls.__dict__.get("question")
+        if question is not None:
+            cls.templates, cls.verdict, cls.scale = question.templates, question.verdict, question.scale
 
     @abstractmethod
     def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:

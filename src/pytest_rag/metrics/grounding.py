@@ -22,12 +22,11 @@ from ..helper_forms import Check, answer_and_contexts, given, score_form, shared
 from ..inputs import ContextLike, Sample, check_answer_kind
 from ..results import Evidence, Highlights
 from .base import Asker, Metric, Scale, Scored
-from .dual_rating import DualTemplateMetric, ThreeLevelRating
+from .dual_rating import DualTemplateMetric, ThreeLevelRating, Wording, dual_rating_question
 from .judging import SingleJudgment, batch_count
 from .options import read_int
 from .prompts import (
     REASONING,
-    SHORT_REASON,
     ReasonedVerdict,
     Template,
     block,
@@ -431,37 +430,31 @@ class AnswerConsistencyBinary(SingleJudgment):
 
 # -- response groundedness ---------------------------------------------------------------------
 
-GROUNDED_1 = Template(
-    id="response_groundedness.template1",
-    version="1",
-    task=(
-        "Task: rate how well the answer is grounded in the retrieved contexts: whether each of its "
-        "statements can be found in, or inferred from, the contexts."
+RESPONSE_GROUNDEDNESS = dual_rating_question(
+    "response_groundedness",
+    ThreeLevelRating,
+    Wording(
+        task=(
+            "Task: rate how well the answer is grounded in the retrieved contexts: whether each of its "
+            "statements can be found in, or inferred from, the contexts."
+        ),
+        ratings={
+            2: "fully grounded: every statement is found in or inferred from the contexts.",
+            1: "partly grounded.",
+            0: "not grounded in the contexts at all.",
+        },
     ),
-    scale=(
-        "Ratings:\n"
-        "2 - fully grounded: every statement is found in or inferred from the contexts.\n"
-        "1 - partly grounded.\n"
-        "0 - not grounded in the contexts at all."
+    Wording(
+        task=(
+            "Task: check the answer against the source passages. Could a reader who has only these "
+            "passages confirm what the answer says? Use only the passages, not your own knowledge."
+        ),
+        ratings={
+            0: "no statement of the answer can be confirmed from the passages.",
+            1: "some statements can be confirmed, others cannot.",
+            2: "every statement can be confirmed.",
+        },
     ),
-    fields={"reasoning": SHORT_REASON, "score": "0, 1 or 2"},
-)
-
-
-GROUNDED_2 = Template(
-    id="response_groundedness.template2",
-    version="1",
-    task=(
-        "Task: check the answer against the source passages. Could a reader who has only these "
-        "passages confirm what the answer says? Use only the passages, not your own knowledge."
-    ),
-    scale=(
-        "Ratings:\n"
-        "0 - no statement of the answer can be confirmed from the passages.\n"
-        "1 - some statements can be confirmed, others cannot.\n"
-        "2 - every statement can be confirmed."
-    ),
-    fields={"reasoning": SHORT_REASON, "score": "0, 1 or 2"},
 )
 
 
@@ -473,11 +466,9 @@ class ResponseGroundedness(DualTemplateMetric):
     """
 
     name = "response_groundedness"
-    scale = Scale(0, 2)
+    question = RESPONSE_GROUNDEDNESS
     default_threshold = 1
     required = ("answer", "contexts")
-    templates = (GROUNDED_1, GROUNDED_2)
-    verdict = ThreeLevelRating
 
     def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:
         return answer_after_contexts(sample)

@@ -24,9 +24,9 @@ from ..results import Evidence, Highlights, passage_labels
 from ..scoring import ranking
 from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scale, Scored
-from .dual_rating import DualTemplateMetric, ThreeLevelRating
+from .dual_rating import DualTemplateMetric, ThreeLevelRating, Wording, dual_rating_question
 from .judging import ask_graded, each_request, judge_request
-from .prompts import REASONING, SHORT_REASON, ReasonedVerdict, Template, block, context_blocks, passage_block
+from .prompts import REASONING, ReasonedVerdict, Template, block, context_blocks, passage_block
 from .verdict_shapes import Decision, yes_no_question
 
 
@@ -349,34 +349,28 @@ class RetrievalPrecision(Metric):
 
 # -- context relevance -------------------------------------------------------------------------
 
-RELEVANCE_1 = Template(
-    id="context_relevance.template1",
-    version="1",
-    task="Task: rate how relevant the retrieved contexts, taken together, are to the question.",
-    scale=(
-        "Ratings:\n"
-        "2 - the contexts are fully relevant: they hold what is needed to answer the question.\n"
-        "1 - the contexts are partly relevant.\n"
-        "0 - the contexts are not relevant to the question at all."
+CONTEXT_RELEVANCE = dual_rating_question(
+    "context_relevance",
+    ThreeLevelRating,
+    Wording(
+        task="Task: rate how relevant the retrieved contexts, taken together, are to the question.",
+        ratings={
+            2: "the contexts are fully relevant: they hold what is needed to answer the question.",
+            1: "the contexts are partly relevant.",
+            0: "the contexts are not relevant to the question at all.",
+        },
     ),
-    fields={"reasoning": SHORT_REASON, "score": "0, 1 or 2"},
-)
-
-
-RELEVANCE_2 = Template(
-    id="context_relevance.template2",
-    version="1",
-    task=(
-        "Task: a user asked the question below and a search system returned the passages shown. "
-        "Would those passages let someone answer the user's question?"
+    Wording(
+        task=(
+            "Task: a user asked the question below and a search system returned the passages shown. "
+            "Would those passages let someone answer the user's question?"
+        ),
+        ratings={
+            0: "no: the passages do not bear on the question.",
+            1: "in part: some useful information, but incomplete or mixed with unrelated material.",
+            2: "yes: the passages cover the question.",
+        },
     ),
-    scale=(
-        "Ratings:\n"
-        "0 - no: the passages do not bear on the question.\n"
-        "1 - in part: some useful information, but incomplete or mixed with unrelated material.\n"
-        "2 - yes: the passages cover the question."
-    ),
-    fields={"reasoning": SHORT_REASON, "score": "0, 1 or 2"},
 )
 
 
@@ -388,11 +382,9 @@ class ContextRelevance(DualTemplateMetric):
     """
 
     name = "context_relevance"
-    scale = Scale(0, 2)
+    question = CONTEXT_RELEVANCE
     default_threshold = 1
     required = ("question", "contexts")
-    templates = (RELEVANCE_1, RELEVANCE_2)
-    verdict = ThreeLevelRating
 
     def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:
         user = "\n\n".join([block("question", sample.question), context_blocks(sample.contexts)])

@@ -15,12 +15,11 @@ from ...results import Evidence, Highlights
 from ...scoring import precision_recall_f1
 from ...scoring.similarity import cosine
 from ..base import Asker, Metric, Scale, Scored
-from ..dual_rating import DualTemplateMetric
+from ..dual_rating import DualTemplateMetric, Wording, dual_rating_question, level_rating
 from ..judging import SingleJudgment
 from ..options import read_choice, read_text
 from ..prompts import (
     REASONING,
-    SHORT_REASON,
     ReasonedVerdict,
     Template,
     block,
@@ -126,44 +125,35 @@ class SemanticSimilarity(Metric):
 
 # -- answer accuracy ---------------------------------------------------------------------------
 
-ACCURACY_1 = Template(
-    id="answer_accuracy.template1",
-    version="1",
-    task=(
-        "Task: compare the response with the reference answer to the question and rate their "
-        "agreement. Judge the facts and conclusions, not the wording."
+AccuracyRating = level_rating("AccuracyRating", (0, 2, 4))
+
+ANSWER_ACCURACY = dual_rating_question(
+    "answer_accuracy",
+    AccuracyRating,
+    Wording(
+        task=(
+            "Task: compare the response with the reference answer to the question and rate their "
+            "agreement. Judge the facts and conclusions, not the wording."
+        ),
+        ratings={
+            4: "the response agrees exactly with the reference.",
+            2: "the response agrees with the reference only in part.",
+            0: "the response is wrong, or does not answer the same question as the reference.",
+        },
     ),
-    scale=(
-        "Ratings:\n"
-        "4 - the response agrees exactly with the reference.\n"
-        "2 - the response agrees with the reference only in part.\n"
-        "0 - the response is wrong, or does not answer the same question as the reference."
+    Wording(
+        task=(
+            "Task: you are given a question, a candidate reply (in the response block) and a trusted "
+            "answer (in the reference block). Say how closely the candidate matches the trusted answer "
+            "in substance."
+        ),
+        ratings={
+            0: "they disagree, or the candidate addresses a different question.",
+            2: "they share part of their substance.",
+            4: "they state the same thing.",
+        },
     ),
-    fields={"reasoning": SHORT_REASON, "score": "0, 2 or 4"},
 )
-
-
-ACCURACY_2 = Template(
-    id="answer_accuracy.template2",
-    version="1",
-    task=(
-        "Task: you are given a question, a candidate reply (in the response block) and a trusted "
-        "answer (in the reference block). Say how closely the candidate matches the trusted answer "
-        "in substance."
-    ),
-    scale=(
-        "Ratings:\n"
-        "0 - they disagree, or the candidate addresses a different question.\n"
-        "2 - they share part of their substance.\n"
-        "4 - they state the same thing."
-    ),
-    fields={"reasoning": SHORT_REASON, "score": "0, 2 or 4"},
-)
-
-
-class AccuracyRating(BaseModel):
-    reasoning: str = Field(description=SHORT_REASON)
-    score: Literal[0, 2, 4] = Field(description="the rating: 0, 2 or 4")
 
 
 class AnswerAccuracy(DualTemplateMetric):
@@ -175,11 +165,9 @@ class AnswerAccuracy(DualTemplateMetric):
     """
 
     name = "answer_accuracy"
-    scale = Scale(0, 4)
+    question = ANSWER_ACCURACY
     default_threshold = 2
     required = ("question", "answer", "reference")
-    templates = (ACCURACY_1, ACCURACY_2)
-    verdict = AccuracyRating
 
     def render(self, sample: Sample, which: int) -> tuple[str, dict[str, Any]]:
         reference = sample.reference or ""
