@@ -8,6 +8,7 @@ byte, and it must belong to the module that builds it, as the class did.
 from __future__ import annotations
 
 import json
+import typing
 from typing import Any, Literal
 
 import pytest
@@ -18,10 +19,13 @@ from pytest_rag.metrics.base import Scored
 from pytest_rag.metrics.dual_rating import DualTemplateMetric, Wording, dual_rating_question, level_rating
 from pytest_rag.metrics.judging import SingleJudgment
 from pytest_rag.metrics.prompts import REASONING, SCORE_REASONING, SHORT_REASON, ReasonedVerdict, Template
+from pytest_rag.metrics.statements import NumberedQuestion
 from pytest_rag.metrics.verdict_shapes import (
+    Asked,
     Decision,
     GradedFindings,
     graded_findings_question,
+    numbered_verdicts_question,
     yes_no_question,
 )
 from pytest_rag.results import Evidence, Scale
@@ -201,3 +205,53 @@ def test_a_dual_template_metric_takes_its_templates_verdict_and_scale_from_its_q
     assert Declared.templates == question.templates
     assert Declared.verdict is BUILT_FOUR
     assert Declared.scale == Scale(0, 3)
+
+
+# -- a numbered verdict list ---------------------------------------------------------------------
+
+SEEN = numbered_verdicts_question(
+    id="test.seen",
+    version="1",
+    task="Task: for each numbered fact, say whether the passage shows it.",
+    item="fact",
+    answers={
+        "seen": Asked(bool, "true or false", "true when the passage shows the fact"),
+        "line": Asked(int | None, "line number or null", "the line that shows it, or null"),
+    },
+    verdict="SeenFacts",
+    item_verdict="SeenFact",
+)
+
+
+class SeenFact(BaseModel):
+    index: int = Field(description="number of the fact this verdict is about (1-based)")
+    reasoning: str = Field(description=REASONING)
+    seen: bool = Field(description="true when the passage shows the fact")
+    line: int | None = Field(description="the line that shows it, or null")
+
+
+class SeenFacts(BaseModel):
+    verdicts: list[SeenFact] = Field(description="one verdict per fact, in the order given")
+
+
+def test_a_numbered_verdicts_question_validates_with_the_schema_of_the_classes_it_stands_for() -> None:
+    built = json.dumps(SEEN.verdict.model_json_schema(), sort_keys=False)
+    assert built == json.dumps(SeenFacts.model_json_schema(), sort_keys=False)
+    assert SEEN.verdict.__module__ == __name__
+
+
+def test_a_numbered_verdicts_question_describes_the_object_its_model_reads() -> None:
+    assert SEEN.fields == {
+        "verdicts": 'list with one object per fact, in order: {"index": fact number, "reasoning": one to '
+        'three sentences, "seen": true or false, "line": line number or null}'
+    }
+    (item,) = typing.get_args(SEEN.verdict.model_fields["verdicts"].annotation)
+    assert list(item.model_fields) == ["index", "reasoning", "seen", "line"]
+
+
+def test_a_numbered_question_reads_its_reply_model_from_the_template_or_is_given_one() -> None:
+    assert NumberedQuestion("m", SEEN, [], "fact", "facts").model is SEEN.verdict
+    plain = Template(id="test.plain", version="1", task="Task: label them.", fields={"labels": "list"})
+    assert NumberedQuestion("m", plain, [], "nugget", "nuggets", reply=SeenFacts).model is SeenFacts
+    with pytest.raises(TypeError, match=r"test\.plain does not carry its reply model; pass reply="):
+        _ = NumberedQuestion("m", plain, [], "nugget", "nuggets").model

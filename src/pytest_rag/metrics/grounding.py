@@ -32,14 +32,14 @@ from .prompts import (
     block,
     context_blocks,
 )
-from .statements import NumberedClaimVerdict, NumberedQuestion, claim_list_fields, extract_statements
+from .statements import NumberedQuestion, claim_list_fields, extract_statements
 from .verdict_shapes import (
+    Asked,
     GradedFindings,
     check_fields,
     check_verdict,
     graded_findings_question,
-    numbered_fields,
-    numbered_verdicts,
+    numbered_verdicts_question,
     yes_no_question,
 )
 
@@ -138,7 +138,7 @@ EXTRACT_CLAIMS = Template(
 )
 
 
-VERIFY_CLAIMS = Template(
+VERIFY_CLAIMS = numbered_verdicts_question(
     id="faithfulness.claims.verify",
     version="1",
     task=(
@@ -147,18 +147,13 @@ VERIFY_CLAIMS = Template(
         "context, not your own knowledge; a true claim the context does not back is not supported, "
         "and a claim that contradicts the context is not supported."
     ),
-    fields=numbered_fields(
-        'list with one object per claim, in order: {"index": claim number, "reasoning": '
-        'one to three sentences, "supported": true or false}'
-    ),
+    item="claim",
+    answers={
+        "supported": Asked(bool, "true or false", "true when the context states or clearly implies the claim")
+    },
+    verdict="ClaimChecks",
+    item_verdict="ClaimCheck",
 )
-
-
-class ClaimCheck(NumberedClaimVerdict):
-    supported: bool = Field(description="true when the context states or clearly implies the claim")
-
-
-ClaimChecks = numbered_verdicts("ClaimChecks", ClaimCheck, "claim")
 
 
 class ClaimVerdict(BaseModel):
@@ -215,7 +210,7 @@ class FaithfulnessClaims(Metric):
             return inputs
 
         verification = NumberedQuestion(
-            self.name, VERIFY_CLAIMS, ClaimChecks, [context_blocks(sample.contexts)], "claim", "claims"
+            self.name, VERIFY_CLAIMS, [context_blocks(sample.contexts)], "claim", "claims"
         )
         checks = await verification.judge_in_batches(ask, claims, size, inputs_of)
         verdicts = [

@@ -237,7 +237,7 @@ class Nuggets(Metric):
         def inputs_of(start: int, chunk: Sequence[str]) -> dict[str, Any]:
             return {"question": question, "answer": answer, "nuggets": list(chunk)}
 
-        labelling = NumberedQuestion(self.name, template, model, head, "nuggets", "nuggets")
+        labelling = NumberedQuestion(self.name, template, head, "nuggets", "nuggets", reply=model)
         labels = await labelling.judge_in_batches(ask, nuggets, BATCH, inputs_of)
         return [
             str(getattr(label, "importance", None) or getattr(label, "assignment", "")) for label in labels

@@ -19,7 +19,8 @@ from pydantic import BaseModel, Field
 from ..errors import JudgeError
 from .base import Asker
 from .judging import batches, judge_request
-from .prompts import REASONING, Template, block, numbered_list
+from .prompts import Template, block, numbered_list
+from .verdict_shapes import NumberedVerdictsQuestion
 
 
 class ClaimList(BaseModel):
@@ -31,14 +32,6 @@ def claim_list_fields(asked: str) -> dict[str, str]:
     what it holds), so every extraction template asks for the field its reply is validated by."""
     (listed,) = ClaimList.model_fields
     return {listed: asked}
-
-
-class NumberedClaimVerdict(BaseModel):
-    """A verdict on one numbered claim, naming the claim before reasoning about it; a base only
-    (subclasses add the decision, and their own names and docstrings are what schemas show)."""
-
-    index: int = Field(description="number of the claim this verdict is about (1-based)")
-    reasoning: str = Field(description=REASONING)
 
 
 async def extract_statements(
@@ -64,16 +57,26 @@ async def extract_statements(
 @dataclass(frozen=True)
 class NumberedQuestion:
     """A question about numbered items: each item a ``tag`` block after the ``head`` blocks, the
-    reply a ``model`` whose one field lists a verdict per item, naming its number (``what`` names the
+    reply a model whose one field lists a verdict per item, naming its number (``what`` names the
     items in the error when a reply does not). The parts every batch of items shares, said once."""
 
     metric: str
     template: Template
-    model: type[BaseModel]
     head: Sequence[str]
     tag: str
     what: str
     max_tokens: int = 1024
+    reply: type[BaseModel] | None = None
+    """The reply model, for a template declared without one; a
+    :class:`~.verdict_shapes.NumberedVerdictsQuestion` carries its own."""
+
+    @property
+    def model(self) -> type[BaseModel]:
+        if isinstance(self.template, NumberedVerdictsQuestion):
+            return self.template.verdict
+        if self.reply is None:
+            raise TypeError(f"{self.template.id} does not carry its reply model; pass reply=")
+        return self.reply
 
     async def judge(self, ask: Asker, items: Sequence[str], inputs: Mapping[str, Any]) -> list[Any]:
         """One call about ``items``; the verdicts of the reply in the order of the items."""

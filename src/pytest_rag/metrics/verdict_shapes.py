@@ -5,7 +5,8 @@ the pydantic model that validates the reply come from the same words, so they ca
   recall and their per-turn versions): the reasons, the items that cost points, the grade;
 * a **check with findings** (the conversation checks, binary answer consistency): the reasons, the
   items that break the check, then whether it holds;
-* a **numbered verdict list**: one verdict per numbered item, in a single ``verdicts`` field;
+* a **numbered verdict list**: one verdict per numbered item (its number, reasons and answers), in a
+  single ``verdicts`` field; the object the template describes and the item model are one declaration;
 * a **yes/no question** about one item (a passage, a statement, an answer): the reasons, then one
   true/false decision; its template and its verdict model are one declaration.
 
@@ -132,18 +133,62 @@ NUMBERED_FIELD = "verdicts"
 """The one field of a numbered verdict list."""
 
 
-def numbered_fields(asked: str) -> dict[str, str]:
-    """The template field of a numbered verdict list (``asked`` describes one verdict object)."""
-    return {NUMBERED_FIELD: asked}
+@dataclass(frozen=True)
+class Asked:
+    """One field of the verdict on a numbered item: its type, how the template asks for it, and how
+    the reply model describes it."""
+
+    type: Any
+    asked: str
+    described: str
 
 
-def numbered_verdicts(name: str, item: type[BaseModel], what: str) -> type[BaseModel]:
-    """The reply model ``name`` to a question about numbered ``what`` items (claims, facts): their
-    ``item`` verdicts in one ``verdicts`` list."""
-    fields: dict[str, Any] = {
-        NUMBERED_FIELD: (list[item], Field(description=f"one verdict per {what}, in the order given"))  # type: ignore[valid-type]
+@dataclass(frozen=True, kw_only=True)
+class NumberedVerdictsQuestion(Template):
+    """A template that asks for one verdict per numbered :attr:`item` (claim, fact), all in one
+    ``verdicts`` list, with the model of its reply (:attr:`verdict`). Built by
+    :func:`numbered_verdicts_question`, so the object the template describes and the model that reads
+    it are the same fields."""
+
+    item: str
+    verdict: type[BaseModel] = field(repr=False, compare=False)
+
+
+def numbered_verdicts_question(
+    *,
+    id: str,
+    version: str,
+    task: str,
+    item: str,
+    answers: Mapping[str, Asked],
+    verdict: str,
+    item_verdict: str,
+) -> NumberedVerdictsQuestion:
+    """The template ``id`` asking, for each numbered ``item``, for its number, the reasons and the
+    ``answers``, with its reply model named ``verdict`` (a ``verdicts`` list of ``item_verdict``
+    objects)."""
+    asked = ", ".join(f'"{name}": {answer.asked}' for name, answer in answers.items())
+    item_fields: dict[str, Any] = {
+        "index": (int, Field(description=f"number of the {item} this verdict is about (1-based)")),
+        "reasoning": (str, Field(description=REASONING)),
+        **{name: (answer.type, Field(description=answer.described)) for name, answer in answers.items()},
     }
-    return create_model(name, __module__=_caller_module(), **fields)
+    module = _caller_module()
+    one = create_model(item_verdict, __module__=module, **item_fields)
+    listed: dict[str, Any] = {
+        NUMBERED_FIELD: (list[one], Field(description=f"one verdict per {item}, in the order given"))  # type: ignore[valid-type]
+    }
+    return NumberedVerdictsQuestion(
+        id=id,
+        version=version,
+        task=task,
+        fields={
+            NUMBERED_FIELD: f'list with one object per {item}, in order: {{"index": {item} number, '
+            f'"reasoning": one to three sentences, {asked}}}'
+        },
+        item=item,
+        verdict=create_model(verdict, __module__=module, **listed),
+    )
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from ..prompts import (
     Template,
     block,
 )
-from ..statements import NumberedClaimVerdict, NumberedQuestion, claim_list_fields, extract_statements
-from ..verdict_shapes import numbered_fields, numbered_verdicts
+from ..statements import NumberedQuestion, claim_list_fields, extract_statements
+from ..verdict_shapes import Asked, numbered_verdicts_question
 
 # -- answer similarity -------------------------------------------------------------------------
 
@@ -193,7 +193,10 @@ FACTUAL_CLAIMS_EXTRACT = Template(
 )
 
 
-FACTUAL_CLAIMS_VERIFY = Template(
+Entailment = Literal["entailment", "neutral", "contradiction"]
+
+
+FACTUAL_CLAIMS_VERIFY = numbered_verdicts_question(
     id="factual_correctness.claims.verify",
     version="1",
     task=(
@@ -201,21 +204,15 @@ FACTUAL_CLAIMS_VERIFY = Template(
         "premise states or directly implies it, 'contradiction' when the premise states the opposite "
         "or an incompatible fact, 'neutral' otherwise. Use only the premise, not your own knowledge."
     ),
-    fields=numbered_fields(
-        'list with one object per claim, in order: {"index": claim number, "reasoning": '
-        'one to three sentences, "verdict": "entailment" | "neutral" | "contradiction"}'
-    ),
+    item="claim",
+    answers={
+        "verdict": Asked(
+            Entailment, '"entailment" | "neutral" | "contradiction"', "entailment, neutral or contradiction"
+        )
+    },
+    verdict="EntailmentChecks",
+    item_verdict="EntailmentCheck",
 )
-
-
-Entailment = Literal["entailment", "neutral", "contradiction"]
-
-
-class EntailmentCheck(NumberedClaimVerdict):
-    verdict: Entailment = Field(description="entailment, neutral or contradiction")
-
-
-EntailmentChecks = numbered_verdicts("EntailmentChecks", EntailmentCheck, "claim")
 
 
 class CheckedClaim(BaseModel):
@@ -246,7 +243,6 @@ async def verify_claims(
     verification = NumberedQuestion(
         metric,
         FACTUAL_CLAIMS_VERIFY,
-        EntailmentChecks,
         [block(premise_tag, premise)],
         "claim",
         "claims",

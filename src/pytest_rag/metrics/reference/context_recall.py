@@ -15,17 +15,16 @@ from ...results import Evidence
 from ..base import Asker, Metric, Scale, Scored
 from ..judging import SingleJudgment
 from ..prompts import (
-    REASONING,
     Template,
     block,
     context_blocks,
 )
 from ..statements import NumberedQuestion, claim_list_fields, extract_statements
 from ..verdict_shapes import (
+    Asked,
     GradedFindings,
     graded_findings_question,
-    numbered_fields,
-    numbered_verdicts,
+    numbered_verdicts_question,
 )
 
 # -- context recall ----------------------------------------------------------------------------
@@ -99,7 +98,7 @@ EXTRACT_FACTS = Template(
 )
 
 
-ATTRIBUTE_FACTS = Template(
+ATTRIBUTE_FACTS = numbered_verdicts_question(
     id="context_recall.attribution.attribute",
     version="1",
     task=(
@@ -107,23 +106,18 @@ ATTRIBUTE_FACTS = Template(
         "it, and if so which one. Give the number of the context that states it most completely; "
         "give null when no context does. Use only the contexts, not your own knowledge."
     ),
-    fields=numbered_fields(
-        'list with one object per fact, in order: {"index": fact number, "reasoning": one '
-        'to three sentences, "covered": true or false, "source_context": context number or null}'
-    ),
+    item="fact",
+    answers={
+        "covered": Asked(bool, "true or false", "true when some context states the fact"),
+        "source_context": Asked(
+            int | None,
+            "context number or null",
+            "number of the context that states the fact (1-based), or null when none does",
+        ),
+    },
+    verdict="FactAttributions",
+    item_verdict="FactAttributionVerdict",
 )
-
-
-class FactAttributionVerdict(BaseModel):
-    index: int = Field(description="number of the fact this verdict is about (1-based)")
-    reasoning: str = Field(description=REASONING)
-    covered: bool = Field(description="true when some context states the fact")
-    source_context: int | None = Field(
-        description="number of the context that states the fact (1-based), or null when none does"
-    )
-
-
-FactAttributions = numbered_verdicts("FactAttributions", FactAttributionVerdict, "fact")
 
 
 class FactAttribution(BaseModel):
@@ -164,7 +158,6 @@ class ContextRecallAttribution(Metric):
         attribution = NumberedQuestion(
             self.name,
             ATTRIBUTE_FACTS,
-            FactAttributions,
             [context_blocks(sample.contexts)],
             "statement",
             "facts",
