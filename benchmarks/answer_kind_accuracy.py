@@ -25,10 +25,12 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "testkit"))  # shared with the tests
 
 import answer_kind_cuts as stage  # noqa: E402
 import fit_local_judge as fit  # noqa: E402
 
+from dev_datasets import add_datasets_option  # noqa: E402
 from pytest_rag.inputs import ANSWER_KINDS  # noqa: E402
 
 SEED = 13
@@ -71,7 +73,7 @@ def row(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    add_datasets_option(parser)
     parser.add_argument("--bootstrap", type=int, default=2000)
     args = parser.parse_args()
     from pytest_rag.judges.local.embedder import load_embedder

@@ -22,7 +22,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "testkit"))  # shared with the tests
 
+from dev_datasets import add_datasets_option  # noqa: E402
 from pytest_rag.judges.local.scorer import LocalScorer  # noqa: E402
 
 FLAGS = (
@@ -46,7 +48,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    add_datasets_option(parser)
     args = parser.parse_args()
     scorer = LocalScorer.load()
     print(f"calibration: {scorer.version}")

@@ -41,7 +41,9 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "testkit"))  # shared with the tests
 
+from dev_datasets import add_datasets_option  # noqa: E402
 from pytest_rag.judges.local.alignment import index_contexts, top_spans  # noqa: E402
 from pytest_rag.judges.local.embedder import StaticEmbedder, load_embedder  # noqa: E402
 from pytest_rag.judges.local.entailment import EntailmentModel, load_entailment_model  # noqa: E402
@@ -179,7 +181,7 @@ def joined_cv(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    add_datasets_option(parser)
     parser.add_argument("--bootstrap", type=int, default=1000)
     args = parser.parse_args()
     accuracy = _load("judge_accuracy", ROOT / "benchmarks" / "judge_accuracy.py")

@@ -26,9 +26,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "testkit"))  # shared with the tests
 
 from offline_speed import corpus, samples  # noqa: E402
 
+from dev_datasets import add_datasets_option  # noqa: E402
 from pytest_rag.judges.local.alignment import index_contexts, top_spans  # noqa: E402
 from pytest_rag.judges.local.context_index import forget_shared_indexes  # noqa: E402
 from pytest_rag.judges.local.embedder import load_embedder  # noqa: E402
@@ -59,7 +61,7 @@ def check_pairs(answer: str, contexts: Sequence[str]) -> list[tuple[str, str]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    add_datasets_option(parser)
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument(
         "--cpu-time",

@@ -32,6 +32,9 @@ import numpy.typing as npt
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "testkit"))  # shared with the tests
+
+from dev_datasets import add_datasets_option  # noqa: E402
 
 Array = npt.NDArray[np.float64]
 SEED = 13
@@ -141,7 +144,7 @@ def latency_ms() -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    add_datasets_option(parser)
     parser.add_argument("--bootstrap", type=int, default=2000)
     parser.add_argument("--save", type=Path, help="store held-out predictions (.npz)")
     parser.add_argument("--compare", type=Path, help="paired changes against a --save file")

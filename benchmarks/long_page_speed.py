@@ -27,7 +27,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "testkit"))  # shared with the tests
 
+from dev_datasets import add_datasets_option  # noqa: E402
 from pytest_rag.judges.local.context_index import forget_shared_indexes  # noqa: E402
 from pytest_rag.judges.local.entailment_input import forget_kept_tokens  # noqa: E402
 from pytest_rag.judges.local.scorer import LocalScorer  # noqa: E402
@@ -83,7 +85,7 @@ def timed(scorer: LocalScorer, answer: str, text: str) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    add_datasets_option(parser)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
     pool = passages(args.datasets)

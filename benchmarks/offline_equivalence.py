@@ -33,9 +33,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "testkit"))  # shared with the tests
 
 from offline_speed import corpus, read_jsonl, samples  # noqa: E402
 
+from dev_datasets import add_datasets_option  # noqa: E402
 from pytest_rag.judges.local.alignment import claims_evidence, index_contexts  # noqa: E402
 from pytest_rag.judges.local.context_index import forget_shared_indexes  # noqa: E402
 from pytest_rag.judges.local.entailment_input import forget_kept_tokens  # noqa: E402
@@ -114,7 +116,7 @@ def differences(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    add_datasets_option(parser)
     parser.add_argument("--save", type=Path)
     parser.add_argument("--compare", type=Path)
     parser.add_argument("--tolerance", type=float, default=1e-9)

@@ -36,6 +36,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, os.environ.get("OFFLINE_SPEED_SRC") or str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "testkit"))  # shared with the tests
+
+from dev_datasets import add_datasets_option  # noqa: E402
 
 
 def _judge_module(name: str) -> Any:
@@ -113,7 +116,7 @@ def corpus(datasets: Path) -> tuple[list[dict[str, Any]], list[str], list[str]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    add_datasets_option(parser)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)

@@ -28,6 +28,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "offline_speed.py"
+sys.path.insert(0, str(ROOT / "testkit"))  # shared with the tests
+
+from dev_datasets import add_datasets_option  # noqa: E402
 
 
 def timed(src: Path, datasets: Path, repeats: int) -> dict[str, Any]:
@@ -52,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--against", type=Path, required=True, help="the other checkout (its src/ is timed)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    add_datasets_option(parser)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
     other_src = args.against.resolve() / "src"
