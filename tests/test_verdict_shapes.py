@@ -133,6 +133,28 @@ def test_a_graded_findings_metric_takes_its_verdict_scale_and_findings_from_its_
     )
 
 
+class PassageKept(SingleJudgment):
+    name = "passage_kept"
+    template = KEPT
+
+    def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
+        return sample.answer, {"answer": sample.answer}
+
+    def scored(self, verdict: Any) -> Scored:
+        return Scored(score=float(KEPT.read(verdict).yes))
+
+
+def test_a_single_judgment_takes_its_verdict_from_a_template_that_carries_one() -> None:
+    assert PassageKept.verdict is KEPT.verdict
+    with pytest.raises(
+        TypeError, match=r"Other names the verdict KeptVerdict, but its template test\.kept is read"
+    ):
+
+        class Other(PassageKept):
+            template = KEPT
+            verdict = KeptVerdict
+
+
 def test_a_graded_findings_metric_with_a_plain_template_is_refused_when_declared() -> None:
     plain = Template(id="test.plain", version="1", task="Task: grade it.", fields=dict(CHECKED.fields))
     with pytest.raises(TypeError, match=r"test\.plain .*graded_findings_question"):

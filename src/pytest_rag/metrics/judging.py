@@ -129,7 +129,9 @@ class SingleJudgment(Metric):
     """A metric that is one judge call with one template, whose verdict carries the score.
 
     A subclass names its ``template`` and ``verdict`` model, renders the sample into the user
-    message and the task inputs the offline judge reads, and turns the verdict into its outcome.
+    message and the task inputs the offline judge reads, and turns the verdict into its outcome. A
+    template declared with its reply model (a yes/no question, a graded finding list) gives the
+    verdict itself; naming another is refused when the class is declared.
     When the outcome's score is the verdict's grade and the judge reported the grade's odds, the
     outcome keeps them (a score made from the grade in another way does not: the odds are the
     grade's).
@@ -137,6 +139,20 @@ class SingleJudgment(Metric):
 
     template: ClassVar[Template]
     verdict: ClassVar[type[BaseModel]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        template = cls.__dict__.get("template")
+        carried = getattr(template, "verdict", None)
+        if template is None or carried is None:
+            return
+        declared = cls.__dict__.get("verdict", carried)
+        if declared is not carried:
+            raise TypeError(
+                f"{cls.__name__} names the verdict {declared.__name__}, but its template {template.id} "
+                f"is read with {carried.__name__}: leave the verdict out, the template gives it"
+            )
+        cls.verdict = carried
 
     @abstractmethod
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:

@@ -205,7 +205,6 @@ class NoAnswer(SingleJudgment):
     default_threshold = 1
     required = ("question",)
     template = ANSWER_ATTEMPTED
-    verdict = ANSWER_ATTEMPTED.verdict
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         if not sample.answer.strip():  # no judge needed to see that nothing was attempted

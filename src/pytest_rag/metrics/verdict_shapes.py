@@ -82,8 +82,8 @@ def graded_findings_question(
 
 class GradedFindings:
     """Scoring of a graded finding list, mixed into a metric whose :attr:`template` is a
-    :class:`GradedFindingsQuestion`: the metric's verdict model and scale are the template's (set
-    when the class is declared, so the class attributes read as before), the grade is the score, the
+    :class:`GradedFindingsQuestion`: the metric's scale is the template's (set when the class is
+    declared, as its verdict model is by :class:`~.judging.SingleJudgment`), the grade is the score, the
     reasons are the judge's, the findings become the evidence (:attr:`evidence_model`, in its field
     :attr:`evidence_field`, by default the template's findings name)."""
 
@@ -103,7 +103,6 @@ class GradedFindings:
                 f"{cls.__name__} scores a graded finding list, but its template {question.id} does not "
                 "say which field lists the findings; declare it with graded_findings_question(...)"
             )
-        cls.verdict = question.verdict
         cls.scale = question.grades
 
     def scored(self, verdict: Any) -> Scored:
