@@ -57,7 +57,7 @@ def inputs_of(start: int, chunk: Sequence[str]) -> dict[str, Any]:
 
 def judged(asker: ReversingAsker, items: Sequence[str], size: int) -> list[Any]:
     return asyncio.run(
-        NumberedQuestion("m", ASK, Echoes, ["<head/>"], "item", "items").judge_in_batches(
+        NumberedQuestion("m", ASK, ["<head/>"], "item", "items", reply=Echoes).judge_in_batches(
             asker, items, size, inputs_of
         )
     )
