@@ -39,9 +39,11 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "testkit"))  # shared with the tests and benchmarks
 
 import fit_local_judge as fit  # noqa: E402
 
+from dev_datasets import add_datasets_option  # noqa: E402
 from pytest_rag.inputs import ANSWER_KINDS  # noqa: E402
 from pytest_rag.judges.local.answer_kind import CALIBRATION_KEY, PassMark, read_answer_kind  # noqa: E402
 from pytest_rag.judges.local.scorer import (  # noqa: E402
@@ -269,7 +271,7 @@ def write_stage(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    add_datasets_option(parser)
     parser.add_argument("--write", action="store_true", help="store the cuts in calibration.json")
     args = parser.parse_args(argv)
     if not (args.datasets / "lfqa_verification").is_dir():

@@ -37,7 +37,9 @@ import numpy.typing as npt
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "testkit"))  # shared with the tests and benchmarks
 
+from dev_datasets import add_datasets_option  # noqa: E402
 from pytest_rag.judges.local.alignment import SentenceEvidence, UnitEvidence, claims_evidence, index_contexts  # noqa: E402
 from pytest_rag.judges.local.embedder import StaticEmbedder, load_embedder  # noqa: E402
 from pytest_rag.judges.local.entailment import EntailmentModel, load_entailment_model  # noqa: E402
@@ -421,7 +423,7 @@ def relevance_cv(name: str, x: Array, y: Array, groups: list[str]) -> Figure:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    add_datasets_option(parser)
     parser.add_argument("--write", action="store_true", help="store the fitted models")
     args = parser.parse_args(argv)
     root: Path = args.datasets

@@ -67,9 +67,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "testkit"))  # shared with the tests and benchmarks
 
 from entailment_edits import edit_pairs, name_spans  # noqa: E402
 
+from dev_datasets import add_datasets_option  # noqa: E402
 from pytest_rag.judges.local.embedder import load_embedder  # noqa: E402
 from pytest_rag.judges.local.entailment import FORMAT_VERSION, PARAMETER_SHAPES, WEIGHTS_FILE  # noqa: E402
 from pytest_rag.judges.local.entailment_input import (  # noqa: E402
@@ -533,7 +535,7 @@ def write_parity_fixture(torch: Any, model: Any, tokenizer: Tokenizer) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="folder of the public sets (see the table)")
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    add_datasets_option(parser)
     parser.add_argument("--sources", nargs="+", default=list(PUBLIC_SOURCES), choices=PUBLIC_SOURCES)
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--batch", type=int, default=64)
