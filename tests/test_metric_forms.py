@@ -274,3 +274,18 @@ def test_an_async_twin_runs_its_helper_off_the_tests_event_loop() -> None:
 
     value, on_main = asyncio.run(Helper().awork(21, twice=True))
     assert (value, on_main) == (42, False)
+
+
+def test_an_async_twin_follows_a_subclass_that_overrides_its_helper() -> None:
+    class Helper:
+        def work(self, value: int) -> str:
+            return f"base {value}"
+
+        awork = on_a_thread(work, "work, awaited")
+
+    class Override(Helper):
+        def work(self, value: int) -> str:
+            return f"override {value}"
+
+    assert asyncio.run(Helper().awork(1)) == "base 1"
+    assert asyncio.run(Override().awork(2)) == "override 2"

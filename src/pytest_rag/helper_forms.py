@@ -314,14 +314,18 @@ def on_a_thread(
 ) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
     """The async twin of a blocking helper (``evaluate`` gives ``aevaluate``): the same parameters,
     seen by ``help()``, IDEs and ``mypy``, with its own ``doc``. The helper runs on a worker thread,
-    its judgments still concurrent on pytest-rag's own loop, so the test's event loop keeps running."""
+    its judgments still concurrent on pytest-rag's own loop, so the test's event loop keeps running.
+    The helper is looked up on the instance when called, so a subclass that overrides it is
+    followed by its twin too."""
+    name = sync.__name__
 
     @functools.wraps(sync)
     async def twin(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
         __tracebackhide__ = True
-        return await asyncio.to_thread(sync, self, *args, **kwargs)
+        helper: Callable[P, R] = getattr(self, name)
+        return await asyncio.to_thread(helper, *args, **kwargs)
 
-    owner, _, name = sync.__qualname__.rpartition(".")
+    owner = sync.__qualname__.rpartition(".")[0]
     twin.__name__ = "a" + name
     twin.__qualname__ = f"{owner}.a{name}" if owner else twin.__name__
     twin.__doc__ = doc
