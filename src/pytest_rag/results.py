@@ -210,10 +210,22 @@ EVIDENCE_CHARS = 500
 EVIDENCE_ITEMS = 50
 
 
+_AS_IS = frozenset({int, float, bool, type(None)})
+"""The types :func:`bounded` returns unchanged: it is run on the evidence of every check, so these
+leaves, and strings already short enough, are answered before the general type checks."""
+
+
 def bounded(value: Any, chars: int = EVIDENCE_CHARS) -> Any:
     """``value`` with every string cut to ``chars`` and every list of strings to
     :data:`EVIDENCE_ITEMS`, each cut saying what it left out. Lists of records (one per passage) are
     bounded by the inputs, not by the judge, and keep their length."""
+    kind = type(value)
+    if kind is str and len(value) <= chars:
+        return value
+    if kind in _AS_IS:
+        return value
+    if kind is dict:
+        return {key: bounded(item, chars) for key, item in value.items()}
     if isinstance(value, str):
         return cut_text(value, chars)
     if isinstance(value, list):
