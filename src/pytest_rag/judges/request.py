@@ -17,6 +17,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
@@ -43,6 +44,12 @@ class Sampling:
 
     def as_dict(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+
+    @cached_property
+    def key_json(self) -> str:
+        """:meth:`as_dict` as the cache key writes it, written once per instance (the fields are
+        frozen; most requests share the default instance)."""
+        return _json_object(self.as_dict())
 
 
 @dataclass(frozen=True)
@@ -110,11 +117,11 @@ class JudgeRequest:
         template = f'{{"id":{_json_text(self.template_id)},"version":{_json_text(self.template_version)}}}'
         whole = (
             f'{{"format":{_json_text(KEY_FORMAT_VERSION)}'
-            f',"judge":{_json_object(judge_identity)}'
+            f',"judge":{_identity_json(judge_identity)}'
             f',"messages":[{messages}]'
             f',"metric":{_json_text(self.metric)}'
             f',"repeat":{_json_text(self.repeat_index)}'
-            f',"sampling":{_json_object(self.sampling.as_dict())}'
+            f',"sampling":{self.sampling.key_json}'
             f',"schema":{provider_schema_json(self.response_model)}'
             f',"template":{template}}}'
         )
@@ -151,3 +158,17 @@ def _json_object(mapping: Mapping[str, Any]) -> str:
         )
         return f"{{{body}}}"
     return _KEY_ENCODER.encode(dict(mapping))
+
+
+def _identity_json(identity: Mapping[str, Any]) -> str:
+    """A judge's identity as the key writes it. Identities of strings (provider, model, base URL) are
+    written once per distinct identity: every judgment's key holds one."""
+    items = tuple(identity.items())
+    if all(type(key) is str and (type(value) is str or value is None) for key, value in items):
+        return _plain_identity_json(items)
+    return _json_object(identity)
+
+
+@lru_cache(maxsize=64)
+def _plain_identity_json(items: tuple[tuple[str, str | None], ...]) -> str:
+    return _json_object(dict(items))
