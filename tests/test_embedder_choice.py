@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from pytest_rag.builtin import pytest_rag_judge_providers
-from pytest_rag.engine.embeddings import embedder_for
+from pytest_rag.engine.embeddings import OWN_EMBEDDERS, embedder_for
 from pytest_rag.errors import InputError, UnsupportedMetricError
-from pytest_rag.judges.embeddings import EmbeddingBatch
+from pytest_rag.judges.embeddings import Embedder, EmbeddingBatch
 from pytest_rag.judges.local.embeddings import LocalEmbedder
 from pytest_rag.judges.openai.embeddings import OpenAIEmbedder
 from pytest_rag.judges.protocol import Judge, JudgeOptions, JudgeSpec
@@ -128,3 +128,32 @@ def test_a_plugin_judge_that_brings_embeddings_is_asked_for_them() -> None:
     assert isinstance(declined, OpenAIEmbedder) and declined.model == "theirs"
     assert isinstance(embedder_for(judge, "local"), LocalEmbedder)
     assert judge.asked == [None, "openai:x", "theirs"]
+
+
+def test_the_package_embedders_taken_without_the_protocol_check_implement_it_in_full() -> None:
+    """embedder_for takes an embedder of the package's own classes without the (slow) protocol
+    check; a class of them that lost a member of the protocol must fail here, not be taken."""
+    members = ("label", "offline", "identity", "embed")
+    for cls in OWN_EMBEDDERS:
+        assert all(hasattr(cls, member) for member in members), cls
+    assert isinstance(OpenAIEmbedder("m"), Embedder) and isinstance(LocalEmbedder(), Embedder)
+
+
+class HalfEmbedder:
+    """Has a label and an identity but cannot embed: not an embedder."""
+
+    label = "half:vectors"
+    offline = False
+
+    def identity(self) -> Mapping[str, Any]:
+        return {"provider": "half"}
+
+
+class HalfJudge(GatewayJudge):
+    def embedder(self, model: str | None) -> Any:
+        return HalfEmbedder()
+
+
+def test_what_a_judge_offers_that_cannot_embed_is_not_taken() -> None:
+    with pytest.raises(UnsupportedMetricError, match="has no embeddings API"):
+        embedder_for(HalfJudge())

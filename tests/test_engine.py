@@ -173,6 +173,9 @@ def test_malformed_json_gets_one_repair_that_succeeds(fake_llm: FakeLLMServer, t
         ('{"reasoning": "cut', "Unterminated string starting at position 14"),
         ('{"reasoning": "a\x01b"}', "Invalid control character at position 16"),
         ('{"score": }', "Expecting value at position 10"),
+        ("\ufeff[1]", "Unexpected UTF-8 BOM (decode using utf-8-sig) at position 0"),  # as json.loads says
+        ('{"score": NaN}', "NaN is not a JSON number"),
+        ('{"score": -Infinity}', "-Infinity is not a JSON number"),
     ],
 )
 def test_a_json_error_names_where_it_happened_without_a_doubled_word(

@@ -149,8 +149,9 @@ def test_openai_and_ollama_judges_of_the_same_model_do_not_share_keys() -> None:
 
 
 def test_the_key_is_the_digest_of_the_key_material_as_sorted_compact_json() -> None:
-    """The key is written part by part (the schema's JSON memoised); it must stay the digest of the
-    whole material dumped at once, or every stored judgment would become a miss."""
+    """The key is written part by part (the schema's JSON memoised, strings escaped one by one); it
+    must stay the digest of the whole material dumped at once, whatever the texts, sampling and
+    judge identity hold, or every stored judgment would become a miss."""
     import hashlib
 
     from pytest_rag.judges.embeddings import embedding_request
@@ -161,8 +162,15 @@ def test_the_key_is_the_digest_of_the_key_material_as_sorted_compact_json() -> N
         replace(base_request(), messages=(Message("user", 'ünïcode "quotes" \\ and \n lines'),)),
         replace(base_request(), messages=(Message("user", ',"template":{"id":"x"}'),)),
         embedding_request("answer_relevancy", ["a question?", "an answer."]),
+        replace(base_request(), sampling=Sampling(temperature=0.7, max_tokens=2048, seed=7)),
+        replace(base_request(), sampling=Sampling(temperature=None), repeat_index=12),
+        replace(base_request(), metric='mé"tric', template_id="t\u2028id", template_version="v\\2"),
     ]
-    identities = [IDENTITY, {**IDENTITY, "template": {"id": "nested"}, "schema": "a judge's own"}]
+    identities = [
+        IDENTITY,
+        {**IDENTITY, "template": {"id": "nested"}, "schema": "a judge's own"},
+        {"provider": "plugin", "port": 8080, "tls": True, "proxy": None, "weights": [0.5, 1], "ñ": 1e-7},
+    ]
     for request in requests:
         for identity in identities:
             material = request.key_material(identity)

@@ -21,12 +21,19 @@ calls through the judgment engine, are in :mod:`pytest_rag.judges.embeddings` an
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from ..errors import InputError, UnsupportedMetricError
 from ..judges.embeddings import Embedder
 from ..judges.local.embeddings import LocalEmbedder
 from ..judges.openai.embeddings import DEFAULT_OPENAI_EMBEDDING_MODEL, OpenAIEmbedder
 from ..judges.protocol import Judge
+
+OWN_EMBEDDERS = (OpenAIEmbedder, LocalEmbedder)
+"""This package's embedder classes, which implement :class:`Embedder` in full (a test holds it): an
+embedder of one of them is taken at once. The protocol's ``isinstance`` check, which plugins' embedders
+still pass through, looks up every member of the protocol again on each call, and every check that
+embeds asks for its embedder."""
 
 
 def embedder_for(judge: Judge, model: str | None = None) -> Embedder:
@@ -41,6 +48,8 @@ def embedder_for(judge: Judge, model: str | None = None) -> Embedder:
     own = getattr(judge, "embedder", None)
     if callable(own):  # the judge's provider has embeddings of its own
         found = own(model)
+        if type(found) in OWN_EMBEDDERS:
+            return cast(Embedder, found)
         if isinstance(found, Embedder):
             return found
     if model is not None and model.startswith("openai:"):  # OpenAI itself, whatever the judge

@@ -55,7 +55,7 @@ def refusal_in(text: str) -> str | None:
 def parse_verdict(model: type[V], text: str) -> V:
     candidate = extract_json_text(text)
     try:
-        data = json.loads(candidate, parse_constant=_no_constant)
+        data = _loads(candidate)
     except json.JSONDecodeError as exc:
         raise InvalidVerdict(f"not valid JSON ({json_error_text(exc, f'position {exc.pos}')})") from None
     except ValueError as exc:  # NaN or Infinity: not JSON, and never a score
@@ -74,6 +74,18 @@ def parse_verdict(model: type[V], text: str) -> V:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"not valid JSON ({name} is not a JSON number)")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+"""The decoder ``json.loads(text, parse_constant=_no_constant)`` would set up for every reply (every
+cached judgment is read again on each hit), set up once: it keeps no state between texts."""
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text, parse_constant=_no_constant)``, with its check for a byte-order mark first."""
+    if text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _DECODER.decode(text)
 
 
 def _unescaped(value: Any) -> Any:

@@ -171,9 +171,13 @@ class RagSession:
 
     def metric_class(self, name: str, mode: str | None) -> type[Metric]:
         """The registered class of a metric name (or short alias such as ``relevancy``) and mode."""
-        if name not in self.registry.metric_names():
+        registry = self.registry
+        found = registry.metrics.get((name, mode or "default"))
+        if found is not None:  # a registered name and mode, asked for on every check: found at once
+            return found
+        if name not in {registered for registered, _ in registry.metrics}:
             name, mode = resolve_metric(name, mode)  # short names such as relevancy=3 in assert_rag
-        return self.registry.metric(name, mode)
+        return registry.metric(name, mode)
 
     def plan(
         self, test_id: str, check: Check, sample: Sample, *, sample_index: int | None = None
