@@ -11,7 +11,6 @@ carries the odds of their mean (the two judgments taken as independent).
 
 from __future__ import annotations
 
-import sys
 from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scored
 from .judging import Failed, graded_or_error, judge_request
 from .prompts import SHORT_REASON, Template
+from .verdict_shapes import caller_module
 
 
 def _spoken(levels: tuple[int, ...]) -> str:
@@ -48,7 +48,7 @@ def level_rating(name: str, levels: tuple[int, ...]) -> type[LevelRating]:
     model = create_model(
         name,
         __base__=LevelRating,
-        __module__=str(sys._getframe(1).f_globals["__name__"]),
+        __module__=caller_module(),
         score=(one_of_levels, Field(description=f"the rating: {_spoken(levels)}")),
     )
     model.levels = levels

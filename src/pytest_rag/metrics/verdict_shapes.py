@@ -31,8 +31,9 @@ from .judging import judge_each
 from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict, Template
 
 
-def _caller_module() -> str:
-    """The module that called the builder calling this: the family the model is declared for."""
+def caller_module() -> str:
+    """The module that called the builder calling this: the family the model is declared for (every
+    builder of a verdict model names its model's module this way)."""
     return str(sys._getframe(2).f_globals["__name__"])
 
 
@@ -76,7 +77,7 @@ def graded_findings_question(
         scale=scale,
         fields={"reasoning": SCORE_REASONING, findings: asked, "score": GRADE_WORDING},
         findings=findings,
-        verdict=create_model(verdict, __module__=_caller_module(), **fields),
+        verdict=create_model(verdict, __module__=caller_module(), **fields),
     )
 
 
@@ -125,7 +126,7 @@ def check_verdict(name: str, findings: str, listed: str, holds: str, held: str) 
         findings: (list[str], Field(description=listed)),
         holds: (bool, Field(description=held)),
     }
-    return create_model(name, __base__=ReasonedVerdict, __module__=_caller_module(), **fields)
+    return create_model(name, __base__=ReasonedVerdict, __module__=caller_module(), **fields)
 
 
 NUMBERED_FIELD = "verdicts"
@@ -172,7 +173,7 @@ def numbered_verdicts_question(
         "reasoning": (str, Field(description=REASONING)),
         **{name: (answer.type, Field(description=answer.described)) for name, answer in answers.items()},
     }
-    module = _caller_module()
+    module = caller_module()
     one = create_model(item_verdict, __module__=module, **item_fields)
     listed: dict[str, Any] = {
         NUMBERED_FIELD: (list[one], Field(description=f"one verdict per {item}, in the order given"))  # type: ignore[valid-type]
@@ -231,7 +232,7 @@ def yes_no_question(
     """The template ``id`` asking for the reasons, then ``decision`` as true or false, with its reply
     model named ``verdict`` (``held`` says when the decision is true)."""
     fields: dict[str, Any] = {decision: (bool, Field(description=held))}
-    model = create_model(verdict, __base__=ReasonedVerdict, __module__=_caller_module(), **fields)
+    model = create_model(verdict, __base__=ReasonedVerdict, __module__=caller_module(), **fields)
     return YesNoQuestion(
         id=id,
         version=version,
