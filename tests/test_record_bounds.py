@@ -1,8 +1,8 @@
 """What a check's record keeps of a judge's words: every string of its evidence cut to a bound, every
 list of strings cut to a length, each cut saying what it left out, and nothing else touched.
 
-:func:`~pytest_rag.results.bounded` answers plain leaves and short strings first (it runs on the
-evidence of every check); these hold that the quick answers and the general ones agree.
+:func:`~pytest_rag.results.bounded` walks the evidence of every recorded check; these hold what it
+cuts, what it keeps as it is, and that subclasses and other mappings are treated like the plain ones.
 """
 
 from __future__ import annotations

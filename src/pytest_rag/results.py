@@ -210,40 +210,14 @@ EVIDENCE_CHARS = 500
 EVIDENCE_ITEMS = 50
 
 
-_AS_IS = frozenset({int, float, bool, type(None)})
-"""The types :func:`bounded` returns unchanged."""
-
-
 def bounded(value: Any, chars: int = EVIDENCE_CHARS) -> Any:
     """``value`` with every string cut to ``chars`` and every list of strings to
     :data:`EVIDENCE_ITEMS`, each cut saying what it left out. Lists of records (one per passage) are
-    bounded by the inputs, not by the judge, and keep their length.
-
-    It runs on the evidence of every recorded check, so the plain cases are answered by exact type
-    first: a plain leaf (a number, a boolean, null, a string within the bound) is kept where it
-    stands, without a call of its own, and a plain dict is walked directly. Everything else (a cut,
-    a subclass, another mapping) takes the general checks."""
-    kind = type(value)
-    if kind is dict:
-        return {
-            key: item
-            if (type(item) is str and len(item) <= chars) or type(item) in _AS_IS
-            else bounded(item, chars)
-            for key, item in value.items()
-        }
-    if kind is str and len(value) <= chars:
-        return value
-    if kind in _AS_IS:
-        return value
+    bounded by the inputs, not by the judge, and keep their length."""
     if isinstance(value, str):
         return cut_text(value, chars)
     if isinstance(value, list):
-        items = [
-            item
-            if (type(item) is str and len(item) <= chars) or type(item) in _AS_IS
-            else bounded(item, chars)
-            for item in value
-        ]
+        items = [bounded(item, chars) for item in value]
         if len(items) > EVIDENCE_ITEMS and all(isinstance(item, str) for item in items):
             return [*items[:EVIDENCE_ITEMS], f"...[cut: {len(items) - EVIDENCE_ITEMS} more items]"]
         return items
