@@ -11,7 +11,7 @@ import pytest
 from conftest import rag_args
 from fake_llm import FakeLLMServer
 from pytest_rag.errors import InputError
-from pytest_rag.inputs import Chunk, ContextLike, coerce_sample, normalize_contexts, require_text
+from pytest_rag.inputs import Chunk, ContextLike, Sample, coerce_sample, normalize_contexts, require_text
 from pytest_rag.metrics.prompts import context_blocks
 
 
@@ -149,6 +149,54 @@ def test_require_text_rejects_non_strings_and_blank_text() -> None:
 def test_coerce_sample_rejects_other_types() -> None:
     with pytest.raises(InputError, match="got list"):
         coerce_sample(["not", "a", "sample"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "contexts",
+    [
+        "Refunds take five days.",
+        ["Refunds take five days.", "Shipping is free."],
+        [{"text": "Refunds take five days.", "id": "kb-1"}, LangChainDocument("Shipping is free.")],
+        None,
+        ["", "  "],
+    ],
+)
+def test_the_sample_constructor_keeps_contexts_as_of_does(contexts: Any) -> None:
+    built = Sample(question="q", answer="a", contexts=contexts)
+    assert built == Sample.of(question="q", answer="a", contexts=contexts)
+    assert built.contexts == normalize_contexts(contexts)
+    assert all(isinstance(chunk, Chunk) for chunk in built.contexts)
+
+
+def test_the_sample_constructor_names_a_field_that_is_not_text() -> None:
+    with pytest.raises(InputError, match=r"Sample answer must be a string, got an int \(42\); pass the text"):
+        Sample(question="q", answer=42)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="Sample reference must be a string, got a list"):
+        Sample(answer="a", reference=["r"])  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="context item 1 is an int"):
+        Sample(answer="a", contexts=[7])  # type: ignore[list-item]
+    assert Sample(question=None, answer=None).answer == ""  # type: ignore[arg-type]
+
+
+SAMPLE_BY_HAND = """
+from pytest_rag import Sample
+
+
+def test_strings(rag_judge):
+    sample = Sample(question="How long do refunds take?", answer="Refunds take five days.",
+                    contexts=["Refunds take five days.", "Shipping is free."])
+    assert rag_judge.assert_rag(sample, faithfulness=3)[0].score == 3
+"""
+
+
+def test_a_sample_built_by_hand_with_string_contexts_is_judged(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(SAMPLE_BY_HAND)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    result.assert_outcomes(passed=1)
+    prompt = fake_llm.requests[-1].json_body["messages"][-1]["content"]
+    assert '<context index="2"' in prompt and "Shipping is free." in prompt
 
 
 CONTEXT_FORMS = """

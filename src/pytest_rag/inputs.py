@@ -141,8 +141,24 @@ class Sample:
     question: str = ""
     answer: str = ""
     contexts: tuple[Chunk, ...] = ()
+    """The retrieved passages in rank order. The constructor takes any form :data:`ContextLike`
+    names (one string, a list of strings, documents, nodes, mappings) and keeps them as chunks."""
     reference: str | None = None
     id: str | None = None
+
+    def __post_init__(self) -> None:
+        # A Sample is built by hand in a test as often as by pytest-rag: a list of strings for the
+        # contexts, or an answer that is not text, must read as the forms do, or fail here naming
+        # the field, not deep inside a metric.
+        for name in ("question", "answer"):
+            value = getattr(self, name)
+            if value is None:
+                object.__setattr__(self, name, "")
+            elif not isinstance(value, str):
+                raise InputError(_not_text(name, value))
+        if self.reference is not None and not isinstance(self.reference, str):
+            raise InputError(_not_text("reference", self.reference))
+        object.__setattr__(self, "contexts", normalize_contexts(self.contexts))
 
     @classmethod
     def of(
@@ -154,13 +170,13 @@ class Sample:
         reference: str | None = None,
         id: str | None = None,
     ) -> Sample:
-        return cls(
-            question=question,
-            answer=answer,
-            contexts=normalize_contexts(contexts),
-            reference=reference,
-            id=id,
-        )
+        """The same as the constructor, typed for every form of ``contexts`` (the constructor's
+        field type is the tuple of chunks it keeps)."""
+        return cls(question, answer, contexts, reference, id)  # type: ignore[arg-type]
+
+
+def _not_text(name: str, value: Any) -> str:
+    return f"Sample {name} must be a string, got {_a(type(value).__name__)} ({value!r:.60}); pass the text of the {name}"
 
 
 #: The inputs of a check, named as :class:`Sample` names them: every helper's parameters, every
