@@ -139,7 +139,7 @@ def test_an_unreadable_object_names_its_type_and_what_is_accepted() -> None:
 
 
 def test_require_text_rejects_non_strings_and_blank_text() -> None:
-    with pytest.raises(InputError, match="answer must be a string, got bytes"):
+    with pytest.raises(InputError, match=r"answer must be a string, got a bytes \(b.x.\); pass its text"):
         require_text(b"x", "answer")
     with pytest.raises(InputError, match="question is empty"):
         require_text("   ", "question")
@@ -169,13 +169,15 @@ def test_the_sample_constructor_keeps_contexts_as_of_does(contexts: Any) -> None
 
 
 def test_the_sample_constructor_names_a_field_that_is_not_text() -> None:
-    with pytest.raises(InputError, match=r"Sample answer must be a string, got an int \(42\); pass the text"):
+    with pytest.raises(InputError, match=r"Sample answer must be a string, got an int \(42\); pass its text"):
         Sample(question="q", answer=42)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="Sample reference must be a string, got a list"):
         Sample(answer="a", reference=["r"])  # type: ignore[arg-type]
     with pytest.raises(InputError, match="context item 1 is an int"):
         Sample(answer="a", contexts=[7])  # type: ignore[list-item]
     assert Sample(question=None, answer=None).answer == ""  # type: ignore[arg-type]
+    with pytest.raises(InputError, match=r"Chunk text must be a string, got an int \(7\)"):
+        Sample(answer="a", contexts=[Chunk(7)])  # type: ignore[arg-type]
 
 
 SAMPLE_BY_HAND = """

@@ -31,6 +31,10 @@ class Chunk:
     id: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):  # a test's hand-made chunk, not only pytest-rag's own
+            require_text(self.text, "Chunk text", allow_empty=True)
+
 
 ContextLike = str | Chunk | Mapping[str, Any] | Iterable[Any] | None
 
@@ -98,7 +102,9 @@ def normalize_contexts(context: ContextLike) -> tuple[Chunk, ...]:
 def require_text(value: Any, name: str, *, allow_empty: bool = False) -> str:
     """Check that a helper's text argument is a string, with an error that says which argument."""
     if not isinstance(value, str):
-        raise InputError(f"{name} must be a string, got {type(value).__name__}; pass the text of the {name}")
+        raise InputError(
+            f"{name} must be a string, got {_a(type(value).__name__)} ({value!r:.60}); pass its text"
+        )
     if not allow_empty and not value.strip():
         raise InputError(f"{name} is empty; a judge cannot score an empty {name}")
     return value
@@ -154,10 +160,10 @@ class Sample:
             value = getattr(self, name)
             if value is None:
                 object.__setattr__(self, name, "")
-            elif not isinstance(value, str):
-                raise InputError(_not_text(name, value))
-        if self.reference is not None and not isinstance(self.reference, str):
-            raise InputError(_not_text("reference", self.reference))
+            else:
+                require_text(value, f"Sample {name}", allow_empty=True)
+        if self.reference is not None:
+            require_text(self.reference, "Sample reference", allow_empty=True)
         object.__setattr__(self, "contexts", normalize_contexts(self.contexts))
 
     @classmethod
@@ -173,10 +179,6 @@ class Sample:
         """The same as the constructor, typed for every form of ``contexts`` (the constructor's
         field type is the tuple of chunks it keeps)."""
         return cls(question, answer, contexts, reference, id)  # type: ignore[arg-type]
-
-
-def _not_text(name: str, value: Any) -> str:
-    return f"Sample {name} must be a string, got {_a(type(value).__name__)} ({value!r:.60}); pass the text of the {name}"
 
 
 #: The inputs of a check, named as :class:`Sample` names them: every helper's parameters, every
