@@ -176,6 +176,9 @@ def test_the_sample_constructor_names_a_field_that_is_not_text() -> None:
     with pytest.raises(InputError, match="context item 1 is an int"):
         Sample(answer="a", contexts=[7])  # type: ignore[list-item]
     assert Sample(question=None, answer=None).answer == ""  # type: ignore[arg-type]
+    assert Sample(answer="a", id=3).id == "3"  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="Sample id must be a string, got a float"):
+        Sample(answer="a", id=3.5)  # type: ignore[arg-type]
     with pytest.raises(InputError, match=r"Chunk text must be a string, got an int \(7\)"):
         Sample(answer="a", contexts=[Chunk(7)])  # type: ignore[arg-type]
 

@@ -156,3 +156,27 @@ def test_an_ensemble_members_failure_is_an_error_of_the_ensemble_check(
             "faithfulness*ensemble(openai:judge-a,openai:judge-b)*1-5*0*-*1",  # the ensemble's row counts it
         ]
     )
+
+
+def test_evaluate_reads_one_metric_name_alone_and_numbered_ids_and_names_a_metric_that_is_no_string(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        from pytest_rag import Sample
+
+        ROW = {"answer": "Refunds take 5 business days.", "id": 7,
+               "contexts": ["Refunds are processed within 5 business days."]}
+
+        def test_one_name(rag_judge):
+            table = rag_judge.evaluate([ROW, Sample(**{**ROW, "id": 8})], metrics="faithfulness")
+            assert [(row.metric, row.sample_id, row.error) for row in table] == [
+                ("faithfulness", "7", None), ("faithfulness", "8", None)]
+
+        def test_metric_not_a_string(rag_judge):
+            rag_judge.score(5, answer="a")
+        """
+    )
+    result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*a metric is named by a string, got int (5)*"])

@@ -164,6 +164,10 @@ class Sample:
                 require_text(value, f"Sample {name}", allow_empty=True)
         if self.reference is not None:
             require_text(self.reference, "Sample reference", allow_empty=True)
+        if isinstance(self.id, int) and not isinstance(self.id, bool):  # a row number as id, as chunk ids
+            object.__setattr__(self, "id", str(self.id))
+        elif self.id is not None:
+            require_text(self.id, "Sample id", allow_empty=True)
         object.__setattr__(self, "contexts", normalize_contexts(self.contexts))
 
     @classmethod

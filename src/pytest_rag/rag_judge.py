@@ -156,7 +156,7 @@ class RagJudge(
     def evaluate(
         self,
         samples: Sequence[Sample | Mapping[str, Any]],
-        metrics: Sequence[str],
+        metrics: Sequence[str] | str,
         *,
         thresholds: Mapping[str, float] | None = None,
         batch: bool = False,
@@ -167,7 +167,9 @@ class RagJudge(
 
         With ``batch=True`` the judgments that are not cached go to the providers' batch APIs at half
         price: the call submits its batches, waits for them (round after round for multi-step
-        metrics) and returns the judged table."""
+        metrics) and returns the judged table. One metric may be named alone (``metrics="faithfulness"``)."""
+        if isinstance(metrics, str):  # a str is a sequence of one-letter names, never what is meant
+            metrics = [metrics]
         with handing_errors_to(self.refuse):
             if not metrics:
                 raise InputError("evaluate() needs at least one metric name, e.g. metrics=['faithfulness']")

@@ -25,7 +25,7 @@ from ..engine.loop import LoopThread, gather_window
 from ..engine.pricing import PriceTable
 from ..engine.ratelimit import RateLimiter
 from ..engine.spending import Spending
-from ..errors import ConfigError, RagError, WaitingForBatchError, handing_errors_to
+from ..errors import ConfigError, InputError, RagError, WaitingForBatchError, handing_errors_to
 from ..judges.openai.embeddings import close_embedding_clients
 from ..judges.spec import JudgeReach, check_base_urls, parse_judge_specs
 from ..metrics.catalog import resolve_metric
@@ -175,6 +175,11 @@ class RagSession:
         found = registry.metrics.get((name, mode or "default"))
         if found is not None:  # a registered name and mode, asked for on every check: found at once
             return found
+        if not isinstance(name, str):
+            raise InputError(
+                f"a metric is named by a string, got {type(name).__name__} ({name!r:.60}); "
+                "write e.g. score('faithfulness', ...) or metrics=['faithfulness']"
+            )
         if name not in {registered for registered, _ in registry.metrics}:
             name, mode = resolve_metric(name, mode)  # short names such as relevancy=3 in assert_rag
         return registry.metric(name, mode)
