@@ -5,14 +5,18 @@ from __future__ import annotations
 import csv
 import json
 import random
+import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
 from conftest import rag_args
 from fake_llm import FakeLLMServer
 from pytest_rag.check_keys import check_keys
-from pytest_rag.report.results_file import build_report, keyed_records
+from pytest_rag.errors import RagError
+from pytest_rag.report.files import FileWriteError
+from pytest_rag.report.results_file import build_report, keyed_records, write_reports
 from pytest_rag.results import CheckRecord
 from regression_support import faithful_tests, judge_env, marker_server, run_args
 
@@ -157,3 +161,17 @@ def test_unknown_report_extension_is_a_usage_error(pytester: pytest.Pytester) ->
     result = pytester.runpytest("--rag-report=results.xlsx")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*must end in .json or .csv*"])
+
+
+def test_a_results_file_that_cannot_be_written_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    blocker = tmp_path / "taken"  # a file where the results file's folder should be
+    blocker.write_text("a file, not a folder")
+    good = tmp_path / "first.json"
+    lines, error = write_reports([good, blocker / "results.json"], [_record("t.py::t", 4.0)])
+    assert lines == [f"results written to {good}"] and good.exists()
+    assert isinstance(error, FileWriteError) and isinstance(error, RagError)
+    written = re.escape(str(blocker / "results.json"))
+    assert re.fullmatch(
+        f"the results file {written} could not be written \\([A-Za-z ]+\\); give a path in a folder you can write to",
+        str(error),
+    )

@@ -97,7 +97,7 @@ def export_store(cache_dir: Path, target: Path) -> int:
         lines = list(export_lines(cache))
     finally:
         cache.close()
-    write_text_atomically(target, "\n".join(lines) + "\n")
+    write_text_atomically(target, "\n".join(lines) + "\n", "the judgment export")
     return len(lines) - 1
 
 

@@ -6,13 +6,32 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..errors import RagError
 
-def write_text_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``.
+
+class FileWriteError(RagError, OSError):
+    """An output file that could not be written, named with the system's reason and the fix (the
+    system's words alone, "No such file or directory: '/x'", name neither the file nor the step).
+    Also an :class:`OSError`, as the failure it reports."""
+
+
+def write_text_atomically(path: Path, text: str, what: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``; ``what``
+    names the file in the error (``"the results file"``).
 
     A crash mid-write leaves the previous file intact. The file gets the permissions any file the user
     writes would get (mkstemp's private 0600 would hide a report from a CI artifact uploader).
     """
+    try:
+        _write_atomically(path, text)
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise FileWriteError(
+            f"{what} {path} could not be written ({why}); give a path in a folder you can write to"
+        ) from exc
+
+
+def _write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:

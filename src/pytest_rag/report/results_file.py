@@ -243,7 +243,7 @@ def write_report(path: Path, records: Sequence[CheckRecord], run: RunRecord | No
         text = json.dumps(report, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
     else:
         text = _csv_text(report)
-    write_text_atomically(path, text)
+    write_text_atomically(path, text, "the results file")
 
 
 def write_reports(

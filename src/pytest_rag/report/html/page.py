@@ -34,7 +34,7 @@ from ...errors import RagError
 from ...results import UNCERTAIN_BAND, CallTally, CheckRecord
 from ...run_record import RunRecord
 from ..comparison import Run, compare_runs, distributions
-from ..files import write_text_atomically
+from ..files import FileWriteError, write_text_atomically
 from .payload import (
     SIZE_LIMIT,
     STATUS_ERROR,
@@ -260,7 +260,7 @@ def write_html(
 ) -> Path:
     """Write the report to ``path`` atomically (a half-written report never replaces a good one)."""
     page = render_html(records, runs=runs, title=title, run=run)
-    write_text_atomically(path, page)
+    write_text_atomically(path, page, "the HTML report")
     return path
 
 
@@ -286,6 +286,8 @@ def write_html_report(
             runs = []  # the regression summary reports what is wrong with the baseline file
     try:
         write_html(path, records, runs=runs, title=title, run=run)
-    except OSError as exc:
+    except FileWriteError as exc:
+        return f"pytest-rag: {exc}"
+    except OSError as exc:  # reading the page's own assets (a broken install)
         return f"pytest-rag: could not write the HTML report {path}: {exc.strerror or exc}"
     return f"HTML report written to {path}"
