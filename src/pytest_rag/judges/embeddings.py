@@ -175,6 +175,10 @@ class EmbeddingJudge:
         return None
 
 
+EMBEDDING_SAMPLING = Sampling(temperature=None, max_tokens=0)
+"""Embeddings sample nothing: no temperature, no tokens written (one instance, its key JSON written once)."""
+
+
 def embedding_request(metric: str, texts: Sequence[str]) -> JudgeRequest:
     """The engine request for embedding ``texts``; the texts themselves are the message."""
     return JudgeRequest(
@@ -184,5 +188,5 @@ def embedding_request(metric: str, texts: Sequence[str]) -> JudgeRequest:
         messages=(Message("user", json.dumps(list(texts), ensure_ascii=False)),),
         response_model=EmbeddingVectors,
         task=JudgeTask("embeddings", {"texts": list(texts)}),
-        sampling=Sampling(temperature=None, max_tokens=0),
+        sampling=EMBEDDING_SAMPLING,
     )

@@ -52,6 +52,13 @@ class Sampling:
         return _json_object(self.as_dict())
 
 
+@lru_cache(maxsize=32)
+def sampling_for(max_tokens: int) -> Sampling:
+    """The default sampling with ``max_tokens``, one shared instance per limit: its key JSON is then
+    written once per limit, not once per request (every judge request carries one)."""
+    return Sampling(max_tokens=max_tokens)
+
+
 @dataclass(frozen=True)
 class JudgeTask:
     """The request's inputs as data: ``kind`` names the question (e.g. ``faithfulness.single``)."""

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from ..errors import BudgetExceededError, CacheMissError, JudgeError, NotJudgedError
 from ..inputs import Sample
-from ..judges.request import JudgeRequest, JudgeTask, Sampling
+from ..judges.request import JudgeRequest, JudgeTask, sampling_for
 from ..judges.schema import GRADE_FIELD
 from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scored
@@ -44,7 +44,7 @@ def judge_request(
         messages=template.messages(user),
         response_model=model,
         task=JudgeTask(template.id, dict(inputs)),
-        sampling=Sampling(max_tokens=max_tokens),
+        sampling=sampling_for(max_tokens),
     )
 
 

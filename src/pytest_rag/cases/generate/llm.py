@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from ...judges.request import JudgeRequest, JudgeTask, Message, Sampling
+from ...judges.request import JudgeRequest, JudgeTask, Message, sampling_for
 from ...metrics.prompts import JSON_RULE, block
 from .passages import Passage
 
@@ -103,5 +103,5 @@ def generation_request(kind: str, passages: Sequence[Passage]) -> JudgeRequest:
         messages=(Message("system", template.system_text()), Message("user", user)),
         response_model=GeneratedCase,
         task=JudgeTask(template.id, {"kind": kind, "passages": [p.text for p in passages]}),
-        sampling=Sampling(max_tokens=1024),
+        sampling=sampling_for(1024),
     )
