@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from pydantic import BaseModel, Field
 
@@ -104,5 +105,10 @@ class Template:
         ]
         return "\n\n".join(p for p in parts if p)
 
+    @cached_property
+    def _system_message(self) -> Message:
+        """Written once per template: every request of a metric starts with it, cached or not."""
+        return Message("system", self.system_text())
+
     def messages(self, user_text: str) -> tuple[Message, ...]:
-        return (Message("system", self.system_text()), Message("user", user_text))
+        return (self._system_message, Message("user", user_text))
