@@ -33,6 +33,12 @@ class Message:
     role: str  # "system" | "user" | "assistant"
     content: str
 
+    @cached_property
+    def key_json(self) -> str:
+        """``[role, content]`` as the cache key writes it, once per message: a template's system
+        message, shared by every request of its metric, is escaped once, not on every request."""
+        return f"[{_json_text(self.role)},{_json_text(self.content)}]"
+
 
 @dataclass(frozen=True)
 class Sampling:
@@ -120,7 +126,7 @@ class JudgeRequest:
         """
         from .schema import provider_schema_json
 
-        messages = ",".join(f"[{_json_text(m.role)},{_json_text(m.content)}]" for m in self.messages)
+        messages = ",".join([m.key_json for m in self.messages])
         template = f'{{"id":{_json_text(self.template_id)},"version":{_json_text(self.template_version)}}}'
         whole = (
             f'{{"format":{_json_text(KEY_FORMAT_VERSION)}'
