@@ -120,7 +120,17 @@ def test_the_three_formats_read_to_the_same_cases(
         (
             "a.rag.jsonl",
             '{"id": "a", "question": "q?", "thresholds": {"faithfulness": "high"}}\n',
-            "field 'thresholds': the threshold of faithfulness must be a number",
+            "field 'thresholds': faithfulness: its threshold must be a number on the metric's scale, got a str ('high')",
+        ),
+        (
+            "a.rag.jsonl",
+            '{"id": "a", "question": "q?", "thresholds": {"faithfulness": NaN}}\n',
+            "field 'thresholds': faithfulness: its threshold is NaN, which no score can be held to",
+        ),
+        (
+            "a.rag.jsonl",
+            '{"id": "a", "question": "q?", "metrics": []}\n',
+            "field 'metrics': the list is empty; name the case's metrics, or leave the field out",
         ),
         (
             "a.rag.jsonl",

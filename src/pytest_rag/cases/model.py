@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from ..check_keys import parse_metric_label
-from ..inputs import check_answer_kind
+from ..inputs import check_answer_kind, read_threshold
 
 _TAG_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -139,6 +139,10 @@ class Case(BaseModel):
     @field_validator("metrics")
     @classmethod
     def _metrics(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and not value:
+            raise ValueError(
+                "the list is empty; name the case's metrics, or leave the field out for the suite's"
+            )
         for label in value or ():
             parse_metric_label(label)
         return value
@@ -149,8 +153,7 @@ class Case(BaseModel):
         if isinstance(value, dict):
             for label, bar in value.items():
                 parse_metric_label(str(label))
-                if isinstance(bar, bool) or not isinstance(bar, (int, float)):
-                    raise ValueError(f"the threshold of {label} must be a number, got {bar!r}")
+                read_threshold(bar, str(label), "its threshold", f'{{{{"{label}": {{}}}}}}')
         return value
 
     @field_validator("tags")
