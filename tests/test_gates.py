@@ -54,6 +54,36 @@ def test_a_gate_on_an_unscored_metric_is_reported_not_failed() -> None:
     assert any("context_recall >= 4: not evaluated" in line for line in out.lines)
 
 
+def test_a_metric_gate_leaves_out_its_modes_on_another_scale() -> None:
+    records = _records([5, 5, 5, 5])
+    modes = [("claims", 0.2, 0, 1), ("strict", 4.0, 1, 5), ("strict", 4.0, 1, 5)]
+    for i, (mode, score, bottom, top) in enumerate(modes):
+        record = CheckRecord(
+            test_id=f"m.py::t{i}",
+            metric="faithfulness",
+            mode=mode,
+            judge="openai:m",
+            score=score,
+            scale_low=bottom,
+            scale_high=top,
+        )
+        records.append(record)
+    out = Conclusion()
+    check_fail_under(records, {"faithfulness": 4.5}, out)
+    assert out.lines[1] == (
+        "  faithfulness[claims] not gated by faithfulness >= 4.5: it scores 0-1, not 1-5 "
+        "(gate it as faithfulness[claims]=VALUE)"
+    )
+    # the mode on the metric's own scale is gated (and fails), the metric itself passes
+    assert [f.split(" in ")[1].split(" ")[0] for f in out.failures] == ["faithfulness[strict]"]
+    out = Conclusion()
+    check_fail_under(records, {"faithfulness[claims]": 0.5}, out)  # the mode named: gated on its scale
+    assert len(out.failures) == 1 and "in faithfulness[claims]" in out.failures[0]
+    out = Conclusion()
+    check_fail_under(records[4:5], {"faithfulness": 4.5}, out)  # no default-mode row: the catalog's scale
+    assert out.failures == [] and out.lines[1].startswith("  faithfulness[claims] not gated")
+
+
 def test_baseline_flags_only_changes_whose_interval_excludes_zero(tmp_path: Path) -> None:
     before = [5, 4, 5, 4, 5, 4, 5, 4, 5, 4]
     dropped = [3, 3, 4, 2, 3, 3, 4, 2, 3, 3]

@@ -112,6 +112,19 @@ def only_usage_error(result: pytest.RunResult) -> str:
             "rag_thresholds =\n    answer_relevancy = four",
             "rag_thresholds (ini file): answer_relevancy must be a number, got 'four'",
         ),
+        (
+            ["--rag-fail-under=faithfulnes=4"],
+            {},
+            "",
+            "--rag-fail-under (command line) faithfulnes=4: 'faithfulnes' is not a registered metric; "
+            "did you mean 'faithfulness'?",
+        ),
+        (
+            [],
+            {},
+            "rag_fail_under =\n    faithfulness[claims] = 4",
+            "*rag_fail_under (ini file) faithfulness[[]claims]=4 is outside the metric's 0-1 scale*",
+        ),
         ([], {}, "rag_cache = sometimes", "rag_cache (ini file): unknown cache mode 'sometimes'*"),
         ([], {}, "rag_prices =\n    gpt-4o = cheap", "*rag_prices line 'gpt-4o = cheap' is malformed*"),
         ([], {}, "rag_concurrency = 1.5", "rag_concurrency (ini file) must be a whole number, got '1.5'"),

@@ -114,7 +114,7 @@ class RagSettings:
     @property
     def checked_at_startup(self) -> bool:
         """True when a setting must be checked before any test runs (:mod:`pytest_rag.run.startup`): a
-        judge spec other than the default, a base URL, thresholds, prices, files to write. A suite on
+        judge spec other than the default, a base URL, thresholds, gates, prices, files to write. A suite on
         the default settings skips those checks and their imports."""
         regression = self.regression
         return bool(
@@ -125,6 +125,7 @@ class RagSettings:
             or self.prices
             or self.html_path is not None
             or regression.reports
+            or regression.fail_under
             or regression.cache_export is not None
         )
 

@@ -21,6 +21,8 @@ class RegressionSettings:
 
     reports: tuple[Path, ...] = ()
     fail_under: Mapping[str, float] = field(default_factory=dict)
+    fail_under_source: str = ""
+    """Where the gates were set (``--rag-fail-under (command line)``), for errors about them."""
     baseline: Path | None = None
     gold: Path | None = None
     min_alpha: float | None = None
@@ -122,13 +124,12 @@ def read_regression_settings(config: Any) -> RegressionSettings:
         if report.suffix.lower() not in (".json", ".csv"):
             raise ConfigError(f"{source}: {report} must end in .json or .csv (repeat the option for both)")
     cli_bars = config.getoption("rag_fail_under")
-    fail_under = (
-        parse_fail_under(cli_bars, on_command_line("--rag-fail-under"))
-        if cli_bars
-        else parse_fail_under(
-            [str(x) for x in config.getini("rag_fail_under")], in_ini_file("rag_fail_under")
-        )
-    )
+    if cli_bars:
+        fail_under_source = on_command_line("--rag-fail-under")
+        fail_under = parse_fail_under(cli_bars, fail_under_source)
+    else:
+        fail_under_source = in_ini_file("rag_fail_under")
+        fail_under = parse_fail_under([str(x) for x in config.getini("rag_fail_under")], fail_under_source)
     min_alpha, alpha_source = config.getoption("rag_min_alpha"), on_command_line("--rag-min-alpha")
     if min_alpha is None:
         alpha_source = in_ini_file("rag_min_alpha")
@@ -148,6 +149,7 @@ def read_regression_settings(config: Any) -> RegressionSettings:
     return RegressionSettings(
         reports=tuple(reports),
         fail_under=fail_under,
+        fail_under_source=fail_under_source,
         baseline=path_option(config, "rag_baseline", "rag_baseline"),
         gold=path_option(config, "rag_gold", "rag_gold"),
         min_alpha=min_alpha,

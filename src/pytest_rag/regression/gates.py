@@ -99,6 +99,11 @@ def check_fail_under(records: Sequence[CheckRecord], bars: Mapping[str, float], 
         return
     rows = summary_rows(records)
     final_judges = {(metric_label(r), r.judge) for r in records}
+    scales: dict[str, tuple[float, float]] = {
+        metric_label(r): (r.scale_low, r.scale_high)
+        for r in records
+        if r.scale_low is not None and r.scale_high is not None
+    }
     out.lines.append("gates (--rag-fail-under, on the lower bound of the 95% CI):")
     for metric, bar in sorted(bars.items()):
         gated = [
@@ -107,6 +112,18 @@ def check_fail_under(records: Sequence[CheckRecord], bars: Mapping[str, float], 
             if _matches(metric, row.aggregate.metric)
             and (row.aggregate.metric, row.aggregate.judge) in final_judges
         ]
+        reference = None if "[" in metric else scales.get(metric) or _default_scale(metric)
+        if reference is not None:  # a metric's bar gates its other modes only on the same scale
+            other = sorted(
+                {r.aggregate.metric for r in gated if scales.get(r.aggregate.metric, reference) != reference}
+            )
+            gated = [row for row in gated if row.aggregate.metric not in other]
+            for label in other:
+                bottom, top = scales[label]
+                out.lines.append(
+                    f"  {label} not gated by {metric} >= {bar:g}: it scores {bottom:g}-{top:g}, not "
+                    f"{reference[0]:g}-{reference[1]:g} (gate it as {label}=VALUE)"
+                )
         scored = [row for row in gated if row.aggregate.n and row.aggregate.ci_low is not None]
         if not scored:
             out.lines.append(
@@ -126,6 +143,17 @@ def check_fail_under(records: Sequence[CheckRecord], bars: Mapping[str, float], 
                 out.lines.append(
                     f"  {metric} >= {bar:g} passed: lower bound {low:.2f} in {describe_row(row)}"
                 )
+
+
+def _default_scale(name: str) -> tuple[float, float] | None:
+    """The scale of a built-in metric's default mode, for a run that scored only its other modes
+    (None for a metric the catalog does not hold: its bar then gates every mode)."""
+    from ..metrics.catalog import builtin_metrics
+
+    for metric in builtin_metrics():
+        if metric.name == name and metric.mode == "default":
+            return (metric.scale.low, metric.scale.high)
+    return None
 
 
 def check_gold(

@@ -4,7 +4,8 @@
 mode fails there. What needs more than the option's own text is checked here, from
 ``pytest_configure``: the judge spec against the providers (plugins' included) and, for the built-in
 ones, the form of their specs and where their base URLs lead; every ``rag_threshold_*`` key of the ini
-file against the metrics (with a did-you-mean); the thresholds' metric names, modes and scales; the
+file against the metrics (with a did-you-mean); the metric names, modes and scales of the thresholds
+and of the suite gates (``--rag-fail-under``); the
 price overrides; the paths of the files written at the end. A mistake is one usage error naming the
 setting and where it came from (command line, environment, ini file), and pytest exits 4 before
 collecting anything, instead of every test failing alike.
@@ -33,11 +34,17 @@ def check_configuration(config: Any, settings: RagSettings, metric_names: Sequen
     """Raise :class:`~pytest_rag.errors.ConfigError` for the first setting that cannot work."""
     check_judges(config.hook, settings)
     check_threshold_keys(settings.threshold_keys, metric_names)
-    if settings.thresholds:
+    gates = settings.regression.fail_under
+    if settings.thresholds or gates:
         from ..registry import Registry
         from .thresholds import Thresholds
 
-        Thresholds(settings.thresholds, Registry.from_hook(config.hook)).check(settings.threshold_sources)
+        registry = Registry.from_hook(config.hook)
+        Thresholds(settings.thresholds, registry).check(settings.threshold_sources)
+        # A gate's bar is a threshold of the same metric, on the same scale: a typo would leave the
+        # gate "not evaluated" and the run green, a bar off the scale would fail every run.
+        source = settings.regression.fail_under_source
+        Thresholds(gates, registry).check({key: f"{source} {key}={bar:g}" for key, bar in gates.items()})
     if settings.prices:
         from ..engine.pricing import PriceTable
 
