@@ -153,6 +153,11 @@ def test_a_malformed_gate_is_refused_before_anything_is_read(
     assert "--fail-under 'faithfulness' is malformed; write METRIC=VALUE" in capsys.readouterr().err
     assert cli.main(["merge", str(shard), "--min-alpha", "2"]) == 1
     assert "--min-alpha must be between -1 and 1" in capsys.readouterr().err
+    # a gate naming no metric of the results and no built-in one: never evaluated, so refused
+    assert cli.main(["merge", str(shard), "--fail-under", "faithfulnes=4"]) == 1
+    assert "--fail-under faithfulnes: 'faithfulnes' is not a metric; did you mean 'faithfulness'?" in (
+        capsys.readouterr().err
+    )
 
 
 def test_shards_without_checks_merged_anyway_say_so_and_leave_gates_not_evaluated(

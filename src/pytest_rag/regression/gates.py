@@ -13,12 +13,13 @@ evaluated rather than failed or passed.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..check_keys import metric_label
-from ..errors import RagError
+from ..errors import InputError, RagError
 from ..report.comparison import paired_changes
 from ..report.repeats import format_alpha
 from ..report.results_file import read_results
@@ -143,6 +144,25 @@ def check_fail_under(records: Sequence[CheckRecord], bars: Mapping[str, float], 
                 out.lines.append(
                     f"  {metric} >= {bar:g} passed: lower bound {low:.2f} in {describe_row(row)}"
                 )
+
+
+def check_gate_names(bars: Mapping[str, float], records: Sequence[CheckRecord], source: str) -> None:
+    """A gate of ``pytest-rag merge`` (which has no registry to check it against, as a pytest run
+    does at start-up) must name a metric of the merged results or a built-in one: a typo would be a
+    gate that is never evaluated, in a merge that ends green."""
+    from ..metrics.catalog import metric_names
+
+    known = {r.metric for r in records} | set(metric_names())
+    for key in bars:
+        name = key.partition("[")[0].strip()
+        if name not in known:
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            hint = (
+                f"did you mean {close[0]!r}?"
+                if close
+                else "no check of these results and no built-in metric has that name"
+            )
+            raise InputError(f"{source} {key}: {name!r} is not a metric; {hint}")
 
 
 def _default_scale(name: str) -> tuple[float, float] | None:

@@ -44,7 +44,7 @@ from ..report.summary import summary_text
 from ..results import CheckRecord
 from ..run_record import RunRecord, ShardEntry, new_run_id
 from .gate_bars import check_min_alpha, parse_fail_under
-from .gates import conclude
+from .gates import check_gate_names, conclude
 
 
 @dataclass(frozen=True)
@@ -231,6 +231,7 @@ def merge(
             raise InputError(f"--report {path} must end in .json or .csv (repeat the option for both)")
     shards = [load_shard(path) for path in shard_paths]
     records = combine(shards)
+    check_gate_names(fail_under or {}, records, "--fail-under")
     problems = shard_problems(shards)
     if problems and not allow_partial:
         raise IncompleteShardsError(
