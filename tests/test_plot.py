@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,15 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
     out = plot_runs([Run.read(first), Run.read(second)], tmp_path / "cmp.png")
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+
+
+def test_one_run_of_one_metric_is_laid_out_without_a_warning(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    first, _ = run_files(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib's "Tight layout not applied" fails this test
+        out = plot_runs([Run.read(first)], tmp_path / "one.png")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_missing_matplotlib_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -162,10 +162,13 @@ def plot_runs(runs: Sequence[Run], output: Path) -> Path:
     plt = require_matplotlib()
     with_changes = len(runs) > 1
     heights = [0.55 * len(runs) + 0.9 for _ in comparisons]
+    # the title and the axes' labels need about 1.6 inches whatever the rows: a one-run, one-metric
+    # figure of 1.45 inches left matplotlib no room to lay it out (a UserWarning, clipped labels)
+    total = max(sum(heights), 3.0)
     figure, axes = plt.subplots(
         len(comparisons),
         2 if with_changes else 1,
-        figsize=(12 if with_changes else 7.5, sum(heights)),
+        figsize=(12 if with_changes else 7.5, total),
         gridspec_kw={"height_ratios": heights, **({"width_ratios": [3, 2]} if with_changes else {})},
         squeeze=False,
     )
@@ -176,7 +179,7 @@ def plot_runs(runs: Sequence[Run], output: Path) -> Path:
     figure.suptitle(
         "pytest-rag: runs compared (box: quartiles; ◆ mean with 95% CI; dashed: threshold)", fontsize=10
     )
-    figure.tight_layout(rect=(0, 0, 1, 1 - 0.45 / sum(heights)))
+    figure.tight_layout(rect=(0, 0, 1, 1 - 0.45 / total))
     output.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(output, dpi=110)
     plt.close(figure)
