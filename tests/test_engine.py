@@ -24,8 +24,9 @@ from pytest_rag.engine.cache import JudgmentCache
 from pytest_rag.engine.judgment import JudgmentEngine, NeedsLiveCall
 from pytest_rag.engine.limits import EngineSettings
 from pytest_rag.engine.parsing import InvalidVerdict, parse_verdict
-from pytest_rag.engine.replay import public_url, request_identity
+from pytest_rag.engine.replay import request_identity
 from pytest_rag.errors import CacheMissError, JudgeError, JudgeUnavailableError
+from pytest_rag.ground.redaction import public_url
 from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.judges.request import JudgeRequest, Message, Sampling
@@ -355,6 +356,7 @@ def test_stored_identities_hold_no_secret_and_older_entries_still_replay(
     identity = request_identity(behind_a_login.identity(), request())
     assert identity["base_url"] == "https://judges.example:8443/v1" and "hunter2" not in json.dumps(identity)
     assert public_url("https://judges.example/v1?api-key=s3#x") == "https://judges.example/v1"
+    assert public_url("http://judges.example:port/v1") == "http://judges.example/v1"  # not a crash
 
     judge = make_judge(fake_llm)
     engine = make_engine(tmp_path)

@@ -315,13 +315,20 @@ def test_a_refused_connection_names_the_address_and_is_not_retried(
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     url = f"http://127.0.0.1:{port}/v1"
+    behind_a_login = f"http://user:hunter2@127.0.0.1:{port}/v1"  # the password is never shown
+    report = tmp_path / "results.json"
     result = pytester.runpytest(
-        "-p", "no:cacheprovider", f"--rag-judge=openai:m@{url}", f"--rag-cache-dir={tmp_path / 'c'}"
+        "-p",
+        "no:cacheprovider",
+        f"--rag-judge=openai:m@{behind_a_login}",
+        f"--rag-cache-dir={tmp_path / 'c'}",
+        f"--rag-report={report}",
     )
     result.assert_outcomes(errors=3)
     result.stdout.fnmatch_lines(
-        [f"E*JudgeUnavailableError: *cannot reach {url}*Check the base URL (--rag-judge-base-url*"]
+        [f"E*JudgeUnavailableError: *cannot reach {url}:*Check the base URL (--rag-judge-base-url*"]
     )
+    assert "hunter2" not in result.stdout.str() + result.stderr.str() + report.read_text()
     # one attempt in all: the later checks knew the judge was unusable
     result.stdout.fnmatch_lines(["*requests: 1 sent, 1 failed (1 unavailable), 0 retried*"])
 

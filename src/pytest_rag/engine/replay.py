@@ -23,9 +23,9 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import CacheMissError
+from ..ground.redaction import public_url
 from ..judges.protocol import Judge
 from ..judges.request import JudgeRequest
 
@@ -55,16 +55,6 @@ def request_identity(judge_identity: Mapping[str, Any], request: JudgeRequest) -
         "sampling": request.sampling.as_dict(),
         "repeat": request.repeat_index,
     }
-
-
-def public_url(url: object) -> str:
-    """A base URL as it may be stored and printed: no user name, password, query or fragment."""
-    if not url:
-        return ""
-    parts = urlsplit(str(url))
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def _digest(value: Any) -> str:

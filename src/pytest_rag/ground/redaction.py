@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from urllib.parse import urlsplit, urlunsplit
 
 #: Environment variables whose values are treated as secrets (``OPENAI_API_KEY``, ``HF_TOKEN``, ...).
 SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
@@ -34,3 +35,18 @@ def redact(text: str, *names: str) -> str:
         if value in text:
             text = text.replace(value, f"${name}")
     return text
+
+
+def public_url(url: object) -> str:
+    """A base URL as it may be stored and printed: no user name, password, query or fragment (a URL
+    may carry credentials, and errors, records and stored judgments name it)."""
+    if not url:
+        return ""
+    parts = urlsplit(str(url))
+    host = parts.hostname or ""
+    try:
+        port = parts.port
+    except ValueError:  # a port that is not a number: the URL is shown without it
+        port = None
+    netloc = f"{host}:{port}" if port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import JudgeError, JudgeUnavailableError
-from ..ground.redaction import redact
+from ..ground.redaction import public_url, redact
 from .protocol import TransientFault
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
@@ -91,7 +91,7 @@ def translate(
         refused = _refused_connection(exc)
         if refused is not None:
             return JudgeUnavailableError(
-                f"cannot reach {base_url}: {refused}. Is the judge server running there? Check the "
+                f"cannot reach {public_url(base_url)}: {refused}. Is the judge server running there? Check the "
                 "base URL (--rag-judge-base-url, or PROVIDER:MODEL@URL in --rag-judge)",
                 judge=judge,
                 kind="unavailable",

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import ConfigError
+from ..ground.redaction import public_url
 from .protocol import JudgeSpec
 
 _OWN_URL = re.compile(r"@(?=https?://)", re.IGNORECASE)
@@ -153,13 +154,13 @@ def check_base_urls(judges: Sequence[JudgeReach], base_url: str | None, source: 
     if not served:
         labels = ", ".join(reach.spec.label for reach in judges)
         raise ConfigError(
-            f"{source} is set to {base_url!r}, but no judge of this run talks to a server ({labels}); "
+            f"{source} is set to {public_url(base_url)!r}, but no judge of this run talks to a server ({labels}); "
             "remove it, or choose a judge that does (openai:MODEL, anthropic:MODEL, ollama:MODEL)"
         )
     if len(served) > 1:
         example = ", ".join(f"{labels[0]}@URL" for labels in served.values())
         raise ConfigError(
-            f"{source} ({base_url!r}) would apply to judges of different providers "
+            f"{source} ({public_url(base_url)!r}) would apply to judges of different providers "
             f"({', '.join(sorted(served))}), which do not share a server; give each judge its own "
             f"URL in the spec instead, e.g. --rag-judge={example}"
         )
