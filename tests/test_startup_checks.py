@@ -77,6 +77,21 @@ def only_usage_error(result: pytest.RunResult) -> str:
         (["--rag-judge=foo:bar"], {}, "", "--rag-judge (command line): unknown judge provider 'foo'*"),
         (["--rag-judge=local:minilm"], {}, "", "*'local:minilm' names a model 'local' does not have*"),
         (
+            ["--rag-judge=openai:m@ftp://user:hunter2@judges.example/v1"],
+            {},
+            "",
+            "--rag-judge (command line): judge 'openai:m' is given the URL 'ftp://judges.example/v1'; "
+            "a judge's base URL starts with http:// or https://*",
+        ),
+        (
+            ["--rag-judge=openai:m", "--rag-judge-base-url=http://user:hunter2@judges.example:port/v1"],
+            {},
+            "",
+            "--rag-judge-base-url (command line): the base URL's address 'judges.example:port' has a "
+            "port that is not a number*",
+        ),
+        (["--rag-judge=openai:m@http:///v1"], {}, "", "*the base URL 'http:///v1' names no host*"),
+        (
             ["--rag-judge=local", "--rag-judge-base-url=http://127.0.0.1:9/v1"],
             {},
             "",
@@ -145,6 +160,7 @@ def test_a_bad_setting_is_one_usage_error_line(
     pytester.makepyfile(FAITHFUL_TEST, test_two=FAITHFUL_TEST)
     line = only_usage_error(pytester.runpytest("-p", "no:cacheprovider", *args))
     assert line.startswith("ERROR: pytest-rag: ")
+    assert "hunter2" not in line  # a password in a URL is never quoted
     pytester_line = pytest.LineMatcher([line.removeprefix("ERROR: pytest-rag: ")])
     pytester_line.fnmatch_lines([expected])
 

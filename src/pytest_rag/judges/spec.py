@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from ..ground.redaction import public_url
@@ -75,6 +76,14 @@ def parse_judge_specs(
         provider, _, model = item.partition(":")
         provider = provider.strip().lower()
         model = model.strip()
+        if "://" in model:  # an @URL whose scheme _split_url does not take: not a model name
+            name, _, url = model.partition("@")
+            raise ConfigError(
+                f"judge '{provider}:{name}' is given the URL {public_url(url)!r}; a judge's base URL "
+                "starts with http:// or https://, e.g. openai:MODEL@http://127.0.0.1:8000/v1"
+            )
+        if own_url is not None:
+            check_url(own_url)
         if provider not in known_providers:
             raise ConfigError(
                 f"unknown judge provider {provider!r} in {item!r}; known providers: "
@@ -91,6 +100,24 @@ def parse_judge_specs(
     if duplicates:
         raise ConfigError(f"judge {duplicates[0]!r} is listed twice; list each judge once")
     return specs
+
+
+def check_url(url: str) -> None:
+    """A base URL the SDKs can send to: a host, and a port that is a number (the SDK's own error for
+    ``host:port`` arrives only with the first request, as an error of the judge)."""
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018  (reading it checks it)
+    except ValueError:
+        address = parts.netloc.rpartition("@")[2]  # without a user and password
+        raise ConfigError(
+            f"the base URL's address {address!r} has a port that is not a number; write e.g. "
+            "http://127.0.0.1:8000/v1"
+        ) from None
+    if not parts.hostname:
+        raise ConfigError(
+            f"the base URL {public_url(url)!r} names no host; write e.g. http://127.0.0.1:8000/v1"
+        )
 
 
 def _split_url(item: str) -> tuple[str, str | None]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..config import RagSettings, in_ini_file, on_command_line
 from ..errors import ConfigError
-from ..judges.spec import check_base_urls, parse_judge_specs, reach_of_builtin
+from ..judges.spec import check_base_urls, check_url, parse_judge_specs, reach_of_builtin
 from ..metrics.catalog import ALIASES
 
 THRESHOLD_KEY = "rag_threshold_"
@@ -56,6 +56,11 @@ def check_judges(hook: Any, settings: RagSettings) -> None:
     """The judge spec against the registered providers; a run-wide or per-judge URL that no judge
     would use, when every judge is a built-in one (a plugin's judge is checked once it is built)."""
     assert settings.judge is not None
+    if settings.base_url is not None:
+        try:
+            check_url(settings.base_url)
+        except ConfigError as exc:
+            raise ConfigError(f"{settings.base_url_source}: {exc}") from None
     providers = {name.lower() for provided in hook.pytest_rag_judge_providers() for name in provided}
     try:
         specs = parse_judge_specs(settings.judge, known_providers=providers, base_url=settings.base_url)
