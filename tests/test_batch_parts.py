@@ -383,3 +383,27 @@ def test_a_reply_another_worker_used_and_let_go_meanwhile_is_served_from_the_cac
     assert [r.path for r in fake_llm.requests if r.path == "/v1/chat/completions"] == []  # nor asked live
     for engine in (first, a, b):
         engine.cache.close()
+
+
+def test_a_server_without_the_batch_api_is_named_without_its_password() -> None:
+    import openai
+
+    from pytest_rag.judges.batch_api import BatchTarget, problem
+
+    target = BatchTarget(
+        api="openai",
+        endpoint="/v1/chat/completions",
+        base_url="http://user:hunter2@127.0.0.1:9/v1",
+        model="m",
+        judge="openai:m",
+        key_env="OPENAI_API_KEY",
+    )
+
+    class NotFound(Exception):
+        status_code = 404
+
+    found = problem(NotFound(), openai, target, "submit a batch")
+    assert str(found) == (
+        "could not submit a batch for openai:m: the server at http://127.0.0.1:9/v1 answered HTTP 404; "
+        "it does not seem to offer the batch API (run without --rag-batch)"
+    )

@@ -39,6 +39,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import RAW_REPLY_LIMIT, RagError, cut_text
+from ..ground.redaction import public_url
 from .faults import rejected_param, translate
 from .protocol import Judge, JudgeReply, TransientFault
 from .request import JudgeRequest
@@ -279,7 +280,7 @@ def problem(exc: BaseException, sdk: ModuleType, target: BatchTarget, doing: str
     status = getattr(exc, "status_code", None)
     if status in (404, 405):
         return BatchProblem(
-            f"could not {doing} for {target.judge}: the server at {target.base_url} answered HTTP {status}; "
+            f"could not {doing} for {target.judge}: the server at {public_url(target.base_url)} answered HTTP {status}; "
             "it does not seem to offer the batch API (run without --rag-batch)"
         )
     translated = translate(exc, sdk, judge=target.judge, key_env=target.key_env, base_url=target.base_url)
