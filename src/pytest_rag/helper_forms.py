@@ -82,7 +82,7 @@ class Check:
     def sample(self) -> Sample:
         """The texts as a :class:`~pytest_rag.inputs.Sample`; a text that is not a string (or an empty
         question) is an input error naming the argument."""
-        return Sample.of(
+        return Sample(
             question=require_text(self.question, "question") if self.question is not None else "",
             answer=require_text(self.answer, "answer", allow_empty=True) if self.answer is not None else "",
             contexts=self.contexts,

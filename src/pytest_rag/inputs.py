@@ -140,49 +140,48 @@ def _a(noun: str) -> str:
     return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Sample:
-    """One RAG interaction to judge: what was asked, what came back, what was retrieved, what is right."""
+    """One RAG interaction to judge: what was asked, what came back, what was retrieved, what is right.
 
-    question: str = ""
-    answer: str = ""
-    contexts: tuple[Chunk, ...] = ()
-    """The retrieved passages in rank order. The constructor takes any form :data:`ContextLike`
-    names (one string, a list of strings, documents, nodes, mappings) and keeps them as chunks."""
-    reference: str | None = None
-    id: str | None = None
+    A Sample is built by hand in a test as often as by pytest-rag, so the constructor reads what a
+    helper reads: ``contexts`` in any form :data:`ContextLike` names (kept as chunks, in rank order),
+    ``None`` for an empty question or answer, a number as ``id`` (a row index, kept as its string).
+    A text that is not a string is an input error naming the field, not a crash inside a metric.
+    """
 
-    def __post_init__(self) -> None:
-        # A Sample is built by hand in a test as often as by pytest-rag: a list of strings for the
-        # contexts, or an answer that is not text, must read as the forms do, or fail here naming
-        # the field, not deep inside a metric.
-        for name in ("question", "answer"):
-            value = getattr(self, name)
-            if value is None:
-                object.__setattr__(self, name, "")
-            else:
-                require_text(value, f"Sample {name}", allow_empty=True)
-        if self.reference is not None:
-            require_text(self.reference, "Sample reference", allow_empty=True)
-        if isinstance(self.id, int) and not isinstance(self.id, bool):  # a row number as id, as chunk ids
-            object.__setattr__(self, "id", str(self.id))
-        elif self.id is not None:
-            require_text(self.id, "Sample id", allow_empty=True)
-        object.__setattr__(self, "contexts", normalize_contexts(self.contexts))
+    question: str
+    answer: str
+    contexts: tuple[Chunk, ...]
+    reference: str | None
+    id: str | None
 
-    @classmethod
-    def of(
-        cls,
-        *,
-        question: str = "",
-        answer: str = "",
+    def __init__(
+        self,
+        question: str | None = "",
+        answer: str | None = "",
         contexts: ContextLike = None,
         reference: str | None = None,
-        id: str | None = None,
-    ) -> Sample:
-        """The same as the constructor, typed for every form of ``contexts`` (the constructor's
-        field type is the tuple of chunks it keeps)."""
-        return cls(question, answer, contexts, reference, id)  # type: ignore[arg-type]
+        id: str | int | None = None,
+    ) -> None:
+        if isinstance(id, int) and not isinstance(id, bool):
+            id = str(id)
+        keep = object.__setattr__
+        keep(self, "question", _sample_text(question, "question") or "")
+        keep(self, "answer", _sample_text(answer, "answer") or "")
+        keep(self, "contexts", normalize_contexts(contexts))
+        keep(self, "reference", _sample_text(reference, "reference"))
+        keep(self, "id", _sample_text(id, "id"))
+
+    @classmethod
+    def of(cls, **fields: Any) -> Sample:
+        """The constructor under its earlier name (from when only this form read every kind of
+        contexts); kept for callers that use it."""
+        return cls(**fields)
+
+
+def _sample_text(value: Any, name: str) -> str | None:
+    return None if value is None else require_text(value, f"Sample {name}", allow_empty=True)
 
 
 #: The inputs of a check, named as :class:`Sample` names them: every helper's parameters, every
@@ -253,7 +252,7 @@ def coerce_sample(value: Sample | Mapping[str, Any]) -> Sample:
                     )
                 warn_renamed_input(key, name)
             fields[name] = item
-        return Sample.of(
+        return Sample(
             question=str(fields.get("question", "") or ""),
             answer=str(fields.get("answer", "") or ""),
             contexts=fields.get("contexts"),
