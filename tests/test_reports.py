@@ -11,8 +11,8 @@ import pytest
 
 from conftest import rag_args
 from fake_llm import FakeLLMServer
-from pytest_rag.check_keys import check_keys
-from pytest_rag.report.results_file import build_report, keyed_records
+from pytest_rag.check_keys import check_keys, keyed_records
+from pytest_rag.report.results_file import build_report
 from pytest_rag.results import CheckRecord
 from regression_support import faithful_tests, judge_env, marker_server, run_args
 
