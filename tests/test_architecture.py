@@ -25,7 +25,8 @@ arch = load_script("architecture_map")
 
 @pytest.fixture(scope="module")
 def graph() -> dict[str, set[str]]:
-    return arch.import_graph()
+    graph: dict[str, set[str]] = arch.import_graph()
+    return graph
 
 
 def test_the_page_shows_the_map_of_the_code(graph: dict[str, set[str]]) -> None:

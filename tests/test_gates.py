@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from pytest_rag.stats import bootstrap_mean_ci, paired_bootstrap_difference
 from regression_support import faithful_tests, judge_env, marker_server, run_args
 
 
-def _records(scores: list[float], judge: str = "openai:m") -> list[CheckRecord]:
+def _records(scores: Sequence[float], judge: str = "openai:m") -> list[CheckRecord]:
     return [
         CheckRecord(
             test_id=f"t.py::test_{i}",

@@ -27,7 +27,7 @@ def page(words: int, fact_at: float) -> str:
     """One page of seeded filler sentences of about ``words`` words with ``FACT`` at ``fact_at``."""
     rng = np.random.default_rng(7)
     pools = {key: value.split() for key, value in WORDS.items()}
-    sentences = []
+    sentences: list[str] = []
     while sum(len(s.split()) for s in sentences) < words:
         pick = {key: pool[int(rng.integers(len(pool)))] for key, pool in pools.items()}
         year, count = int(rng.integers(1850, 2020)), int(rng.integers(2, 90))

@@ -159,12 +159,14 @@ def imported(module: str, path: Path) -> Iterator[str]:
 
 def import_graph() -> dict[str, set[str]]:
     """Each package module -> the package modules it imports, the type checker's too."""
-    return arch.import_graph(PACKAGE, type_checking=True)
+    graph: dict[str, set[str]] = arch.import_graph(PACKAGE, type_checking=True)
+    return graph
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The groups of two or more modules that import each other round a loop."""
-    return arch.import_cycles(graph)
+    cycles: list[list[str]] = arch.import_cycles(graph)
+    return cycles
 
 
 def test_the_graph_reader_sees_relative_function_level_and_type_checking_imports() -> None:

@@ -13,10 +13,10 @@ import pytest
 
 from conftest import rag_args
 from fake_llm import FakeLLMServer
-from pytest_rag.check_keys import check_keys
+from pytest_rag.check_keys import check_keys, keyed_records
 from pytest_rag.errors import RagError
 from pytest_rag.report.files import FileWriteError
-from pytest_rag.report.results_file import build_report, keyed_records, write_reports
+from pytest_rag.report.results_file import build_report, write_reports
 from pytest_rag.results import CheckRecord
 from regression_support import faithful_tests, judge_env, marker_server, run_args
 

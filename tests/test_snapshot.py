@@ -12,12 +12,11 @@ from pytest_rag.engine.cache import JudgmentCache
 from pytest_rag.errors import ConfigError
 from pytest_rag.regression.snapshot import (
     RagSnapshotExtension,
-    Tolerance,
     compare,
     parse_rendered,
-    parse_tolerance,
     render_result,
 )
+from pytest_rag.regression.tolerance import Tolerance, parse_tolerance
 from pytest_rag.results import JudgeScore, MetricResult
 from regression_support import judge_env, marker_server, run_args
 
