@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -210,7 +211,7 @@ def test_the_fake_endpoints_refuse_to_cancel_an_ended_batch(server: FakeLLMServe
 
 @pytest.mark.parametrize("at", ["upload", "create"])
 def test_a_submission_met_by_a_server_fault_keeps_its_requests_queued_and_does_not_fail_the_run(
-    pytester: pytest.Pytester, server: FakeLLMServer, tmp_path: Path, at: str
+    pytester: pytest.Pytester, server: FakeLLMServer, tmp_path: Path, at: Literal["upload", "create"]
 ) -> None:
     server.batches.refuse(503, 503, 503, at=at)  # the SDK tries three times
     pytester.makepyfile(THREE_FAITHFUL)

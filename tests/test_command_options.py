@@ -37,7 +37,7 @@ def one_command(*options: Any) -> argparse.ArgumentParser:
 
 def sub_parser(parser: argparse.ArgumentParser, *names: str) -> argparse.ArgumentParser:
     for name in names:
-        parser = parser._subparsers._group_actions[0].choices[name]  # type: ignore[union-attr]
+        parser = parser._subparsers._group_actions[0].choices[name]  # type: ignore[union-attr,index]
     return parser
 
 

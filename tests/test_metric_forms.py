@@ -54,7 +54,7 @@ FORMS = {
 SCORE_FORMS = {name: form for name, form in FORMS.items() if form.source is form}
 
 
-def derived_of(score: SyncForm[Any]) -> dict[str, SyncForm[Any] | AsyncForm[Any]]:
+def derived_of(score: SyncForm[Any] | AsyncForm[Any]) -> dict[str, SyncForm[Any] | AsyncForm[Any]]:
     return {name: form for name, form in FORMS.items() if form.source is score and form is not score}
 
 
@@ -185,7 +185,7 @@ def test_the_combined_forms_refuse_such_thresholds_too(bad: Any) -> None:
     with pytest.raises(InputError, match=r"^overall_score\(\): threshold "):
         judge.overall_score([], threshold=bad)
     with pytest.raises(InputError, match="holds every metric to the bar given"):
-        judge.assert_rag(sample, faithfulness=None)
+        judge.assert_rag(sample, faithfulness=None)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("name", sorted(n for n, f in FORMS.items() if f.enforce))

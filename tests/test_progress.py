@@ -33,7 +33,7 @@ class RecordingLine:
         self.finished.append(text)
 
 
-def result(**calls: int) -> Any:
+def result(**calls: Any) -> Any:
     return SimpleNamespace(calls=CallTally(**calls))
 
 

@@ -106,7 +106,7 @@ def test_an_old_and_a_new_keyword_for_one_input_is_an_error() -> None:
     with pytest.raises(
         InputError, match=r"faithfulness\(\): context= is the old name of contexts=; pass contexts= only"
     ):
-        judge_with(Recording()).faithfulness(A, context=C, contexts=C)
+        judge_with(Recording()).faithfulness(A, context=C, contexts=C)  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize(
