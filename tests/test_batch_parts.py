@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import openai
 import pytest
 
 from batch_support import THREE_FAITHFUL, ContentScores, first_batch_run, line_starting, run
@@ -20,7 +21,7 @@ from pytest_rag.engine.batch.store import BatchStore
 from pytest_rag.engine.batch.submit import submit
 from pytest_rag.engine.pricing import PriceTable
 from pytest_rag.errors import ConfigError
-from pytest_rag.judges.batch_api import BatchProblem, BatchTarget, QueuedRequest
+from pytest_rag.judges.batch_api import BatchProblem, BatchTarget, QueuedRequest, problem
 from pytest_rag.judges.openai.batch import CHAT, OPENAI_BATCHES
 from pytest_rag.judges.protocol import JudgeSpec
 from pytest_rag.report.html.payload import SOURCE_BATCH, _source
@@ -386,10 +387,6 @@ def test_a_reply_another_worker_used_and_let_go_meanwhile_is_served_from_the_cac
 
 
 def test_a_server_without_the_batch_api_is_named_without_its_password() -> None:
-    import openai
-
-    from pytest_rag.judges.batch_api import BatchTarget, problem
-
     target = BatchTarget(
         api="openai",
         endpoint="/v1/chat/completions",

@@ -32,8 +32,7 @@ class Chunk:
     metadata: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.text, str):  # a test's hand-made chunk, not only pytest-rag's own
-            require_text(self.text, "Chunk text", allow_empty=True)
+        require_text(self.text, "Chunk text", allow_empty=True)  # a test builds chunks by hand too
 
 
 ContextLike = str | Chunk | Mapping[str, Any] | Iterable[Any] | None
