@@ -29,6 +29,7 @@ from fake_llm import FakeLLMServer, RecordedRequest, Reply
 from fake_llm.batches import BatchScript
 from pytest_rag.cli import main as cli_main
 from pytest_rag.engine.batch.store import BatchStore
+from pytest_rag.ground import redaction
 
 pytest_plugins = ["pytester", "batch_support"]  # batch_support: the server and judge fixtures
 
@@ -343,3 +344,43 @@ def test_a_table_with_waiting_rows_has_no_errors_and_its_test_is_skipped(
     first.assert_outcomes(skipped=1)
     assert "waiting for batch: 2 check(s) not judged yet" in first.stdout.str()
     run(pytester, server, cache).assert_outcomes(passed=1)
+
+
+def test_a_password_in_the_base_url_stays_out_of_the_batch_files_and_is_taken_from_the_run_again(
+    pytester: pytest.Pytester,
+    server: FakeLLMServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytester.makepyfile(THREE_FAITHFUL)
+    cache = tmp_path / "cache"
+    private = server.openai_base_url.replace("http://", "http://rag:S3CRET-PASSWORD@", 1)
+    spec = f"--rag-judge=openai:fake-gpt@{private}"  # after rag_args' own --rag-judge, so it wins
+    queued = pytester.runpytest(*rag_args(server, cache, "-rs", "--rag-batch", spec, judge="local"))
+    queued.assert_outcomes(skipped=3)
+    assert len(server.batches.created) == 1  # submitted at the end of the run, through the full URL
+    manifest = BatchStore(cache).manifests()[0]
+    assert (manifest.target.base_url, manifest.target.private) == (server.openai_base_url, True)
+
+    monkeypatch.setattr(redaction, "_FULL_URLS", {})  # the command line is another process
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    capsys.readouterr()
+    cli_main(["batch", "status", "--cache-dir", str(cache)])
+    out = capsys.readouterr().out
+    assert (
+        f"its base URL {server.openai_base_url} carried a user name, password or query, which is never "
+        "stored with a batch; run pytest with the same --rag-judge, or set OPENAI_BASE_URL to the full URL"
+    ) in out
+    assert "S3CRET-PASSWORD" not in out
+    monkeypatch.setenv("OPENAI_BASE_URL", private + "/")
+    cli_main(["batch", "status", "--cache-dir", str(cache)])
+    assert "0 batch(es) pending, 1 collected" in capsys.readouterr().out
+
+    collected = pytester.runpytest(*rag_args(server, cache, "-rs", "--rag-batch", spec, judge="local"))
+    collected.assert_outcomes(passed=3)
+    assert judge_calls(server) == []  # judged from the batch's replies
+    files = [p for p in cache.rglob("*") if p.is_file()]
+    assert len(files) > 3
+    for path in files:
+        assert b"S3CRET-PASSWORD" not in path.read_bytes(), path

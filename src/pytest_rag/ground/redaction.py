@@ -50,3 +50,35 @@ def public_url(url: object) -> str:
         port = None
     netloc = f"{host}:{port}" if port else host
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+_FULL_URLS: dict[str, str] = {}
+"""Base URLs with a user name, password or query that this process was given, by their public form."""
+
+
+def stored_url(url: str) -> tuple[str, bool]:
+    """What may be written to disk of a base URL: its public form, and whether anything was left out
+    (a user name, password, query or fragment). The full URL is remembered in this process, so a
+    later step of the same run can still reach the server (:func:`full_url`)."""
+    parts = urlsplit(url)
+    public = public_url(url)
+    if not (parts.username or parts.password or parts.query or parts.fragment):
+        return url, False
+    _FULL_URLS[public] = url
+    return public, True
+
+
+def remember_url(url: str | None) -> None:
+    """Remember a configured base URL (a judge's, at start-up) under its public form when it carries
+    anything :func:`public_url` leaves out."""
+    if url:
+        stored_url(url)
+
+
+def full_url(public: str, env_name: str) -> str | None:
+    """The full base URL whose public form was stored: one this process was given, else the one in
+    the environment variable ``env_name`` when its public form matches; None when neither is."""
+    if public in _FULL_URLS:
+        return _FULL_URLS[public]
+    from_env = os.environ.get(env_name, "")
+    return from_env if from_env and public_url(from_env).rstrip("/") == public.rstrip("/") else None

@@ -20,7 +20,9 @@ names). The judges' own clients live on the judge loop and are left alone. This 
 The records (:class:`BatchTarget`, :class:`QueuedRequest`, :class:`Manifest`,
 :class:`CollectedReply`) are what is kept on disk. All are JSON (pydantic models) so that several
 processes (pytest-xdist workers, the command line) read what another wrote. None holds a credential:
-a target names the environment variable that holds the API key (``key_env``), never the key, and
+a target names the environment variable that holds the API key (``key_env``), never the key, keeps
+a base URL only in its public form (a user name, password or query in it is left out and taken again
+from the judge this process configured, or from the provider's base-URL variable: ``private``), and
 request bodies are what the judge is sent.
 """
 
@@ -39,7 +41,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import RAW_REPLY_LIMIT, RagError, cut_text
-from ..ground.redaction import public_url
+from ..ground.redaction import full_url, public_url, stored_url
 from .faults import rejected_param, translate
 from .protocol import Judge, JudgeReply, TransientFault
 from .request import JudgeRequest
@@ -56,12 +58,15 @@ class BatchTarget(BaseModel):
     endpoint: str
     """``/v1/chat/completions``, ``/v1/embeddings`` (OpenAI) or ``/v1/messages`` (Anthropic)."""
     base_url: str
+    """The public form of the base URL (:func:`~pytest_rag.ground.redaction.public_url`)."""
     model: str
     judge: str
     """The judge's label, as the summary shows it (``openai:gpt-4o-mini``)."""
     key_env: str
     """The name of the environment variable holding the API key (the key itself is never kept)."""
     timeout_s: float = 60.0
+    private: bool = False
+    """The judge's base URL had a user name, password or query, left out of :attr:`base_url`."""
 
     @property
     def group(self) -> tuple[str, str, str, str]:
@@ -252,10 +257,18 @@ class BatchAPI(Protocol):
 
 @contextmanager
 def sdk_client(
-    sdk: ModuleType, client: str, base_error: str, target: BatchTarget, doing: str, *, api_key: str | None
+    sdk: ModuleType,
+    client: str,
+    base_error: str,
+    target: BatchTarget,
+    doing: str,
+    *,
+    api_key: str | None,
+    base_url: str,
 ) -> Iterator[Any]:
-    """A synchronous client of ``sdk`` for ``target`` while ``doing`` something; an SDK error inside
-    becomes a one-line :class:`BatchProblem`. Management calls are few: the SDK retries them twice.
+    """A synchronous client of ``sdk`` for ``target`` at ``base_url`` (the target's, with any
+    credentials it left out) while ``doing`` something; an SDK error inside becomes a one-line
+    :class:`BatchProblem`. Management calls are few: the SDK retries them twice.
 
     ``api_key`` is what the provider's own rule finds in the variable the target names (a
     self-hosted OpenAI-compatible server takes any key); None when it is not set."""
@@ -265,7 +278,7 @@ def sdk_client(
             "(the key itself is never stored with a batch)"
         )
     opened = getattr(sdk, client)(
-        api_key=api_key, base_url=target.base_url, timeout=max(target.timeout_s, 60.0), max_retries=2
+        api_key=api_key, base_url=base_url, timeout=max(target.timeout_s, 60.0), max_retries=2
     )
     try:
         yield opened
@@ -321,15 +334,20 @@ class ProviderBatches(ABC):
     """The SDK's client class and the base class of its errors, by name."""
     batch_noun: str
     """What the provider calls one batch, for problems: ``batch``, ``message batch``."""
+    base_url_env: str
+    """The variable the provider's SDK reads a base URL from (``OPENAI_BASE_URL``): where the command
+    line finds a private base URL again."""
 
     def _target(self, endpoint: str, owner: Any, model: str, label: str) -> BatchTarget:
         """The target of a judge (or embedder) ``owner`` at this provider's ``endpoint``: its base
-        URL, key variable and timeout."""
+        URL (its public form), key variable and timeout."""
+        base_url, private = stored_url(owner.base_url)
         return BatchTarget.model_validate(
             {
                 "api": self.name,
                 "endpoint": endpoint,
-                "base_url": owner.base_url,
+                "base_url": base_url,
+                "private": private,
                 "model": model,
                 "judge": label,
                 "key_env": owner.key_env,
@@ -341,10 +359,30 @@ class ProviderBatches(ABC):
     def api_key(self, target: BatchTarget) -> str | None:
         """The API key the provider's own rule finds for ``target`` (None when there is none)."""
 
+    def base_url(self, target: BatchTarget, doing: str) -> str:
+        """The URL ``target``'s batches are reached at: its own, or the full one of a private target,
+        which this process's judges or :attr:`base_url_env` must give back."""
+        if not target.private:
+            return target.base_url
+        found = full_url(target.base_url, self.base_url_env)
+        if found is None:
+            raise BatchProblem(
+                f"could not {doing} for {target.judge}: its base URL {target.base_url} carried a user name, "
+                "password or query, which is never stored with a batch; run pytest with the same "
+                f"--rag-judge, or set {self.base_url_env} to the full URL"
+            )
+        return found
+
     def client(self, target: BatchTarget, doing: str) -> AbstractContextManager[Any]:
         sdk = importlib.import_module(self.sdk)
         return sdk_client(
-            sdk, self.client_class, self.base_error, target, doing, api_key=self.api_key(target)
+            sdk,
+            self.client_class,
+            self.base_error,
+            target,
+            doing,
+            api_key=self.api_key(target),
+            base_url=self.base_url(target, doing),
         )
 
     @abstractmethod

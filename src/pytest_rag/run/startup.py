@@ -24,6 +24,7 @@ from typing import Any
 
 from ..config import RagSettings, in_ini_file, on_command_line
 from ..errors import ConfigError
+from ..ground.redaction import remember_url
 from ..judges.spec import check_base_urls, check_url, parse_judge_specs, reach_of_builtin
 from ..metrics.catalog import ALIASES
 
@@ -66,6 +67,8 @@ def check_judges(hook: Any, settings: RagSettings) -> None:
         specs = parse_judge_specs(settings.judge, known_providers=providers, base_url=settings.base_url)
     except ConfigError as exc:
         raise ConfigError(f"{settings.judge_source}: {exc}") from None
+    for spec in specs:  # a batch stores a URL's public form; this process can still reach the server
+        remember_url(spec.base_url)
     reach = reach_of_builtin(specs)
     if reach is not None:
         check_base_urls(reach, settings.base_url, settings.base_url_source)

@@ -36,6 +36,7 @@ class AnthropicBatches(ProviderBatches):
     max_bytes = 250 * 1024 * 1024  # the API takes 256 MB per batch
     sdk, client_class, base_error = "anthropic", "Anthropic", "AnthropicError"
     batch_noun = "message batch"
+    base_url_env = "ANTHROPIC_BASE_URL"
 
     def target(self, judge: Judge) -> BatchTarget | None:
         if not isinstance(judge, AnthropicJudge):

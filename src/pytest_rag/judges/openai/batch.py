@@ -57,6 +57,7 @@ class OpenAIBatches(ProviderBatches):
     max_bytes = 190 * 1024 * 1024  # the API takes files up to 200 MB
     sdk, client_class, base_error = "openai", "OpenAI", "OpenAIError"
     batch_noun = "batch"
+    base_url_env = "OPENAI_BASE_URL"
 
     def target(self, judge: Judge) -> BatchTarget | None:
         if isinstance(judge, OpenAIChatJudge) and judge.spec.provider == "openai":
