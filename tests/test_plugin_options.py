@@ -158,6 +158,19 @@ def test_ini_then_env_then_command_line(
     assert judges_shown(result) == "ollama:from-cli|local"
 
 
+@pytest.mark.parametrize("given", ["--rag-judge=", "--rag-judge= "])
+def test_an_empty_judge_option_is_a_usage_error_not_the_default_judge(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, judge_env: None, given: str
+) -> None:
+    monkeypatch.setenv("PYTEST_RAG_JUDGE", "anthropic:from-env")  # not used either: the option was given
+    pytester.makepyfile(SHOW_JUDGES)
+    result = pytester.runpytest(given)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: pytest-rag: --rag-judge (command line) is empty; name a judge (local, openai:gpt-4o, ...)*"]
+    )
+
+
 def test_an_unknown_provider_is_a_usage_error_that_says_where_it_came_from(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, judge_env: None
 ) -> None:

@@ -296,6 +296,13 @@ def parse_thresholds(config: Any, names: Sequence[str]) -> tuple[dict[str, float
 
 def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> RagSettings:
     judge, source = config.getoption("rag_judge"), on_command_line("--rag-judge")
+    if judge is not None and not judge.strip():
+        # ``--rag-judge=$JUDGE`` with the variable unset: falling back to the default judge would
+        # judge the whole run with another judge than the one asked for, and pass green
+        raise ConfigError(
+            f"{source} is empty; name a judge (local, openai:gpt-4o, ...) or leave the option out for the "
+            "default, the offline local judge"
+        )
     if not judge and os.environ.get("PYTEST_RAG_JUDGE"):
         judge, source = os.environ["PYTEST_RAG_JUDGE"], in_environment("PYTEST_RAG_JUDGE")
     if not judge and ini_value(config, "rag_judge"):
