@@ -92,6 +92,27 @@ def test_one_run_of_one_metric_is_laid_out_without_a_warning(tmp_path: Path) -> 
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.parametrize("suffix", [".svg", ".pdf"])
+def test_plot_writes_the_format_its_suffix_names(tmp_path: Path, suffix: str) -> None:
+    pytest.importorskip("matplotlib")
+    first, _ = run_files(tmp_path)
+    data = plot_runs([Run.read(first)], tmp_path / f"one{suffix}").read_bytes()
+    assert data.startswith(b"%PDF") if suffix == ".pdf" else b"<svg" in data[:2000]
+
+
+def test_a_plot_that_cannot_be_written_names_the_file_and_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    first, _ = run_files(tmp_path)
+    (tmp_path / "taken").write_text("a file, not a folder")
+    out = tmp_path / "taken" / "cmp.png"
+    assert main(["plot", str(first), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"the plot {out} could not be written" in err and "a folder you can write to" in err
+    assert not out.parent.is_dir()
+
+
 def test_missing_matplotlib_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(PlotError, match=r"pip install 'pytest-rag\[plot\]'"):

@@ -24,7 +24,7 @@ from typing import Any
 from ..engine.cache import JudgmentCache
 from ..errors import RagError
 from ..ground.redaction import secret_values
-from ..report.files import write_text_atomically
+from ..report.files import write_atomically
 
 FORMAT = "pytest-rag-judgments"
 VERSION = 1
@@ -97,7 +97,7 @@ def export_store(cache_dir: Path, target: Path) -> int:
         lines = list(export_lines(cache))
     finally:
         cache.close()
-    write_text_atomically(target, "\n".join(lines) + "\n", "the judgment export")
+    write_atomically(target, "\n".join(lines) + "\n", "the judgment export")
     return len(lines) - 1
 
 

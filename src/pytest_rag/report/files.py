@@ -15,15 +15,15 @@ class FileWriteError(RagError, OSError):
     Also an :class:`OSError`, as the failure it reports."""
 
 
-def write_text_atomically(path: Path, text: str, what: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``; ``what``
-    names the file in the error (``"the results file"``).
+def write_atomically(path: Path, content: str | bytes, what: str) -> None:
+    """Write ``content`` (text as UTF-8, or bytes) to a temporary file beside ``path``, then rename it
+    over ``path``; ``what`` names the file in the error (``"the results file"``).
 
     A crash mid-write leaves the previous file intact. The file gets the permissions any file the user
     writes would get (mkstemp's private 0600 would hide a report from a CI artifact uploader).
     """
     try:
-        _write_atomically(path, text)
+        _write_atomically(path, content)
     except OSError as exc:
         why = exc.strerror or type(exc).__name__
         raise FileWriteError(
@@ -31,12 +31,13 @@ def write_text_atomically(path: Path, text: str, what: str) -> None:
         ) from exc
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def _write_atomically(path: Path, content: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    data = content.encode("utf-8") if isinstance(content, str) else content
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temp_name, 0o666 & ~umask)

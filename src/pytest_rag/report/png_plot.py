@@ -13,6 +13,7 @@ writes the HTML report of the last run with all runs compared, and needs nothing
 from __future__ import annotations
 
 import argparse
+import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from ..errors import InputError, RagError
 from ..ground.command_options import SubCommand, ValueOption
 from .comparison import MetricComparison, Run, compare_runs
+from .files import write_atomically
 from .html.page import write_html
 
 MATPLOTLIB_SUFFIXES = (".png", ".svg", ".pdf")
@@ -180,9 +182,10 @@ def plot_runs(runs: Sequence[Run], output: Path) -> Path:
         "pytest-rag: runs compared (box: quartiles; ◆ mean with 95% CI; dashed: threshold)", fontsize=10
     )
     figure.tight_layout(rect=(0, 0, 1, 1 - 0.45 / total))
-    output.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(output, dpi=110)
+    image = io.BytesIO()
+    figure.savefig(image, format=suffix[1:], dpi=110)
     plt.close(figure)
+    write_atomically(output, image.getvalue(), "the plot")
     return output
 
 

@@ -36,7 +36,7 @@ from ..check_keys import keyed_records, metric_label
 from ..errors import ConfigError, RagError, json_error_text
 from ..results import CallTally, CheckRecord, Highlights, JudgeScore, SampleExcerpt
 from ..run_record import RunRecord
-from .files import write_text_atomically
+from .files import write_atomically
 from .summary import summary_rows
 
 FORMAT = "pytest-rag-results"
@@ -243,7 +243,7 @@ def write_report(path: Path, records: Sequence[CheckRecord], run: RunRecord | No
         text = json.dumps(report, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
     else:
         text = _csv_text(report)
-    write_text_atomically(path, text, "the results file")
+    write_atomically(path, text, "the results file")
 
 
 def write_reports(

@@ -34,7 +34,7 @@ from ...errors import RagError
 from ...results import UNCERTAIN_BAND, CallTally, CheckRecord
 from ...run_record import RunRecord
 from ..comparison import Run, compare_runs, distributions
-from ..files import FileWriteError, write_text_atomically
+from ..files import FileWriteError, write_atomically
 from .payload import (
     SIZE_LIMIT,
     STATUS_ERROR,
@@ -260,7 +260,7 @@ def write_html(
 ) -> Path:
     """Write the report to ``path`` atomically (a half-written report never replaces a good one)."""
     page = render_html(records, runs=runs, title=title, run=run)
-    write_text_atomically(path, page, "the HTML report")
+    write_atomically(path, page, "the HTML report")
     return path
 
 
