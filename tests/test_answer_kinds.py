@@ -20,7 +20,8 @@ from pytest_rag.judges.local.answer_kind import CALIBRATION_KEY, KindCuts, PassM
 from pytest_rag.judges.local.scorer import GroundingReport, LocalScorer, SentenceSupport, load_calibration
 from pytest_rag.judges.local.tasks import faithfulness_single, grade_fraction
 from pytest_rag.judges.request import JudgeRequest
-from pytest_rag.metrics.grounding import Faithfulness, FaithfulnessClaims, FaithfulnessVerdict
+from pytest_rag.metrics.grounding import Faithfulness, FaithfulnessClaims
+from stand_in_asker import StandInAsker, V
 
 pytest_plugins = ["pytester"]
 
@@ -179,13 +180,9 @@ def test_the_offline_judge_reads_the_named_kind(scorer: LocalScorer) -> None:
         faithfulness_single(scorer, {"answer": answer, "contexts": RAIL, "answer_kind": "long"})
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.requests: list[JudgeRequest] = []
-
-    async def __call__(self, request: JudgeRequest, model: type[Any]) -> Any:
-        self.requests.append(request)
-        return FaithfulnessVerdict(reasoning="ok", unsupported_statements=[], score=5)
+class Recorder(StandInAsker):
+    def answer(self, request: JudgeRequest, model: type[V]) -> V:
+        return model.model_validate({"reasoning": "ok", "unsupported_statements": [], "score": 5})
 
 
 def _asked(options: dict[str, Any]) -> JudgeRequest:

@@ -257,7 +257,12 @@ def test_cosine_compares_float32_rows_in_float64() -> None:
 
 def test_loop_clients_builds_on_first_use_in_each_loop() -> None:
     built: list[object] = []
-    holder: LoopClients[object] = LoopClients(lambda: built.append(object()) or built[-1])
+
+    def build() -> object:
+        built.append(object())
+        return built[-1]
+
+    holder: LoopClients[object] = LoopClients(build)
 
     async def twice() -> bool:
         return holder.get() is holder.get()

@@ -310,13 +310,15 @@ def test_default_metrics_apply_where_the_case_and_reply_hold_what_they_need() ->
     bare = Case(id="a", question="How long?")
     assert checks_of(bare, WITH_CONTEXTS) == ["faithfulness=None", "answer_relevancy=None"]
     assert checks_of(bare, AppReply("Five days.")) == ["answer_relevancy=None"]
-    full = Case(
-        id="b",
-        question="How long?",
-        reference="Five days.",
-        expected_contexts=["r1"],
-        thresholds={"faithfulness": 5},
-    )  # type: ignore[list-item]
+    full = Case.model_validate(  # as a case file's row gives it: a context named by its id alone
+        {
+            "id": "b",
+            "question": "How long?",
+            "reference": "Five days.",
+            "expected_contexts": ["r1"],
+            "thresholds": {"faithfulness": 5},
+        }
+    )
     assert checks_of(full, WITH_CONTEXTS) == [
         "faithfulness=5.0",
         "answer_relevancy=None",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ def rag_app():
     return ask
 """
 
-CASES = [
+CASES: list[dict[str, object]] = [
     {
         "id": "refund-time",
         "question": "How long do refunds take?",
@@ -49,7 +50,7 @@ CASES = [
 
 
 def case_file(
-    pytester: pytest.Pytester, rows: list[dict[str, object]], name: str = "support.rag.jsonl"
+    pytester: pytest.Pytester, rows: Sequence[Mapping[str, object]], name: str = "support.rag.jsonl"
 ) -> Path:
     path = pytester.path / "tests" / name
     path.parent.mkdir(exist_ok=True)

@@ -17,8 +17,10 @@ from pytest_rag.engine.embeddings import OWN_EMBEDDERS, embedder_for
 from pytest_rag.errors import InputError, UnsupportedMetricError
 from pytest_rag.judges.embeddings import Embedder, EmbeddingBatch
 from pytest_rag.judges.local.embeddings import LocalEmbedder
+from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.openai.embeddings import OpenAIEmbedder
-from pytest_rag.judges.protocol import Judge, JudgeOptions, JudgeSpec
+from pytest_rag.judges.protocol import Judge, JudgeOptions, JudgeReply, JudgeSpec
+from pytest_rag.judges.request import JudgeRequest
 
 OPENAI_API = "https://api.openai.com/v1"
 
@@ -40,6 +42,7 @@ def test_an_openai_compatible_judge_embeds_through_its_own_server_key_and_client
         "http://gpu-box:8000/v1",
         "OPENAI_API_KEY",
     )
+    assert isinstance(judge, OpenAIChatJudge)
     assert embedder.clients is judge.clients  # one SDK client per judge and loop
     named = embedder_for(judge, "nomic-embed-text")
     assert isinstance(named, OpenAIEmbedder)
@@ -114,6 +117,15 @@ class GatewayJudge:
 
     def __init__(self) -> None:
         self.asked: list[str | None] = []
+
+    def identity(self) -> Mapping[str, Any]:
+        return {"provider": "gateway", "model": "m"}
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        raise AssertionError("only its embeddings are asked for here")
+
+    async def aclose(self) -> None:
+        pass
 
     def embedder(self, model: str | None) -> GatewayEmbedder | None:
         self.asked.append(model)

@@ -15,8 +15,8 @@ from pytest_rag.errors import JudgeError
 from pytest_rag.judges.request import JudgeRequest
 from pytest_rag.metrics.prompts import Template
 from pytest_rag.metrics.statements import NumberedQuestion
+from stand_in_asker import StandInAsker, V
 
-V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")
 
 ASK = Template(id="test.numbered", version="1", task="Task: say each item back.", fields={"verdicts": "list"})
@@ -31,18 +31,17 @@ class Echoes(BaseModel):
     verdicts: list[Echo] = Field(description="one per item")
 
 
-class ReversingAsker:
+class ReversingAsker(StandInAsker):
     """Answers every numbered question with its items said back, last number first; ``drop`` leaves
     that number out of every reply (a judge that skipped an item)."""
 
     judge_label = "reversing"
 
     def __init__(self, drop: int | None = None) -> None:
-        self.requests: list[JudgeRequest] = []
+        super().__init__()
         self.drop = drop
 
-    async def __call__(self, request: JudgeRequest, model: type[V]) -> V:
-        self.requests.append(request)
+    def answer(self, request: JudgeRequest, model: type[V]) -> V:
         items = re.findall(r'<item index="(\d+)">\n(.*?)\n</item>', request.messages[-1].content)
         echoed = [{"index": int(i), "said": text} for i, text in items if int(i) != self.drop]
         return model.model_validate({"verdicts": echoed[::-1]})

@@ -7,6 +7,8 @@ so before these checks such copies passed. Sentences written for these tests."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from pytest_rag.judges.local.conditions import dropped_condition
@@ -24,7 +26,7 @@ def scorer() -> LocalScorer:
     return LocalScorer.load()
 
 
-def _verdict(scorer: LocalScorer, answer: str, contexts: list[str]) -> dict[str, object]:
+def _verdict(scorer: LocalScorer, answer: str, contexts: list[str]) -> dict[str, Any]:
     return faithfulness_single(scorer, {"answer": answer, "contexts": contexts})
 
 

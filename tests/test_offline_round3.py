@@ -5,7 +5,6 @@ edits are in test_offline_round3_edits.py)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
 
@@ -16,7 +15,8 @@ from pytest_rag.judges.local.question import question_claim
 from pytest_rag.judges.local.scorer import EDIT_CAP, LocalScorer
 from pytest_rag.judges.local.tasks import HANDLERS
 from pytest_rag.judges.request import JudgeRequest
-from pytest_rag.metrics.grounding import Faithfulness, FaithfulnessVerdict
+from pytest_rag.metrics.grounding import Faithfulness
+from stand_in_asker import StandInAsker, V
 
 
 @pytest.fixture(scope="module")
@@ -274,22 +274,18 @@ def test_a_lone_entity_must_fill_the_questions_slot(scorer: LocalScorer) -> None
 
 
 def test_faithfulness_carries_the_question_to_the_offline_judge_only() -> None:
-    captured: list[JudgeRequest] = []
+    class Ask(StandInAsker):
+        def answer(self, request: JudgeRequest, model: type[V]) -> V:
+            return model.model_validate({"reasoning": "ok", "unsupported_statements": [], "score": 5})
 
-    class Ask:
-        judge_label = "capture"
-
-        async def __call__(self, request: JudgeRequest, model: type[Any]) -> Any:
-            captured.append(request)
-            return FaithfulnessVerdict(reasoning="ok", unsupported_statements=[], score=5)
-
+    ask = Ask()
     metric = Faithfulness()
     contexts = normalize_contexts(LOCKERS)
     base = Sample(question="", answer="No.", contexts=contexts)
     asked = Sample(question="Is the sauna open on Sundays?", answer="No.", contexts=contexts)
     for sample in (base, asked):
-        asyncio.run(metric.score(Ask(), sample, {}))  # type: ignore[arg-type]
-    plain, with_question = captured
+        asyncio.run(metric.score(ask, sample, {}))
+    plain, with_question = ask.requests
     assert "question" not in plain.task.inputs
     assert with_question.task.inputs["question"] == "Is the sauna open on Sundays?"
     assert plain.messages == with_question.messages  # LLM prompts (and so cache keys) unchanged

@@ -5,10 +5,10 @@ another name's role, the grade's cut, and awkward text that must never break the
 from __future__ import annotations
 
 import dataclasses
+from importlib import resources
 
 import pytest
 
-from pytest_rag.judges.local import normalise
 from pytest_rag.judges.local.normalise import NameFormsError, name_forms
 from pytest_rag.judges.local.scorer import EDIT_CAP, GroundingReport, LocalScorer, SentenceSupport
 from pytest_rag.judges.local.tasks import HANDLERS, grade_fraction
@@ -322,7 +322,7 @@ def test_a_broken_name_forms_file_is_an_error_naming_the_fix(monkeypatch: pytest
         def read_text(self, encoding: str) -> str:
             return '{"abbreviations": {}}'
 
-    monkeypatch.setattr(normalise.resources, "files", lambda package: Broken())
+    monkeypatch.setattr(resources, "files", lambda package: Broken())  # what normalise reads through
     name_forms.cache_clear()
     try:
         with pytest.raises(NameFormsError, match=r"build_name_forms\.py"):

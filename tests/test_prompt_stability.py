@@ -20,19 +20,19 @@ import dataclasses
 import hashlib
 import json
 import typing
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 import pytest
-from pydantic import BaseModel, create_model
+from pydantic import create_model
 
 from fake_llm.schema_instance import InstanceOptions, minimal_instance
 from pytest_rag.inputs import Chunk, Sample
 from pytest_rag.judges.request import JudgeRequest
 from pytest_rag.metrics.base import Metric
 from pytest_rag.metrics.catalog import builtin_metrics
+from stand_in_asker import StandInAsker, V
 
-V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")
 
 SAMPLE = Sample(
@@ -61,46 +61,46 @@ HISTORY = [
 
 #: (label, metric name, mode, options): every catalog entry once with the options it needs, then the
 #: options that change what a metric asks.
+_EVERY_ENTRY: list[tuple[str, str, dict[str, Any]]] = [
+    ("faithfulness", "default", {}),
+    ("faithfulness", "claims", {}),
+    ("answer_relevancy", "default", {}),
+    ("answer_relevancy", "questions", {}),
+    ("context_recall", "default", {}),
+    ("context_recall", "attribution", {}),
+    ("context_precision", "default", {}),
+    ("umbrela", "default", {}),
+    ("retrieval_precision", "default", {}),
+    ("augmentation_precision", "default", {}),
+    ("augmentation_accuracy", "default", {}),
+    ("answer_consistency", "default", {}),
+    ("answer_consistency_binary", "default", {}),
+    ("answer_similarity", "default", {}),
+    ("semantic_similarity", "default", {}),
+    ("factual_correctness", "default", {}),
+    ("nuggets", "default", {}),
+    ("citation", "default", {"citations": [(SAMPLE.answer, ["policy-7", "2"])]}),
+    ("hallucination", "default", {}),
+    ("no_answer", "default", {}),
+    ("answer_accuracy", "default", {}),
+    ("context_relevance", "default", {}),
+    ("response_groundedness", "default", {}),
+    ("consistency", "default", {"answers": [SAMPLE.answer, "Five business days, to your card."]}),
+    ("consistency", "lexical", {"answers": [SAMPLE.answer, "Five business days, to your card."]}),
+    ("rubric", "default", {"rubric": {1: "wrong", 3: "incomplete", 5: "right and complete"}}),
+    ("turn_faithfulness", "default", {"history": HISTORY}),
+    ("turn_relevancy", "default", {"history": HISTORY}),
+    ("knowledge_retention", "default", {"history": HISTORY}),
+    ("conversation_consistency", "default", {"history": HISTORY}),
+    (
+        "passage_recall",
+        "default",
+        {"expected": ["policy-7", {"text": "Our office is closed on holidays."}]},
+    ),
+    ("abstention", "default", {}),
+]
 VARIANTS: list[tuple[str, str, str, dict[str, Any]]] = [
-    (f"{name}[{mode}]", name, mode, options)
-    for name, mode, options in [
-        ("faithfulness", "default", {}),
-        ("faithfulness", "claims", {}),
-        ("answer_relevancy", "default", {}),
-        ("answer_relevancy", "questions", {}),
-        ("context_recall", "default", {}),
-        ("context_recall", "attribution", {}),
-        ("context_precision", "default", {}),
-        ("umbrela", "default", {}),
-        ("retrieval_precision", "default", {}),
-        ("augmentation_precision", "default", {}),
-        ("augmentation_accuracy", "default", {}),
-        ("answer_consistency", "default", {}),
-        ("answer_consistency_binary", "default", {}),
-        ("answer_similarity", "default", {}),
-        ("semantic_similarity", "default", {}),
-        ("factual_correctness", "default", {}),
-        ("nuggets", "default", {}),
-        ("citation", "default", {"citations": [(SAMPLE.answer, ["policy-7", "2"])]}),
-        ("hallucination", "default", {}),
-        ("no_answer", "default", {}),
-        ("answer_accuracy", "default", {}),
-        ("context_relevance", "default", {}),
-        ("response_groundedness", "default", {}),
-        ("consistency", "default", {"answers": [SAMPLE.answer, "Five business days, to your card."]}),
-        ("consistency", "lexical", {"answers": [SAMPLE.answer, "Five business days, to your card."]}),
-        ("rubric", "default", {"rubric": {1: "wrong", 3: "incomplete", 5: "right and complete"}}),
-        ("turn_faithfulness", "default", {"history": HISTORY}),
-        ("turn_relevancy", "default", {"history": HISTORY}),
-        ("knowledge_retention", "default", {"history": HISTORY}),
-        ("conversation_consistency", "default", {"history": HISTORY}),
-        (
-            "passage_recall",
-            "default",
-            {"expected": ["policy-7", {"text": "Our office is closed on holidays."}]},
-        ),
-        ("abstention", "default", {}),
-    ]
+    (f"{name}[{mode}]", name, mode, options) for name, mode, options in _EVERY_ENTRY
 ] + [
     ("faithfulness[claims] batch_size=2", "faithfulness", "claims", {"batch_size": 2}),
     ("answer_relevancy[questions] n_questions=2", "answer_relevancy", "questions", {"n_questions": 2}),
@@ -136,23 +136,13 @@ def valid_verdict(request: JudgeRequest) -> dict[str, Any]:
     return verdict
 
 
-class RecordingAsker:
-    """An Asker that keeps every request, in the order asked, and answers it with a valid verdict."""
+class RecordingAsker(StandInAsker):
+    """Answers every request, kept in the order asked, with a valid verdict."""
 
     judge_label = "recording"
 
-    def __init__(self) -> None:
-        self.requests: list[JudgeRequest] = []
-
-    async def __call__(self, request: JudgeRequest, model: type[V]) -> V:
-        self.requests.append(request)
+    def answer(self, request: JudgeRequest, model: type[V]) -> V:
         return model.model_validate(valid_verdict(request))
-
-    async def gather(self, *awaitables: Awaitable[T]) -> list[T]:
-        return [await a for a in awaitables]  # one at a time: the order of requests is fixed
-
-    async def embed(self, texts: Sequence[str], model: str | None) -> list[list[float]]:
-        return [[1.0, float(len(t))] for t in texts]
 
 
 def sha256(value: Any) -> str:

@@ -139,9 +139,9 @@ def test_reports_are_stable_and_junit_carries_scores(
         3.5,
         0.5,
     )
-    rows = list(csv.DictReader(outputs[0][1]))
-    assert [r["kind"] for r in rows] == ["check", "check", "aggregate"]
-    assert json.loads(rows[1]["evidence"]) == {"unsupported_statements": ["statement judged 2"]}
+    read_back = list(csv.DictReader(outputs[0][1]))
+    assert [r["kind"] for r in read_back] == ["check", "check", "aggregate"]
+    assert json.loads(read_back[1]["evidence"]) == {"unsupported_statements": ["statement judged 2"]}
 
     tree = ET.parse(pytester.path / "one.xml")
     props = {

@@ -166,7 +166,7 @@ def test_the_key_is_the_digest_of_the_key_material_as_sorted_compact_json() -> N
         replace(base_request(), sampling=Sampling(temperature=None), repeat_index=12),
         replace(base_request(), metric='mé"tric', template_id="t\u2028id", template_version="v\\2"),
     ]
-    identities = [
+    identities: list[dict[str, Any]] = [
         IDENTITY,
         {**IDENTITY, "template": {"id": "nested"}, "schema": "a judge's own"},
         {"provider": "plugin", "port": 8080, "tls": True, "proxy": None, "weights": [0.5, 1], "ñ": 1e-7},

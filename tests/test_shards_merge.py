@@ -334,9 +334,9 @@ def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_
     )
     out = capsys.readouterr().out.splitlines()
     # each shard is listed with its group, its tests, its checks and its exit status
-    for group, shard in enumerate(shards, start=1):
-        run = json.loads(Path(shard).read_text())["run"]
-        checks = len(json.loads(Path(shard).read_text())["checks"])
+    for group, shard_file in enumerate(shards, start=1):
+        run = json.loads(Path(shard_file).read_text())["run"]
+        checks = len(json.loads(Path(shard_file).read_text())["checks"])
         tests = run["tests_run"]
         # the BROKEN answer's test caught its judge error, so it is an error (a check without a verdict)
         errors = int(any(t.endswith("test_answer[7]") for t in per_shard[group - 1]))
@@ -345,7 +345,7 @@ def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_
         status_text = "exit status 1 (tests failed)" if errors else "exit status 0 (ok)"
         error_text = ", 1 error" if errors else ""
         assert out[group] == (
-            f"  {shard}: group {group} of 3, {tests} of {tests} tests ran ({tests - errors} passed, "
+            f"  {shard_file}: group {group} of 3, {tests} of {tests} tests ran ({tests - errors} passed, "
             f"{13 - tests} deselected{error_text}), {checks} checks, {status_text}"
         )
     assert _without_file_lines(_merged_summary(out, 3)) == _without_file_lines(expected)

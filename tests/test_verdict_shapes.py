@@ -161,7 +161,7 @@ def test_a_graded_findings_metric_with_a_plain_template_is_refused_when_declared
 
         class Unsaid(GradedFindings, SingleJudgment):
             name = "unsaid"
-            template = plain
+            template = plain  # type: ignore[assignment]
 
 
 # -- a rating question in two wordings (metrics/dual_rating.py) ----------------------------------

@@ -108,21 +108,11 @@ async def ask_or_error(ask: Asker, request: JudgeRequest, model: type[V]) -> V |
     return await _held(ask(request, model))
 
 
-async def ask_graded(ask: Asker, request: JudgeRequest, model: type[V]) -> tuple[V, GradeOdds | None]:
-    """The verdict with the odds of its grade (:meth:`~.base.Asker.graded`). An asker without
-    ``graded`` (a test's stand-in for the engine, written before there were odds) gives none."""
-    graded = getattr(ask, "graded", None)
-    if graded is None:
-        return await ask(request, model), None
-    judged: tuple[V, GradeOdds | None] = await graded(request, model)
-    return judged
-
-
 async def graded_or_error(
     ask: Asker, request: JudgeRequest, model: type[V]
 ) -> tuple[V, GradeOdds | None] | Failed:
     """:func:`ask_or_error` for a verdict with a grade: the verdict with the odds of its grade."""
-    return await _held(ask_graded(ask, request, model))
+    return await _held(ask.graded(request, model))
 
 
 class SingleJudgment(Metric):
@@ -178,7 +168,7 @@ class SingleJudgment(Metric):
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
         user, inputs = self.render_check(sample, options)
         request = judge_request(self.name, self.template, user, self.verdict, inputs)
-        verdict, odds = await ask_graded(ask, request, self.verdict)
+        verdict, odds = await ask.graded(request, self.verdict)
         outcome = self.scored(verdict)
         if odds is None or outcome.score != getattr(verdict, GRADE_FIELD, None):
             return outcome

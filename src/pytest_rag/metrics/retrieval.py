@@ -25,7 +25,7 @@ from ..scoring import ranking
 from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scale, Scored
 from .dual_rating import DualTemplateMetric, ThreeLevelRating, Wording, dual_rating_question
-from .judging import ask_graded, each_request, judge_request
+from .judging import each_request, judge_request
 from .prompts import REASONING, ReasonedVerdict, Template, block, context_blocks, passage_block
 from .verdict_shapes import Decision, yes_no_question
 
@@ -239,7 +239,7 @@ async def grade_passages(
     """One UMBRELA grade per passage, concurrently (shared with the nuggets metric), and the odds of
     the mean grade when the judge reported those of every grade."""
     requests = each_request(metric, UMBRELA_GRADE, UmbrelaVerdict, passage_questions(question, chunks))
-    judged = await ask.gather(*(ask_graded(ask, r, UmbrelaVerdict) for r in requests))
+    judged = await ask.gather(*(ask.graded(r, UmbrelaVerdict) for r in requests))
     grades = [
         PassageGrade(index=i, id=c.id, grade=v.score, reason=v.reasoning)
         for i, (c, (v, _)) in enumerate(zip(chunks, judged, strict=True), start=1)

@@ -23,7 +23,7 @@ from ..helper_forms import Check, given, score_form
 from ..inputs import ContextLike, Sample
 from ..results import Evidence
 from .base import Asker, Metric, Scale, Scored
-from .judging import ask_graded, judge_request
+from .judging import judge_request
 from .options import read_text
 from .prompts import REASONING, ReasonedVerdict, Template, block, context_blocks
 
@@ -106,7 +106,7 @@ class Rubric(Metric):
             model,
             {"answer": sample.answer, "levels": {str(k): v for k, v in levels.items()}},
         )
-        verdict, odds = await ask_graded(ask, request, model)
+        verdict, odds = await ask.graded(request, model)
         level = int(verdict.score)  # type: ignore[attr-defined]
         return Scored(
             score=level,
