@@ -243,6 +243,26 @@ def test_the_same_seed_gives_the_same_file_and_an_existing_file_is_kept(
     assert generate(str(docs), "-o", str(first), *common, "--force") == 0
 
 
+@pytest.mark.parametrize(
+    ("option", "value", "problem"),
+    [
+        ("--budget", "-1", "--budget must be at least 0, got -1.0"),
+        ("--budget", "nan", "--budget must be a number, got 'nan'"),
+        ("--concurrency", "0", "--concurrency must be at least 1, got 0"),
+        ("--passage-words", "5", "--passage-words must be at least 20, got 5"),
+        ("--batch-poll", "0", "--batch-poll must be at least 0.001, got 0.0"),
+        ("--count", "0", "--count must be at least 1, got 0"),
+    ],
+)
+def test_a_number_option_out_of_bounds_is_named_before_anything_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, value: str, problem: str
+) -> None:
+    output = tmp_path / "a.rag.jsonl"
+    assert generate(str(tmp_path / "no-docs"), "-o", str(output), option, value) == 1
+    assert f"pytest-rag: error: {problem}" in capsys.readouterr().err
+    assert not output.exists()
+
+
 def test_the_offline_judge_cannot_write_with_a_language_model(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -23,6 +23,7 @@ import pluggy
 
 from ... import builtin, hookspecs
 from ...config import RagSettings
+from ...config.readers import read_number
 from ...engine.cache import CACHE_DIR_OPTION
 from ...engine.limits import BatchSettings, EngineSettings
 from ...errors import ConfigError, NotJudgedError, RagError, WaitingForBatchError
@@ -104,6 +105,24 @@ GENERATE_OPTIONS: tuple[CommandOption, ...] = (
 """The options of ``pytest-rag generate``, in ``--help`` order."""
 
 
+MIN_PASSAGE_WORDS = 20
+"""Fewer words than this rarely hold a fact and what it is about."""
+
+
+def check_numbers(args: argparse.Namespace) -> None:
+    """Each number option within the bounds its ``--rag-*`` twin of a test run has (a negative
+    budget, a zero concurrency, NaN): an error naming the option, never a crash or a silent clamp."""
+    for option, value, kind, minimum in (
+        ("--count", args.count, int, 1),
+        ("--passage-words", args.passage_words, int, MIN_PASSAGE_WORDS),
+        ("--budget", args.budget, float, 0),
+        ("--batch-poll", args.batch_poll, float, 0.001),
+        ("--batch-timeout", args.batch_timeout, float, 0),
+        ("--concurrency", args.concurrency, int, 1),
+    ):
+        read_number(None if value is None else str(value), option, kind, minimum)
+
+
 def generate_command(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if not output.name.endswith((".rag.jsonl", ".rag.yaml", ".rag.yml")):
@@ -112,14 +131,13 @@ def generate_command(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"{output} exists (it may hold reviewed cases); choose another file or pass --force"
         )
-    if args.count < 1:
-        raise ConfigError(f"--count must be at least 1, got {args.count}")
+    check_numbers(args)
     settings = RagSettings(
         judge=args.judge,
         judge_source="--judge",
         base_url=None,
         cache_dir=Path(args.cache_dir),
-        limits=EngineSettings(concurrency=max(1, args.concurrency)),
+        limits=EngineSettings(concurrency=args.concurrency),
         dry_run=args.dry_run,
         budget_usd=args.budget,
         batch=BatchSettings(poll_s=args.batch_poll, wait_s=args.batch_timeout),
@@ -142,7 +160,7 @@ def _generate(session: Any, args: argparse.Namespace, output: Path) -> int:
     judge = judges[0]
     generator = _generator(args.generator, judge)
     documents = read_documents(Path(args.docs))
-    passages = [p for d in documents for p in split_passages(d, max(20, args.passage_words))]
+    passages = [p for d in documents for p in split_passages(d, args.passage_words)]
     available = OFFLINE_KINDS if generator == "offline" else tuple(KINDS)
     counts = allocate(args.count, parse_kinds(args.kinds, available))
     targets, notes = plan_targets(passages, counts, args.seed)
