@@ -180,3 +180,41 @@ def test_evaluate_reads_one_metric_name_alone_and_numbered_ids_and_names_a_metri
     result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*a metric is named by a string, got int (5)*"])
+
+
+def test_evaluate_refuses_a_bar_for_no_metric_evaluated_a_metric_named_twice_and_a_lone_sample(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        ROW = {"question": "How long do refunds take?", "answer": "Refunds take 5 business days.",
+               "contexts": ["Refunds are processed within 5 business days."]}
+
+        def test_a_bar_under_another_name_of_the_metric_holds_it(rag_judge):
+            table = rag_judge.evaluate([ROW], metrics=["faithful"], thresholds={"faithfulness": 5})
+            assert [(row.metric, row.result.threshold) for row in table] == [("faithful", 5.0)]
+
+        def test_a_misspelt_bar(rag_judge):
+            rag_judge.evaluate([ROW], metrics=["faithfulness"], thresholds={"faithfulnes": 5})
+
+        def test_a_bar_for_a_metric_not_asked_for(rag_judge):
+            rag_judge.evaluate([ROW], metrics=["faithfulness"], thresholds={"answer_relevancy": 3})
+
+        def test_twice(rag_judge):
+            rag_judge.evaluate([ROW], metrics=["faithfulness", "faithfulness"])
+
+        def test_one_sample_not_in_a_list(rag_judge):
+            rag_judge.evaluate(ROW, metrics=["faithfulness"])
+        """
+    )
+    result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=4)  # no verdict: never a pass
+    result.stdout.fnmatch_lines_random(
+        [
+            "*thresholds names 'faithfulnes', which is not one of the metrics evaluated (faithfulness)*"
+            "did you mean 'faithfulness'?*",
+            "*thresholds names 'answer_relevancy', which is not one of the metrics evaluated*",
+            "*evaluate() names 'faithfulness' twice in metrics; name each metric once*",
+            "*evaluate() takes a list of samples, got one dict; write evaluate([[]sample], ...)*",
+        ]
+    )

@@ -13,6 +13,7 @@ registered metric by name (plugin metrics included), ``overall_score``, and ``ev
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -173,9 +174,19 @@ class RagJudge(
         with handing_errors_to(self.refuse):
             if not metrics:
                 raise InputError("evaluate() needs at least one metric name, e.g. metrics=['faithfulness']")
+            if isinstance(samples, (str, Mapping, Sample)):
+                raise InputError(
+                    f"evaluate() takes a list of samples, got one {type(samples).__name__}; "
+                    "write evaluate([sample], ...)"
+                )
+            named_twice = sorted({name for name in metrics if list(metrics).count(name) > 1})
+            if named_twice:
+                raise InputError(
+                    f"evaluate() names {named_twice[0]!r} twice in metrics; name each metric once"
+                )
             prepared = [coerce_sample(s) for s in samples]
             bars = {
-                name: read_threshold(
+                self._evaluated_metric(name, metrics): read_threshold(
                     bar, "evaluate()", f"thresholds[{name!r}]", f"thresholds={{{{{name!r}: {{}}}}}}"
                 )
                 for name, bar in (thresholds or {}).items()
@@ -195,6 +206,31 @@ class RagJudge(
             else:
                 rows.append(Row(index, sample.id, name, outcome, None))
         return ResultsTable(rows)
+
+    def _evaluated_metric(self, key: str, metrics: Sequence[str]) -> str:
+        """The name in ``metrics`` that the ``thresholds`` key ``key`` is for: the same name, or another
+        name of the same metric (``grounded`` for ``faithfulness``). A key for no metric evaluated would
+        leave its bar unused, the metric held to its default: an input error."""
+        if key in metrics:
+            return key
+        metric_of = self._session.metric_class
+        try:
+            wanted = metric_of(key, None)
+        except RagError:
+            wanted = None
+        for name in metrics:
+            try:
+                if metric_of(name, None) is wanted:
+                    return name
+            except RagError:
+                continue  # an unknown metric name is its rows' error
+        close = difflib.get_close_matches(str(key), [str(m) for m in metrics], n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise InputError(
+            f"evaluate(): thresholds names {key!r}, which is not one of the metrics evaluated "
+            f"({', '.join(map(str, metrics))}), so its bar would hold nothing; {hint}key thresholds by "
+            "the metrics' names"
+        )
 
     def assert_rag(self, /, sample: Sample | Mapping[str, Any], **thresholds: float) -> list[MetricResult]:
         """Score one sample on several metrics at once (concurrently) and fail with every metric that
