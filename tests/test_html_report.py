@@ -298,3 +298,33 @@ def test_a_run_writes_the_report_and_names_it_in_the_summary(
     assert isinstance(details, list) and isinstance(strings, list) and len(details) == 1
     assert "Refunds take five business days. <script>x</script> We give a free puppy." in strings
     assert any(s[2] == 1 for s in details[0]["sent"])  # the local judge's unsupported sentence is marked
+
+
+def test_a_report_that_cannot_be_written_fails_the_run_like_a_results_file(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    pytester.makeconftest(
+        """
+        from pathlib import Path
+
+        def pytest_sessionstart(session):
+            Path("out").write_text("a file where the report's folder should be")  # after start-up's checks
+        """
+    )
+    pytester.makepyfile(
+        """
+        def test_faithful(rag_judge):
+            rag_judge.assert_faithful("Refunds take five days.", ["Refunds take five days."], threshold=1)
+        """
+    )
+    report = pytester.path / "out" / "report.html"
+    result = pytester.runpytest(
+        "--rag-judge=local", f"--rag-cache-dir={tmp_path / 'cache'}", f"--rag-html={report}"
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # the test passed; the report it asked for is lost
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"pytest-rag: the HTML report {report} could not be written (*); give a path in a folder you can write to"
+        ]
+    )

@@ -248,19 +248,21 @@ def merge(
         header.append("merged anyway (--allow-partial); the summary covers only what these shards judged:")
         header.extend(f"  {line}" for line in problems)
     run = merged_run(shards, partial=bool(problems))
-    notes = []
+    notes: list[str] = []
+    html_error = None
     if html is not None:
         title = f"pytest-rag report · {len(shards)} shard(s) merged"
-        notes.append(write_html_report(html, records, baseline, title, run=run))
+        notes, html_error = write_html_report(html, records, baseline, title, run=run)
     conclusion = conclude(
         records, fail_under=fail_under or {}, gold=gold, min_alpha=min_alpha, baseline=baseline, notes=notes
     )
-    if conclusion.failed and run.exit_status == 0:
+    if (conclusion.failed or html_error is not None) and run.exit_status == 0:
         run = dataclasses.replace(run, exit_status=1)
     written, error = write_reports(reports, records, run)
     conclusion.lines.extend(written)
-    if error is not None:
-        conclusion.fail(error)
+    for failure in (html_error, error):
+        if failure is not None:
+            conclusion.fail(failure)
     dry_run = any(record.error_kind == "NotJudgedError" for record in records)
     lines = summary_text(records, conclusion.summary_lines, quiet=quiet, dry_run=dry_run)
     if not lines:  # no check in any shard: still say so, and why a gate failed

@@ -79,11 +79,13 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     records = final_records(rag)
     run = run_of(session)
     notes = config.stash.setdefault(NOTES_KEY, [])
+    html_error = None
     if settings.html_path is not None:
         title = f"pytest-rag report · {Path(str(config.rootpath)).name}"
-        notes.append(
-            write_html_report(settings.html_path, records, settings.regression.baseline, title, run=run)
+        html_lines, html_error = write_html_report(
+            settings.html_path, records, settings.regression.baseline, title, run=run
         )
+        notes.extend(html_lines)
     # --rag-batch: submit what this run queued and say what happened to earlier batches; a batch
     # refused for good fails the session (its checks would wait forever), one that may pass stays queued
     batches = end_of_run(
@@ -94,7 +96,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     )
     notes.extend(batches.lines)
     regression = settings.regression
-    if not records and not notes and not regression.any_requested():
+    if not records and not notes and html_error is None and not regression.any_requested():
         return  # a run that judged nothing and asked for no file or gate: nothing to conclude
     conclusion = conclude(
         records,
@@ -106,12 +108,12 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     )
     conclusion.unsubmitted.extend(batches.failures)
     exported, export_error = _export(rag)  # before the results files, which record the exit status
-    _fail_session(session, conclusion.failed or export_error is not None)
+    _fail_session(session, conclusion.failed or export_error is not None or html_error is not None)
     if run is not None:
         run = dataclasses.replace(run, exit_status=int(session.exitstatus))
     written, error = write_reports(regression.reports, records, run)
     conclusion.lines.extend([*written, *exported])
-    for failure in (error, export_error):
+    for failure in (html_error, error, export_error):
         if failure is not None:
             conclusion.fail(failure)
     _fail_session(session, conclusion.failed)

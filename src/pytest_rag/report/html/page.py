@@ -271,10 +271,10 @@ def write_html_report(
     title: str,
     *,
     run: RunRecord | None = None,
-) -> str:
+) -> tuple[list[str], RagError | None]:
     """Write the HTML report of ``records`` (compared with ``baseline`` when that file exists), for
-    the end of a run and for ``pytest-rag merge``; returns the line the summary shows: where it went,
-    or why it could not be written."""
+    the end of a run and for ``pytest-rag merge``; returns the line the summary shows (where it
+    went), or the error that fails the run, as a results file that cannot be written does."""
     runs: list[Run] = []
     if baseline is not None and baseline.exists():
         try:
@@ -287,7 +287,7 @@ def write_html_report(
     try:
         write_html(path, records, runs=runs, title=title, run=run)
     except FileWriteError as exc:
-        return f"pytest-rag: {exc}"
+        return [], exc
     except OSError as exc:  # reading the page's own assets (a broken install)
-        return f"pytest-rag: could not write the HTML report {path}: {exc.strerror or exc}"
-    return f"HTML report written to {path}"
+        return [], RagError(f"could not write the HTML report {path}: {exc.strerror or exc}")
+    return [f"HTML report written to {path}"], None
