@@ -93,7 +93,12 @@ def test_the_three_formats_read_to_the_same_cases(
         (
             "a.rag.jsonl",
             '{"id": "a", "question": "q?"}\n\n{"id": "b", "question": "q?", "refrence": "x"}\n',
-            ":3: field 'refrence': is not a case field",
+            ":3: field 'refrence': is not a case field (did you mean 'reference'? fields: id, question",
+        ),
+        (
+            "a.rag.yaml",
+            "- id: a\n  question: q?\n  tags: refunds\n",
+            ':3: field \'tags\': must be a list, got str; write e.g. ["first", "second"]',
         ),
         (
             "a.rag.jsonl",

@@ -18,6 +18,7 @@ Whatever is wrong with a file is one :class:`CaseFileError` naming the file, the
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import json
 import re
@@ -85,9 +86,14 @@ def _validated(path: Path, row: Any, line: int, field_lines: dict[str, int]) -> 
         field = ".".join(location) or None
         message = str(error["msg"]).removeprefix("Value error, ")
         if error["type"] == "extra_forbidden":
-            message = "is not a case field (fields: " + ", ".join(Case.model_fields) + ")"
+            close = difflib.get_close_matches(location[-1], list(Case.model_fields), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            message = f"is not a case field ({hint}fields: " + ", ".join(Case.model_fields) + ")"
         elif error["type"] == "missing":
             message = "is required"
+        elif error["type"] == "list_type":
+            message = f'must be a list, got {type(error["input"]).__name__}; write e.g. ["first", "second"]'
+
         where = field_lines.get(location[0], line) if location else line
         raise CaseFileError(path, where, field, message) from None
 
