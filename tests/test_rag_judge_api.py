@@ -182,7 +182,7 @@ def test_evaluate_reads_one_metric_name_alone_and_numbered_ids_and_names_a_metri
     result.stdout.fnmatch_lines(["*a metric is named by a string, got int (5)*"])
 
 
-def test_evaluate_refuses_a_bar_for_no_metric_evaluated_a_metric_named_twice_and_a_lone_sample(
+def test_evaluate_and_assert_rag_refuse_a_bar_for_no_metric_a_metric_named_twice_and_a_lone_sample(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(
@@ -205,16 +205,24 @@ def test_evaluate_refuses_a_bar_for_no_metric_evaluated_a_metric_named_twice_and
 
         def test_one_sample_not_in_a_list(rag_judge):
             rag_judge.evaluate(ROW, metrics=["faithfulness"])
+
+        def test_two_names_of_one_metric(rag_judge):
+            rag_judge.evaluate([ROW], metrics=["faithful", "faithfulness"])
+
+        def test_two_bars_of_one_metric(rag_judge):
+            rag_judge.assert_rag(ROW, faithfulness=4, relevancy=3, faithful=2)
         """
     )
     result = pytester.runpytest("--rag-judge=local", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, errors=4)  # no verdict: never a pass
+    result.assert_outcomes(passed=1, errors=6)  # no verdict: never a pass
     result.stdout.fnmatch_lines_random(
         [
             "*thresholds names 'faithfulnes', which is not one of the metrics evaluated (faithfulness)*"
             "did you mean 'faithfulness'?*",
             "*thresholds names 'answer_relevancy', which is not one of the metrics evaluated*",
-            "*evaluate() names 'faithfulness' twice in metrics; name each metric once*",
+            "*evaluate() names faithfulness twice in metrics ('faithfulness' twice); name each metric once*",
+            "*evaluate() names faithfulness twice in metrics ('faithful' and 'faithfulness')*",
+            "*assert_rag() names faithfulness twice ('faithfulness' and 'faithful'); name each metric once*",
             "*evaluate() takes a list of samples, got one dict; write evaluate([[]sample], ...)*",
         ]
     )

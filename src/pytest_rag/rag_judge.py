@@ -179,11 +179,7 @@ class RagJudge(
                     f"evaluate() takes a list of samples, got one {type(samples).__name__}; "
                     "write evaluate([sample], ...)"
                 )
-            named_twice = sorted({name for name in metrics if list(metrics).count(name) > 1})
-            if named_twice:
-                raise InputError(
-                    f"evaluate() names {named_twice[0]!r} twice in metrics; name each metric once"
-                )
+            self._each_metric_once(metrics, "evaluate()", " in metrics")
             prepared = [coerce_sample(s) for s in samples]
             bars = {
                 self._evaluated_metric(name, metrics): read_threshold(
@@ -206,6 +202,21 @@ class RagJudge(
             else:
                 rows.append(Row(index, sample.id, name, outcome, None))
         return ResultsTable(rows)
+
+    def _each_metric_once(self, names: Sequence[str], caller: str, where: str) -> None:
+        """Two names of one metric (the same name twice, or ``faithful`` beside ``faithfulness``)
+        would score it twice, each maybe against its own bar: an input error. A name of no metric is
+        left to its own check's error."""
+        seen: dict[type, str] = {}
+        for name in names:
+            try:
+                metric = self._session.metric_class(name, None)
+            except RagError:
+                continue
+            if metric in seen:
+                both = f"{name!r} twice" if seen[metric] == name else f"{seen[metric]!r} and {name!r}"
+                raise InputError(f"{caller} names {metric.name} twice{where} ({both}); name each metric once")
+            seen[metric] = name
 
     def _evaluated_metric(self, key: str, metrics: Sequence[str]) -> str:
         """The name in ``metrics`` that the ``thresholds`` key ``key`` is for: the same name, or another
@@ -240,6 +251,7 @@ class RagJudge(
             if not thresholds:
                 raise InputError("assert_rag() needs at least one METRIC=THRESHOLD, e.g. faithfulness=4")
             prepared = coerce_sample(sample)
+            self._each_metric_once(list(thresholds), "assert_rag()", "")
             bars = {name: read_threshold(bar, "assert_rag()", name) for name, bar in thresholds.items()}
             if None in bars.values():
                 raise InputError(
