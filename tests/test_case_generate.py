@@ -252,9 +252,10 @@ def test_the_same_seed_gives_the_same_file_and_an_existing_file_is_kept(
         ("--passage-words", "5", "--passage-words must be at least 20, got 5"),
         ("--batch-poll", "0", "--batch-poll must be at least 0.001, got 0.0"),
         ("--count", "0", "--count must be at least 1, got 0"),
+        ("--judge", "", "--judge is empty; name a judge (local, openai:gpt-4o, ...)"),
     ],
 )
-def test_a_number_option_out_of_bounds_is_named_before_anything_is_read(
+def test_an_option_out_of_bounds_is_named_before_anything_is_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, value: str, problem: str
 ) -> None:
     output = tmp_path / "a.rag.jsonl"

@@ -132,6 +132,11 @@ def generate_command(args: argparse.Namespace) -> int:
             f"{output} exists (it may hold reviewed cases); choose another file or pass --force"
         )
     check_numbers(args)
+    if not args.judge.strip():  # as an empty --rag-judge= of a test run
+        raise ConfigError(
+            "--judge is empty; name a judge (local, openai:gpt-4o, ...) or leave it out for the offline "
+            "local judge"
+        )
     settings = RagSettings(
         judge=args.judge,
         judge_source="--judge",
