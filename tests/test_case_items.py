@@ -133,6 +133,28 @@ def test_a_bad_case_file_is_one_collection_error_naming_it(
     assert "Traceback" not in result.stdout.str()
 
 
+def test_every_problem_of_a_case_file_is_named_in_one_run_in_line_order(suite: pytest.Pytester) -> None:
+    rows: list[dict[str, object]] = [
+        CASES[0],
+        {"id": "blank", "question": "  "},
+        {"id": "typo", "question": "q?", "metrics": ["faithfulnes"]},  # found after reading, still named
+        {"id": CASES[0]["id"], "question": "the same id again"},
+        {"id": "fine", "question": "q?"},
+    ]
+    case_file(suite, rows, "bad.rag.jsonl")
+    result = suite.runpytest("tests/bad.rag.jsonl", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR collecting tests/bad.rag.jsonl*",
+            "tests/bad.rag.jsonl:2: field 'question': the text is empty",
+            "tests/bad.rag.jsonl:3: field 'metrics': unknown metric 'faithfulnes'*",
+            f"tests/bad.rag.jsonl:4: field 'id': '{CASES[0]['id']}' is also the id of the case on line 1",
+        ]
+    )
+    assert "bad.rag.jsonl:5" not in result.stdout.str()
+
+
 CONVERSATION = {
     "id": "exchange-chat",
     "turns": [

@@ -24,7 +24,7 @@ import pytest
 
 from ..check_keys import parse_metric_label
 from ..errors import ConfigError, RagError
-from .files import CaseFileError, read_cases
+from .files import CaseFileError, read_cases_and_problems
 from .model import Case
 from .run import needs_app
 
@@ -46,8 +46,12 @@ class CaseFile(pytest.File):
 
     def collect(self) -> Iterator[CaseItem]:
         session = self.session_of(self.config)
-        cases = read_cases(self.path, Path(os.path.relpath(self.path, self.config.rootpath)))
-        _check_metrics(session, cases)
+        cases, problems = read_cases_and_problems(
+            self.path, Path(os.path.relpath(self.path, self.config.rootpath))
+        )
+        problems += _metric_problems(session, cases)
+        if problems:
+            raise CaseFileError.of_all(sorted(problems, key=lambda problem: problem.line or 0))
         _register_tags(self.config, cases)
         snapshot_default = session.settings.cases.snapshot
         for case in cases:
@@ -107,15 +111,17 @@ def case_function(case: Case, *, snapshot: bool) -> Callable[..., None]:
     return run_case
 
 
-def _check_metrics(session: RagSession, cases: list[Case]) -> None:
+def _metric_problems(session: RagSession, cases: list[Case]) -> list[CaseFileError]:
     """Unknown metric names are errors of the file, at the case and field that name them."""
+    problems = []
     for case in cases:
         for field, labels in (("metrics", case.metrics or []), ("thresholds", list(case.thresholds))):
             for label in labels:
                 try:
                     session.metric_class(*parse_metric_label(label))
                 except ConfigError as exc:
-                    raise CaseFileError(case.path or "", case.line, field, str(exc)) from None
+                    problems.append(CaseFileError(case.path or "", case.line, field, str(exc)))
+    return problems
 
 
 def _register_tags(config: pytest.Config, cases: list[Case]) -> None:

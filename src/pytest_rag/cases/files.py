@@ -12,7 +12,9 @@ Three formats, chosen by the file name:
   ``expected_contexts``) are words separated by spaces or commas (or a JSON list), ``thresholds``
   are ``metric=value`` pairs (or a JSON object), and a conversation does not fit in a row.
 
-Whatever is wrong with a file is one :class:`CaseFileError` naming the file, the line and the field.
+Whatever is wrong with a file is one :class:`CaseFileError` naming the file, the line and the field
+of each problem: every case is checked, so one run names them all (a line that is not JSON, YAML or
+CSV at all stops the reading there).
 """
 
 from __future__ import annotations
@@ -33,12 +35,23 @@ from .model import Case
 
 
 class CaseFileError(ConfigError):
-    """A case file that cannot be read as cases: where (file, line, field) and what is wrong."""
+    """A case file that cannot be read as cases: where (file, line, field) and what is wrong; the
+    first problem, followed by the file's other ones (:meth:`of_all`), so one run names them all."""
 
     def __init__(self, path: Path | str, line: int | None, field: str | None, problem: str) -> None:
         self.path, self.line, self.field, self.problem = Path(path), line, field, problem
         where = f"{path}:{line}" if line else str(path)
         super().__init__(f"{where}: {f'field {field!r}: ' if field else ''}{problem}")
+
+    @classmethod
+    def of_all(cls, problems: Sequence[CaseFileError]) -> CaseFileError:
+        """One error for every problem found in a file, the first one's place first."""
+        first = problems[0]
+        if len(problems) == 1:
+            return first
+        error = cls(first.path, first.line, first.field, first.problem)
+        error.args = ("\n".join([str(first), *(str(p) for p in problems[1:])]),)
+        return error
 
 
 YAML_EXTRA = "pip install 'pytest-rag[yaml]'"
@@ -47,6 +60,15 @@ YAML_EXTRA = "pip install 'pytest-rag[yaml]'"
 def read_cases(path: Path, shown: Path | None = None) -> list[Case]:
     """Every case of the file, in file order, each knowing its line; ids must be unique in the file.
     Messages and cases name the file as ``shown`` (e.g. relative to the rootdir) when given."""
+    cases, problems = read_cases_and_problems(path, shown)
+    if problems:
+        raise CaseFileError.of_all(problems)
+    return cases
+
+
+def read_cases_and_problems(path: Path, shown: Path | None = None) -> tuple[list[Case], list[CaseFileError]]:
+    """The cases of the file that could be read, and the problems of the others (see
+    :func:`read_cases`), for a caller that checks more and names every problem at once."""
     text = path.read_text(encoding="utf-8-sig")
     path = shown if shown is not None else path
     name = path.name
@@ -59,16 +81,24 @@ def read_cases(path: Path, shown: Path | None = None) -> list[Case]:
     else:
         raise CaseFileError(path, None, None, "is not a case file (.rag.jsonl, .rag.yaml or .rag.csv)")
     cases: list[Case] = []
+    problems: list[CaseFileError] = []
     first_line: dict[str, int] = {}
     for row, line, field_lines in rows:
-        case = _validated(path, row, line, field_lines).located(path, line)
+        try:
+            case = _validated(path, row, line, field_lines).located(path, line)
+        except CaseFileError as problem:  # the next cases are read still: one run names every problem
+            problems.append(problem)
+            continue
         if case.id in first_line:
-            raise CaseFileError(
-                path, line, "id", f"{case.id!r} is also the id of the case on line {first_line[case.id]}"
+            problems.append(
+                CaseFileError(
+                    path, line, "id", f"{case.id!r} is also the id of the case on line {first_line[case.id]}"
+                )
             )
+            continue
         first_line[case.id] = line
         cases.append(case)
-    return cases
+    return cases, problems
 
 
 Row = tuple[Any, int, dict[str, int]]
