@@ -232,12 +232,15 @@ def test_bars_off_the_scale_and_unknown_arguments_fail_before_any_judge_is_asked
         def test_unknown_option(rag_judge):
             rag_judge.score("faithfulness", answer="Paris.", contexts=["Paris."], mode="claims", batch_sise=3)
 
+        def test_option_of_another_mode(rag_judge):
+            rag_judge.score("faithfulness", answer="Paris.", contexts=["Paris."], batch_sise=3)
+
         def test_blank_context(rag_judge):
             rag_judge.faithfulness("Paris.", "")
         """
     )
     result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
-    result.assert_outcomes(errors=5)
+    result.assert_outcomes(errors=6)
     result.stdout.fnmatch_lines(
         [
             "E*InputError: faithfulness: threshold=7 is outside the metric's 1-5 scale, so the check "
@@ -248,6 +251,9 @@ def test_bars_off_the_scale_and_unknown_arguments_fail_before_any_judge_is_asked
             "threshold= instead of treshold=?). It takes assert_faithful(answer, contexts, threshold=None, [*], "
             "mode=None*)",
             "E*InputError: faithfulness got unknown option(s) [[]'batch_sise'[]] (did you mean 'batch_size'?)*",
+            "E*InputError: faithfulness got unknown option(s) [[]'batch_sise'[]] (did you mean 'batch_size'? "
+            "batch_size is an option of faithfulness[[]claims[]]: give mode='claims'); the options it reads: "
+            "answer_kind",
             "E*InputError: faithfulness needs retrieved contexts; pass contexts=[[]...[]]",
         ],
         consecutive=False,

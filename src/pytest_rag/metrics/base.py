@@ -86,10 +86,29 @@ class Metric(ABC):
         if unknown:
             allowed = ", ".join(self.options) if self.options else "none"
             close = difflib.get_close_matches(unknown[0], self.options, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = f" (did you mean {close[0]!r}?)" if close else self._mode_reading(unknown[0])
             raise InputError(
                 f"{self.name} got unknown option(s) {unknown}{hint}; the options it reads: {allowed}"
             )
+
+    def _mode_reading(self, option: str) -> str:
+        """Where an option this mode does not read belongs, when another mode of the metric reads
+        it, or one close to it (``batch_size`` is faithfulness[claims]'s): a hint naming that mode,
+        else nothing."""
+        from .catalog import builtin_metrics
+
+        readers = {
+            name: other.mode
+            for other in builtin_metrics()
+            if other.name == self.name and other.mode != self.mode
+            for name in other.options
+        }
+        close = difflib.get_close_matches(option, list(readers), n=1)
+        if not close:
+            return ""
+        found, mode = close[0], readers[close[0]]
+        meant = "" if found == option else f"did you mean {found!r}? "
+        return f" ({meant}{found} is an option of {self.name}[{mode}]: give mode={mode!r})"
 
     def scale_for(self, options: Mapping[str, Any]) -> Scale:
         """The scale of a check with these options: the class's own, unless options define it."""
