@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 
 from conftest import rag_args
-from pytest_rag.errors import InputError
+from pytest_rag.errors import ConfigError, InputError
 from pytest_rag.failures import RagAssertionError
 from pytest_rag.helper_forms import AsyncForm, Check, SyncForm, on_a_thread
 from pytest_rag.inputs import Sample
-from pytest_rag.metrics.catalog import builtin_metrics
+from pytest_rag.metrics.base import Metric
+from pytest_rag.metrics.catalog import builtin_metrics, resolve_metric
 from pytest_rag.rag_judge import RagJudge
 from pytest_rag.results import MetricResult
 
@@ -82,6 +83,13 @@ class NoJudgeSession:
         self.bars = bars
         self.score_value = score
         self.scored: list[str] = []
+
+    def metric_class(self, name: str, mode: str | None) -> type[Metric]:
+        canonical, alias_mode = resolve_metric(name, mode)
+        for metric in builtin_metrics():
+            if (metric.name, metric.mode) == (canonical, alias_mode or "default"):
+                return metric
+        raise ConfigError(f"unknown metric {name!r}")
 
     def plan(self, test_id: str, check: Check, sample: Sample) -> StandInPlan:
         name = check.metric or ""

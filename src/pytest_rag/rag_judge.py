@@ -179,7 +179,6 @@ class RagJudge(
                     f"evaluate() takes a list of samples, got one {type(samples).__name__}; "
                     "write evaluate([sample], ...)"
                 )
-            self._each_metric_once(metrics, "evaluate()", " in metrics")
             prepared = [coerce_sample(s) for s in samples]
             bars = {
                 self._evaluated_metric(name, metrics): read_threshold(
@@ -187,6 +186,7 @@ class RagJudge(
                 )
                 for name, bar in (thresholds or {}).items()
             }
+            self._each_metric_once(metrics, "evaluate()", " in metrics")
         jobs = [
             (Check(metric=name, threshold=bars.get(name)), sample) for sample in prepared for name in metrics
         ]
@@ -251,12 +251,12 @@ class RagJudge(
             if not thresholds:
                 raise InputError("assert_rag() needs at least one METRIC=THRESHOLD, e.g. faithfulness=4")
             prepared = coerce_sample(sample)
-            self._each_metric_once(list(thresholds), "assert_rag()", "")
             bars = {name: read_threshold(bar, "assert_rag()", name) for name, bar in thresholds.items()}
             if None in bars.values():
                 raise InputError(
                     "assert_rag() holds every metric to the bar given; write e.g. faithfulness=4"
                 )
+            self._each_metric_once(list(thresholds), "assert_rag()", "")
         jobs = [(Check(metric=name, threshold=bars[name]), prepared) for name in thresholds]
         outcomes = self._session.score_many(self.test_id, jobs, refuse=self.refuse)
         errors = [o for o in outcomes if isinstance(o, RagError)]
