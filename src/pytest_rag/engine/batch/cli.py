@@ -8,10 +8,10 @@
 
 The API keys come from the environment variables the batches were submitted with (their names are in
 the manifests; the keys never are); a base URL with a password or query in it was stored without
-them, so the full one comes from ``OPENAI_BASE_URL`` or ``ANTHROPIC_BASE_URL``. A cache directory that does not exist is an error for every
-command (a mistyped ``--cache-dir`` must not read as "nothing pending"). A batch that has ended is
-never cancelled (the provider refuses): it is collected instead. Only ``argparse`` is imported until a
-command runs.
+them, so the full one comes from ``OPENAI_BASE_URL`` or ``ANTHROPIC_BASE_URL``. A cache directory
+that does not exist is an error for every command (a mistyped ``--cache-dir`` must not read as
+"nothing pending"). A batch that has ended is never cancelled (the provider refuses): it is
+collected instead. Only ``argparse`` is imported until a command runs.
 """
 
 from __future__ import annotations
