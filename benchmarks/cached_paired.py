@@ -10,9 +10,9 @@ both reading the same warm cache, and lets them take turns: each is told through
 pass of ``assert_rag`` over ``--samples`` samples while the other waits, the order alternating from
 pair to pair, so the drift between two passes of a pair is small.
 
-One process also runs a few percent faster or slower than another of the same code (where its
-memory lies, even the size of its environment, moves it), and that does not average out within a
-pair. So ``--processes`` fresh pairs of processes (the two of a pair share a hash seed) each take
+One process also runs a few percent faster or slower than another of the same code (with address
+randomisation switched off, two copies of one tree stayed 4% apart in every pair: the layout of a
+process moves it), and that does not average out within a pair. So ``--processes`` fresh pairs of processes (the two of a pair share a hash seed) each take
 ``--pairs`` turns: a process pair's ratio is the median of its passes' ratios, and the figure is the
 median of the process pairs' ratios, printed with the lowest and the highest.
 
