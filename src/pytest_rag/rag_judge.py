@@ -180,13 +180,14 @@ class RagJudge(
                     "write evaluate([sample], ...)"
                 )
             prepared = [coerce_sample(s) for s in samples]
-            bars = {
-                self._evaluated_metric(name, metrics): read_threshold(
+            values = {
+                name: read_threshold(
                     bar, "evaluate()", f"thresholds[{name!r}]", f"thresholds={{{{{name!r}: {{}}}}}}"
                 )
                 for name, bar in (thresholds or {}).items()
             }
-            self._each_metric_once(metrics, "evaluate()", " in metrics")
+            named = self._each_metric_once(metrics, "evaluate()", " in metrics")
+            bars = {self._evaluated_metric(key, metrics, named): value for key, value in values.items()}
         jobs = [
             (Check(metric=name, threshold=bars.get(name)), sample) for sample in prepared for name in metrics
         ]
@@ -203,10 +204,10 @@ class RagJudge(
                 rows.append(Row(index, sample.id, name, outcome, None))
         return ResultsTable(rows)
 
-    def _each_metric_once(self, names: Sequence[str], caller: str, where: str) -> None:
-        """Two names of one metric (the same name twice, or ``faithful`` beside ``faithfulness``)
-        would score it twice, each maybe against its own bar: an input error. A name of no metric is
-        left to its own check's error."""
+    def _each_metric_once(self, names: Sequence[str], caller: str, where: str) -> dict[type, str]:
+        """The name given for each metric named. Two names of one metric (the same name twice, or
+        ``faithful`` beside ``faithfulness``) would score it twice, each maybe against its own bar: an
+        input error. A name of no metric is left to its own check's error."""
         seen: dict[type, str] = {}
         for name in names:
             try:
@@ -217,24 +218,21 @@ class RagJudge(
                 both = f"{name!r} twice" if seen[metric] == name else f"{seen[metric]!r} and {name!r}"
                 raise InputError(f"{caller} names {metric.name} twice{where} ({both}); name each metric once")
             seen[metric] = name
+        return seen
 
-    def _evaluated_metric(self, key: str, metrics: Sequence[str]) -> str:
+    def _evaluated_metric(self, key: str, metrics: Sequence[str], named: Mapping[type, str]) -> str:
         """The name in ``metrics`` that the ``thresholds`` key ``key`` is for: the same name, or another
-        name of the same metric (``grounded`` for ``faithfulness``). A key for no metric evaluated would
-        leave its bar unused, the metric held to its default: an input error."""
+        name of the same metric (``grounded`` for ``faithfulness``; ``named`` gives each metric's name,
+        :meth:`_each_metric_once`). A key for no metric evaluated would leave its bar unused, the
+        metric held to its default: an input error."""
         if key in metrics:
             return key
-        metric_of = self._session.metric_class
         try:
-            wanted = metric_of(key, None)
+            found = named.get(self._session.metric_class(key, None))
         except RagError:
-            wanted = None
-        for name in metrics:
-            try:
-                if metric_of(name, None) is wanted:
-                    return name
-            except RagError:
-                continue  # an unknown metric name is its rows' error
+            found = None
+        if found is not None:
+            return found
         close = difflib.get_close_matches(str(key), [str(m) for m in metrics], n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise InputError(
