@@ -13,7 +13,10 @@ probability or supported fraction onto a metric's scale is fixed here and docume
   reply: :mod:`.answer_kind`), read from the answer or named by the ``answer_kind`` input.
 * 1-5 relevance maps the probability ``p`` that the answer addresses the question: a declining
   answer (no-answer probability >= 0.5) scores 1; otherwise >= 0.8 -> 5, >= 0.6 -> 4, >= 0.4 -> 3,
-  >= 0.2 -> 2, else 1.
+  >= 0.2 -> 2, else 1. A terse answer that gives what the question asks for (a time for "when",
+  an amount for "how many" or "how long": :mod:`.asked_for`) has ``p`` at least
+  :data:`TERSE_ANSWER_RELEVANCE`, so grade 4: it shares no word with the question for the
+  features to read.
 
 Rules of the catalog metrics (``f`` is a supported fraction of sentences at support >= 0.5, ``p`` a
 calibrated probability; a claim "is supported" at support >= 0.5):
@@ -66,6 +69,7 @@ from typing import Any
 from ...inputs import check_answer_kind
 from ...scoring.text import split_sentences, tokenize
 from .answer_kind import PassMark, packaged_cuts, read_answer_kind
+from .asked_for import terse_answer_gives
 from .dialogue import asked_again, contradictions, question_with_topic, standalone_question, statements_of
 from .scorer import SUPPORTED, GroundingReport, LocalScorer, SentenceSupport, adds_content, changes_a_fact
 
@@ -135,6 +139,12 @@ def faithfulness_single(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[
     }
 
 
+TERSE_ANSWER_RELEVANCE = 0.7
+"""Least relevance probability of a terse answer that gives what its question asks for: grade 4 of
+the 1-5 scale, above the default bar of 3 and short of the 5 that an answer restating the
+question's words as well can earn."""
+
+
 def answer_relevancy_single(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
     question, answer = inputs["question"], inputs["answer"]
     declines = scorer.no_answer(question, answer)
@@ -145,9 +155,17 @@ def answer_relevancy_single(scorer: LocalScorer, inputs: Mapping[str, Any]) -> d
             "off_topic_or_missing": ["the question is not answered"],
             "score": 1,
         }
+    reasoning = f"Probability that the answer addresses the question: {p:.2f}."
+    given = terse_answer_gives(question, answer)
+    if given is not None and p < TERSE_ANSWER_RELEVANCE:
+        reasoning = (
+            f"A terse answer that gives the {given.value} the question asks for: probability "
+            f"{TERSE_ANSWER_RELEVANCE:.2f} that it addresses the question (its words alone: {p:.2f})."
+        )
+        p = TERSE_ANSWER_RELEVANCE
     grade = grade_probability(p)
     return {
-        "reasoning": f"Probability that the answer addresses the question: {p:.2f}.",
+        "reasoning": reasoning,
         "off_topic_or_missing": [] if grade >= 4 else ["the answer is only loosely related to the question"],
         "score": grade,
     }
