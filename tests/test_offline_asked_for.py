@@ -37,6 +37,7 @@ def grade(scorer: LocalScorer, question: str, answer: str) -> int:
         ("How long is the warranty on the kettle?", "Two years.", AskedFor.DURATION),
         ("How often are the filters changed?", "Every third month.", AskedFor.DURATION),
         (TICKETS, "Nearly 300.", AskedFor.AMOUNT),
+        ("How heavy can a checked suitcase be?", "Up to 23 kg.", AskedFor.AMOUNT),
     ],
 )
 def test_a_terse_answer_that_gives_what_is_asked_passes_relevancy(

@@ -23,6 +23,7 @@ from enum import Enum
 
 from ...scoring.text import STOPWORDS, tokenize
 from .lexical import cached_stem
+from .numbers import is_unit
 
 
 class AskedFor(Enum):
@@ -135,7 +136,7 @@ def terse_answer_gives(question: str, answer: str) -> AskedFor | None:
 
 def _kind_words(kind: AskedFor, tokens: list[str]) -> set[str]:
     """The tokens that are of ``kind`` (empty when none is): digits, and the words of time for a
-    time, of amounts for an amount, of both for an amount of time. A month makes a number a date
+    time, of amounts and units ("kg", "litres") for an amount, of both for an amount of time. A month makes a number a date
     ("August 2, 1776" says when, not how many)."""
     if kind is AskedFor.AMOUNT and _MONTHS & set(tokens):
         return set()
@@ -145,6 +146,6 @@ def _kind_words(kind: AskedFor, tokens: list[str]) -> set[str]:
         t
         for t in tokens
         if _DIGIT_RE.search(t)
-        or (amounts and t in _AMOUNT_WORDS)
+        or (amounts and (t in _AMOUNT_WORDS or is_unit(t)))
         or (times and cached_stem(t) in _TIME_STEMS)
     }

@@ -26,6 +26,32 @@ _SPELLED_TEXT = """
     thirty:30 forty:40 fifty:50 sixty:60 seventy:70 eighty:80 ninety:90 twice:2 thrice:3
 """
 SPELLED: dict[str, str] = dict(pair.split(":") for pair in _SPELLED_TEXT.split())
+# Units written short or in full, and in either spelling, count the same thing: "1.3 kg" is backed by
+# "1.3 kilograms", never miscounted. Stems of a unit's forms, each to the group's first form.
+_UNIT_FORMS_TEXT = """
+    kilogram,kg,kilo gram,g milligram,mg pound,lb,lbs ounce,oz
+    kilometre,kilometer,km metre,meter,m centimetre,centimeter,cm millimetre,millimeter,mm
+    mile,mi foot,feet,ft litre,liter,l millilitre,milliliter,ml
+    gigabyte,gb megabyte,mb terabyte,tb kilobyte,kb
+    hour,h,hr,hrs minute,min,mins second,s,sec,secs millisecond,ms
+    dollar,usd euro,eur watt,w kilowatt,kw volt,v gigahertz,ghz megahertz,mhz
+"""
+_UNIT_FORMS: dict[str, str] = {
+    stem(form): group.split(",")[0] for group in _UNIT_FORMS_TEXT.split() for form in group.split(",")
+}
+
+
+def is_unit(word: str) -> bool:
+    """Whether ``word`` is a unit of measure in one of its forms ("kg", "kilograms", "hrs")."""
+    return stem(word) in _UNIT_FORMS
+
+
+def same_unit(stem_a: str, stem_b: str) -> bool:
+    """Whether two stemmed words are forms of one unit ("kilogram" and "kg")."""
+    unit = _UNIT_FORMS.get(stem_a)
+    return unit is not None and unit == _UNIT_FORMS.get(stem_b)
+
+
 _CLOCK_RE = re.compile(r"(\d{1,2}):(\d{2})")
 _YEAR_RE = re.compile(r"1[89]\d\d|20\d\d")
 _YEAR_OPENERS = frozenset({"in", "since", "until", "till", "by", "from", "before", "after", "of", "during"})
@@ -154,8 +180,11 @@ def miscounted_numbers(embedder: StaticEmbedder, tokens: Sequence[str], index: C
         if not has_digit(token) or has_digit(unit) or unit in STOPWORDS or unit in _MAGNITUDES:
             continue
         number, unit = normalize_number(token), stem(unit)
-        if number not in index.numbers or unit in index.counted_with(number):
+        if number not in index.numbers:
             continue
+        counted = index.counted_with(number)
+        if unit in counted or any(same_unit(unit, other) for other in counted):
+            continue  # counted as here, or in another form of the unit ("1.3 kilograms", "1.3 kg")
         # A word the contexts count with other numbers, or a word they never use that reads like
         # the unit they count this number in ("8 pounds" where the contexts say "8 kg").
         if index.counts_anything_as(unit) or (
