@@ -230,7 +230,9 @@ def sentence_evidence(
 
     # The model was fitted on numbers in digits: its feature counts those; a spelled-out one the
     # contexts lack ("two ports" against "four ports") is an edit all the same.
-    unbacked_digits, unbacked_spelled = unbacked_numbers(tokens, index.numbers_near(stems), index.clock_times)
+    unbacked_digits, unbacked_spelled = unbacked_numbers(
+        tokens, index.numbers_near(stems), index.clock_times, index.tokens
+    )
     fitted_numbers = tuple(dict.fromkeys([*unbacked_digits, *miscounted_numbers(embedder, tokens, index)]))
     unsupported_numbers = tuple(dict.fromkeys([*fitted_numbers, *unbacked_spelled]))
     unsupported_names = tuple(

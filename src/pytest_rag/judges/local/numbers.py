@@ -112,19 +112,89 @@ def clock_times(tokens: Sequence[str]) -> dict[int, str]:
 
 
 def unbacked_numbers(
-    tokens: Sequence[str], known: frozenset[str], times: Callable[[], frozenset[str]]
+    tokens: Sequence[str],
+    known: frozenset[str],
+    times: Callable[[], frozenset[str]],
+    words: frozenset[str] = frozenset(),
 ) -> tuple[list[str], list[str]]:
     """The numbers of a sentence that the contexts (their numbers in every form: ``known``; their
-    clock times, read on demand: ``times``) lack: (written in digits, spelled out). A clock time is
-    backed by the same time in another form."""
+    clock times, read on demand: ``times``; their words: ``words``) lack: (written in digits, spelled
+    out). A clock time is backed by the same time in another form, and so is a date written in
+    digits (:func:`written_dates`: its day and year among the numbers, its month among the words),
+    and a pair such as "24/7" whose numbers the contexts both state."""
     clocks = clock_times(tokens)
+    dated = {k for k, readings in written_dates(tokens).items() if _date_backed(readings, known, words)}
     digits = [
         normalize_number(t)
         for k, t in enumerate(tokens)
-        if has_digit(t) and normalize_number(t) not in known and not (k in clocks and clocks[k] in times())
+        if has_digit(t)
+        and normalize_number(t) not in known
+        and not (k in clocks and clocks[k] in times())
+        and k not in dated
+        and not _parts_backed(t, known)
     ]
     spelled = [n for n in spelled_numbers(tokens).values() if n not in known]
     return digits, spelled
+
+
+_MONTHS_TEXT = """
+    january,jan february,feb march,mar april,apr may june,jun july,jul august,aug
+    september,sep,sept october,oct november,nov december,dec
+"""
+_MONTH_NAMES: dict[int, tuple[str, ...]] = {
+    number: tuple(group.split(",")) for number, group in enumerate(_MONTHS_TEXT.split(), start=1)
+}
+_ISO_PART_RE = re.compile(r"\d\d")
+_YEAR_DIGITS_RE = re.compile(r"[12]\d{3}")
+
+Date = tuple[int, int, int]
+"""(year, month, day); a two-digit year is read in the 2000s."""
+
+
+def written_dates(tokens: Sequence[str]) -> dict[int, tuple[Date, ...]]:
+    """Positions of the tokens of dates written in digits, each with the dates it may read as:
+    "2025-03-14" (three tokens, month and day in two digits each) and "14/03/2025", "3/14/25" or
+    "2025/03/14" (one token; day and month first are both read where both can be)."""
+    found: dict[int, tuple[Date, ...]] = {}
+    for k, token in enumerate(tokens):
+        if _YEAR_DIGITS_RE.fullmatch(token) and k + 2 < len(tokens):
+            month, day = tokens[k + 1], tokens[k + 2]
+            if _ISO_PART_RE.fullmatch(month) and _ISO_PART_RE.fullmatch(day):
+                readings = _valid(((int(token), int(month), int(day)),))
+                if readings:
+                    found.update({k: readings, k + 1: readings, k + 2: readings})
+        parts = token.split("/")
+        if len(parts) == 3 and all(part.isdigit() for part in parts):
+            a, b, c = (int(part) for part in parts)
+            if len(parts[0]) == 4:
+                candidates: tuple[Date, ...] = ((a, b, c),)
+            else:
+                year = c + 2000 if len(parts[2]) == 2 else c
+                candidates = ((year, b, a), (year, a, b))
+            readings = _valid(candidates)
+            if readings:
+                found[k] = readings
+    return found
+
+
+def _valid(dates: Sequence[Date]) -> tuple[Date, ...]:
+    return tuple(dict.fromkeys(d for d in dates if 1 <= d[1] <= 12 and 1 <= d[2] <= 31))
+
+
+def _date_backed(readings: Sequence[Date], known: frozenset[str], words: frozenset[str]) -> bool:
+    """Whether the contexts state one of the readings: its day and year as numbers (an ordinal
+    day, "14th", is read as its number) and its month by name."""
+    return any(
+        str(year) in known and str(day) in known and not words.isdisjoint(_MONTH_NAMES[month])
+        for year, month, day in readings
+    )
+
+
+def _parts_backed(token: str, known: frozenset[str]) -> bool:
+    """Whether a pair of numbers joined by a slash ("24/7") has both its numbers in the contexts
+    ("24 hours a day, 7 days a week")."""
+    parts = token.split("/")
+    return len(parts) == 2 and all(part.isdigit() and str(int(part)) in known for part in parts)
 
 
 def numbers_with_units(tokens: Sequence[str], lookahead: int = _UNIT_LOOKAHEAD) -> list[tuple[str, str]]:
