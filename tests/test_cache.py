@@ -95,3 +95,25 @@ def test_two_processes_write_one_store_at_once(tmp_path: Path) -> None:
     assert len(keys) == 100 and keys == sorted(keys)
     assert cache.get("b-49") == CachedReply("reply 49", 49, 1, "m")
     cache.close()
+
+
+def test_a_corrupt_store_is_a_config_error_naming_the_directory_and_the_way_out(tmp_path: Path) -> None:
+    store = tmp_path / "c"
+    store.mkdir()
+    (store / "cache.db").write_bytes(b"not a database, just bytes " * 200)
+    cache = JudgmentCache(store, "rw")
+    for use in (lambda: cache.get("k"), lambda: cache.put("k", REPLY), lambda: list(cache.items())):
+        with pytest.raises(ConfigError) as raised:
+            use()
+        message = str(raised.value)
+        assert str(store) in message and "is not a SQLite database" in message
+        assert "--rag-cache-dir" in message and "pytest-rag cache import" in message
+
+
+def test_a_file_where_the_store_should_be_is_a_config_error(tmp_path: Path) -> None:
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mine")
+    cache = JudgmentCache(taken, "rw")
+    with pytest.raises(ConfigError, match=r"notes\.txt is a file, not a directory.*--rag-cache-dir"):
+        cache.put("k", REPLY)
+    assert taken.read_text() == "mine"

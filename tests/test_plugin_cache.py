@@ -260,6 +260,23 @@ def test_the_default_cache_dir_is_under_the_rootdir(
     assert not (tmp_path / "unused").exists()
 
 
+@pytest.mark.parametrize("mode", ["rw", "replay"])
+def test_a_damaged_store_errs_each_check_saying_what_to_do(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, mode: str
+) -> None:
+    store = tmp_path / "c"
+    store.mkdir()
+    (store / "cache.db").write_bytes(b"half a download " * 300)
+    pytester.makepyfile(THREE_CHECKS)
+    result = pytester.runpytest(*rag_args(fake_llm, store, f"--rag-cache={mode}"))
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(
+        [f"E*ConfigError: the judgment cache cannot be used: {store}*cache.db is not a SQLite database*"]
+    )
+    assert "sqlite3.DatabaseError" not in result.stdout.str()  # the reason, not diskcache's traceback
+    assert fake_llm.request_count == 0
+
+
 def test_a_changed_model_is_not_served_the_old_models_verdicts(
     pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
