@@ -171,6 +171,24 @@ def test_a_replay_miss_names_the_one_part_the_stored_request_differs_in(
     assert f"asked of model {model} at base URL {url}, template faithfulness.single v1" in output
 
 
+def test_a_replay_of_an_entry_that_no_longer_reads_says_so_not_that_inputs_changed(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(THREE_CHECKS)
+    pytester.runpytest(*rag_args(fake_llm, tmp_path / "c")).assert_outcomes(passed=3)
+    cache = JudgmentCache(tmp_path / "c", "rw")
+    key, entry = next(cache.items())  # edited by hand: a grade off the 1-5 scale
+    cache.raw_set(key, {**entry, "text": entry["text"].replace('"score": 3', '"score": 9')})
+    cache.close()
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=replay"))
+    result.assert_outcomes(passed=2, errors=1)
+    output = result.stdout.str()
+    assert f"key {key}: the store holds this request, but its reply no longer reads as a verdict" in output
+    assert "score: Input should be less than or equal to 5" in output
+    assert "none of these inputs" not in output
+    assert fake_llm.request_count == 3
+
+
 def test_replay_with_the_offline_judge_says_it_has_nothing_to_replay(
     pytester: pytest.Pytester, tmp_path: Path
 ) -> None:

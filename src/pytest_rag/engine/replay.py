@@ -175,13 +175,23 @@ class ReplayMisses:
         self._first: dict[str, str] = {}  # reason -> the test whose miss explained it
         self._lock = threading.Lock()
 
-    def error(self, judge: Judge, request: JudgeRequest, key: str, test_id: str) -> CacheMissError:
+    def error(
+        self, judge: Judge, request: JudgeRequest, key: str, test_id: str, unreadable: str | None = None
+    ) -> CacheMissError:
+        """The miss of ``key``; ``unreadable`` is why its stored reply is no verdict, when one is
+        stored (edited by hand, or the verdict model changed under the same prompt version)."""
         identity = judge.identity()
         asked = request_identity(identity, request)
         with self._lock:
-            if self._stored is None:
-                self._stored = StoredRequests.read(self.cache)
-            reason = self._stored.why_missing(asked)
+            if unreadable is not None:
+                reason = (
+                    f"the store holds this request, but its reply no longer reads as a verdict ({unreadable}): "
+                    "edited by hand, or its verdict model changed without a new prompt version"
+                )
+            else:
+                if self._stored is None:
+                    self._stored = StoredRequests.read(self.cache)
+                reason = self._stored.why_missing(asked)
             first = self._first.setdefault(reason, test_id)
         if first != test_id:  # the failure's heading names the test, the error the metric and judge
             error = CacheMissError(
