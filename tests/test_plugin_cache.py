@@ -268,6 +268,28 @@ def test_off_writes_no_directory_and_always_asks(
     assert not (tmp_path / "c").exists()
 
 
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        ("--rag-cache-import={file}", "--rag-cache-import (command line)"),
+        ("--rag-cache-export={file}", "--rag-cache-export (command line)"),
+        ("-orag_cache_export={file}", "rag_cache_export (ini file)"),
+    ],
+)
+def test_off_refuses_a_judgment_file_it_would_not_use(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, given: str, named: str
+) -> None:
+    pytester.makepyfile(THREE_CHECKS)
+    judgments = tmp_path / "judgments.jsonl"
+    judgments.write_text('{"format": "pytest-rag-judgments", "version": 1}\n')
+    option = given.format(file=judgments)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=off", option))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    refusal = result.stderr.str()
+    assert f"{named} cannot work with --rag-cache=off" in refusal and "--rag-cache=rw" in refusal
+    assert fake_llm.request_count == 0 and not (tmp_path / "c").exists()
+
+
 def test_the_default_cache_dir_is_under_the_rootdir(
     pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
