@@ -61,6 +61,19 @@ def test_nothing_is_created_until_something_is_written(tmp_path: Path, mode: str
     assert not (tmp_path / "c").exists()
 
 
+@pytest.mark.parametrize("mode", ["rw", "ro", "replay", "refresh", "off"])
+def test_reading_a_directory_without_a_store_leaves_it_as_it_was(tmp_path: Path, mode: str) -> None:
+    """``--rag-cache-dir`` (or ``pytest-rag cache export --cache-dir``) pointed at a directory of other
+    files: reading finds nothing there, and puts no database beside them."""
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "notes.txt").write_text("mine")
+    cache = JudgmentCache(tmp_path / "c", mode)
+    assert cache.get("missing") is None and cache.stored_at("missing") is None
+    assert list(cache.items()) == []
+    cache.close()
+    assert [p.name for p in (tmp_path / "c").iterdir()] == ["notes.txt"]
+
+
 def test_foreign_values_are_misses(tmp_path: Path) -> None:
     cache = JudgmentCache(tmp_path / "c", "rw")
     cache.raw_set("weird", {"no_text": True})

@@ -30,6 +30,9 @@ from ..ground.command_options import ValueOption
 CACHE_MODES = ("rw", "ro", "replay", "refresh", "off")
 DEFAULT_CACHE_DIR = ".rag_cache"
 """The cache directory's name under the rootdir (the ``pytest-rag`` commands: under the working directory)."""
+STORE_FILE = "cache.db"
+"""The database diskcache keeps in the cache directory (``diskcache.core.DBNAME``): a directory
+without it holds no judgment."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,7 @@ def unusable_store(directory: Path, exc: OSError | sqlite3.Error) -> ConfigError
     if directory.exists() and not directory.is_dir():
         problem = f"{directory} is a file, not a directory"
     elif isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
-        problem = f"{directory / 'cache.db'} is not a SQLite database, or a damaged one ({exc})"
+        problem = f"{directory / STORE_FILE} is not a SQLite database, or a damaged one ({exc})"
     else:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         problem = f"{directory} cannot be read or written ({reason})"
@@ -138,6 +141,11 @@ class JudgmentCache:
         except (OSError, sqlite3.Error) as exc:
             raise unusable_store(self.directory, exc) from None
 
+    def _holds_nothing(self) -> bool:
+        """True before the store is opened when there is no database to read: reading never creates
+        one, so a read of a directory of other files (a mistyped ``--cache-dir``) leaves it as it was."""
+        return self._store is None and not (self.directory / STORE_FILE).is_file()
+
     def _open(self) -> Any:
         if self._store is not None:
             return self._store
@@ -152,7 +160,7 @@ class JudgmentCache:
     def get(self, key: str) -> CachedReply | None:
         if not self.reads:
             return None
-        if self._store is None and not self.directory.exists():
+        if self._holds_nothing():
             return None
         store = self._open()
         with self._using_store():
@@ -163,7 +171,7 @@ class JudgmentCache:
 
     def stored_at(self, key: str) -> float | None:
         """When the entry of ``key`` was stored (None when there is none, or it does not say)."""
-        if self._store is None and not self.directory.exists():
+        if self._holds_nothing():
             return None
         store = self._open()
         with self._using_store():
@@ -188,7 +196,7 @@ class JudgmentCache:
 
     def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """Every entry, in key order (used by export)."""
-        if not self.directory.exists():
+        if self._holds_nothing():
             return
         store = self._open()
         with self._using_store():
