@@ -61,6 +61,19 @@ def test_nothing_is_created_until_something_is_written(tmp_path: Path, mode: str
     assert not (tmp_path / "c").exists()
 
 
+@pytest.mark.parametrize("mode", ["rw", "ro", "replay", "refresh", "off"])
+def test_reading_a_directory_without_a_store_leaves_it_as_it_was(tmp_path: Path, mode: str) -> None:
+    """``--rag-cache-dir`` (or ``pytest-rag cache export --cache-dir``) pointed at a directory of other
+    files: reading finds nothing there, and puts no database beside them."""
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "notes.txt").write_text("mine")
+    cache = JudgmentCache(tmp_path / "c", mode)
+    assert cache.get("missing") is None and cache.stored_at("missing") is None
+    assert list(cache.items()) == []
+    cache.close()
+    assert [p.name for p in (tmp_path / "c").iterdir()] == ["notes.txt"]
+
+
 def test_foreign_values_are_misses(tmp_path: Path) -> None:
     cache = JudgmentCache(tmp_path / "c", "rw")
     cache.raw_set("weird", {"no_text": True})
@@ -95,3 +108,25 @@ def test_two_processes_write_one_store_at_once(tmp_path: Path) -> None:
     assert len(keys) == 100 and keys == sorted(keys)
     assert cache.get("b-49") == CachedReply("reply 49", 49, 1, "m")
     cache.close()
+
+
+def test_a_corrupt_store_is_a_config_error_naming_the_directory_and_the_way_out(tmp_path: Path) -> None:
+    store = tmp_path / "c"
+    store.mkdir()
+    (store / "cache.db").write_bytes(b"not a database, just bytes " * 200)
+    cache = JudgmentCache(store, "rw")
+    for use in (lambda: cache.get("k"), lambda: cache.put("k", REPLY), lambda: list(cache.items())):
+        with pytest.raises(ConfigError) as raised:
+            use()
+        message = str(raised.value)
+        assert str(store) in message and "is not a SQLite database" in message
+        assert "--rag-cache-dir" in message and "pytest-rag cache import" in message
+
+
+def test_a_file_where_the_store_should_be_is_a_config_error(tmp_path: Path) -> None:
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mine")
+    cache = JudgmentCache(taken, "rw")
+    with pytest.raises(ConfigError, match=r"notes\.txt is a file, not a directory.*--rag-cache-dir"):
+        cache.put("k", REPLY)
+    assert taken.read_text() == "mine"

@@ -171,6 +171,47 @@ def test_a_replay_miss_names_the_one_part_the_stored_request_differs_in(
     assert f"asked of model {model} at base URL {url}, template faithfulness.single v1" in output
 
 
+def test_a_replay_miss_from_a_changed_password_in_the_base_url_does_not_blame_the_inputs(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(THREE_CHECKS)
+
+    def judged_at(user: str) -> list[str]:
+        url = fake_llm.openai_base_url.replace("://", f"://{user}@")
+        args = rag_args(fake_llm, tmp_path / "c", "--rag-cache=replay" if user != "bob:first-pw" else "-q")
+        return [a if not a.startswith("--rag-judge=") else f"--rag-judge=openai:fake-gpt@{url}" for a in args]
+
+    pytester.runpytest(*judged_at("bob:first-pw")).assert_outcomes(passed=3)
+    result = pytester.runpytest(*judged_at("bob:rotated-pw"))
+    result.assert_outcomes(errors=3)
+    output = result.stdout.str()
+    assert "none of these inputs" not in output
+    assert (
+        "the store has this very request (same judge, prompt, inputs and sampling) under another key: "
+        "the user name, password or query of the base URL (never stored) differs from the recording's"
+    ) in output
+    assert "first-pw" not in output and "rotated-pw" not in output
+    assert fake_llm.request_count == 3
+
+
+def test_a_replay_of_an_entry_that_no_longer_reads_says_so_not_that_inputs_changed(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(THREE_CHECKS)
+    pytester.runpytest(*rag_args(fake_llm, tmp_path / "c")).assert_outcomes(passed=3)
+    cache = JudgmentCache(tmp_path / "c", "rw")
+    key, entry = next(cache.items())  # edited by hand: a grade off the 1-5 scale
+    cache.raw_set(key, {**entry, "text": entry["text"].replace('"score": 3', '"score": 9')})
+    cache.close()
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=replay"))
+    result.assert_outcomes(passed=2, errors=1)
+    output = result.stdout.str()
+    assert f"key {key}: the store holds this request, but its reply no longer reads as a verdict" in output
+    assert "score: Input should be less than or equal to 5" in output
+    assert "none of these inputs" not in output
+    assert fake_llm.request_count == 3
+
+
 def test_replay_with_the_offline_judge_says_it_has_nothing_to_replay(
     pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
@@ -250,6 +291,28 @@ def test_off_writes_no_directory_and_always_asks(
     assert not (tmp_path / "c").exists()
 
 
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        ("--rag-cache-import={file}", "--rag-cache-import (command line)"),
+        ("--rag-cache-export={file}", "--rag-cache-export (command line)"),
+        ("-orag_cache_export={file}", "rag_cache_export (ini file)"),
+    ],
+)
+def test_off_refuses_a_judgment_file_it_would_not_use(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, given: str, named: str
+) -> None:
+    pytester.makepyfile(THREE_CHECKS)
+    judgments = tmp_path / "judgments.jsonl"
+    judgments.write_text('{"format": "pytest-rag-judgments", "version": 1}\n')
+    option = given.format(file=judgments)
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", "--rag-cache=off", option))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    refusal = result.stderr.str()
+    assert f"{named} cannot work with --rag-cache=off" in refusal and "--rag-cache=rw" in refusal
+    assert fake_llm.request_count == 0 and not (tmp_path / "c").exists()
+
+
 def test_the_default_cache_dir_is_under_the_rootdir(
     pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
@@ -258,6 +321,23 @@ def test_the_default_cache_dir_is_under_the_rootdir(
     pytester.runpytest(*args)
     assert (pytester.path / ".rag_cache").is_dir()
     assert not (tmp_path / "unused").exists()
+
+
+@pytest.mark.parametrize("mode", ["rw", "replay"])
+def test_a_damaged_store_errs_each_check_saying_what_to_do(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, mode: str
+) -> None:
+    store = tmp_path / "c"
+    store.mkdir()
+    (store / "cache.db").write_bytes(b"half a download " * 300)
+    pytester.makepyfile(THREE_CHECKS)
+    result = pytester.runpytest(*rag_args(fake_llm, store, f"--rag-cache={mode}"))
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(
+        [f"E*ConfigError: the judgment cache cannot be used: {store}*cache.db is not a SQLite database*"]
+    )
+    assert "sqlite3.DatabaseError" not in result.stdout.str()  # the reason, not diskcache's traceback
+    assert fake_llm.request_count == 0
 
 
 def test_a_changed_model_is_not_served_the_old_models_verdicts(

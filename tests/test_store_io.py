@@ -101,6 +101,25 @@ def test_cli_exports_and_imports(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert info.value.code == 2
 
 
+@pytest.mark.parametrize("action", ["export", "import"])
+def test_cli_names_a_damaged_store_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], action: str
+) -> None:
+    good = tmp_path / "j.jsonl"
+    _fill(tmp_path / "c", {KEYS[0]: "x"})
+    assert main(["cache", "export", str(good), "--cache-dir", str(tmp_path / "c")]) == 0
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / "cache.db").write_bytes(b"\0garbage" * 500)
+    capsys.readouterr()
+    target = tmp_path / "out.jsonl" if action == "export" else good
+    assert main(["cache", action, str(target), "--cache-dir", str(damaged)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("pytest-rag: error: the judgment cache cannot be used: ")
+    assert "cache.db is not a SQLite database" in err and err.count("\n") == 1
+    assert not (tmp_path / "out.jsonl").exists()
+
+
 def _git(repo: Path, *args: str) -> str:
     return subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],

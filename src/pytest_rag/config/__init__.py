@@ -45,7 +45,12 @@ from .readers import (
     pick_number,
     read_number,
 )
-from .regression import RegressionSettings, add_regression_options, read_regression_settings
+from .regression import (
+    RegressionSettings,
+    add_regression_options,
+    check_judgment_files,
+    read_regression_settings,
+)
 
 __all__ = [
     "BATCH",
@@ -335,6 +340,8 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
     thresholds, threshold_sources = parse_thresholds(
         config, metric_names() if threshold_names is None else threshold_names
     )
+    regression = read_regression_settings(config)
+    check_judgment_files(config, cache_mode, regression)
     return RagSettings(
         judge=judge,
         judge_source=source,
@@ -355,7 +362,7 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
             timeout_s=pick_number(config, "rag_timeout", "rag_timeout", float, JUDGE.timeout_s, 0.001),
         ),
         summary=not config.getoption("rag_no_summary"),
-        regression=read_regression_settings(config),
+        regression=regression,
         thresholds=thresholds,
         threshold_sources=threshold_sources,
         threshold_keys=tuple(key for key in ini_keys(config) if key.startswith("rag_threshold_")),

@@ -158,3 +158,24 @@ def read_regression_settings(config: Any) -> RegressionSettings:
         snapshot_tolerance=None if tolerance is None else str(tolerance).strip(),
         snapshot_default=bool(config.getini("rag_snapshot_default")),
     )
+
+
+def check_judgment_files(config: Any, cache_mode: str, regression: RegressionSettings) -> None:
+    """``--rag-cache=off`` neither reads nor writes the store: a judgment file loaded into it would
+    go unused, and one written from it would hold an older run's judgments, not this run's (or fail
+    after every test has run, saying there is no cache)."""
+    if cache_mode != "off":
+        return
+    for option, path, what in (
+        ("rag_cache_import", regression.cache_import, "loads judgments into the judgment cache"),
+        ("rag_cache_export", regression.cache_export, "writes the judgment cache to a file"),
+    ):
+        if path is None:
+            continue
+        given = config.getoption(option)
+        source = on_command_line(f"--{option.replace('_', '-')}") if given else in_ini_file(option)
+        raise ConfigError(
+            f"{source} cannot work with --rag-cache=off: it {what}, which that mode neither reads nor "
+            "writes. Use --rag-cache=rw (the default; replay to serve only imported judgments), or "
+            "drop the option"
+        )

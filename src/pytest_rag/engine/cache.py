@@ -15,9 +15,11 @@ Modes:
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,9 @@ from ..ground.command_options import ValueOption
 CACHE_MODES = ("rw", "ro", "replay", "refresh", "off")
 DEFAULT_CACHE_DIR = ".rag_cache"
 """The cache directory's name under the rootdir (the ``pytest-rag`` commands: under the working directory)."""
+STORE_FILE = "cache.db"
+"""The database diskcache keeps in the cache directory (``diskcache.core.DBNAME``): a directory
+without it holds no judgment."""
 
 
 @dataclass(frozen=True)
@@ -90,8 +95,29 @@ def check_mode(mode: str) -> str:
     return mode
 
 
+def unusable_store(directory: Path, exc: OSError | sqlite3.Error) -> ConfigError:
+    """Why the store at ``directory`` cannot be used, and what to do: a file in its place, a database
+    that is not one (a truncated copy, a file of another program), or a directory the run may not
+    read or write. A cache is an option of the run, so its fault is a configuration error, never a
+    judgment of the check."""
+    if directory.exists() and not directory.is_dir():
+        problem = f"{directory} is a file, not a directory"
+    elif isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+        problem = f"{directory / STORE_FILE} is not a SQLite database, or a damaged one ({exc})"
+    else:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        problem = f"{directory} cannot be read or written ({reason})"
+    return ConfigError(
+        f"the judgment cache cannot be used: {problem}. Point --rag-cache-dir (or --cache-dir of the "
+        "pytest-rag commands) at another directory, or move this one away and record again or load "
+        "the committed judgments (pytest-rag cache import FILE)"
+    )
+
+
 class JudgmentCache:
-    """Lazy: the directory is created and diskcache imported on the first read or write."""
+    """Lazy: the directory is created and diskcache imported on the first read or write. A store
+    that cannot be opened, read or written raises :class:`~pytest_rag.errors.ConfigError` saying why
+    (:func:`unusable_store`)."""
 
     def __init__(self, directory: Path, mode: str = "rw") -> None:
         self.directory = directory
@@ -107,10 +133,23 @@ class JudgmentCache:
     def writes(self) -> bool:
         return self.mode in ("rw", "refresh")
 
+    @contextmanager
+    def _using_store(self) -> Iterator[None]:
+        """Faults of the directory or the database raised as what they mean (:func:`unusable_store`)."""
+        try:
+            yield
+        except (OSError, sqlite3.Error) as exc:
+            raise unusable_store(self.directory, exc) from None
+
+    def _holds_nothing(self) -> bool:
+        """True before the store is opened when there is no database to read: reading never creates
+        one, so a read of a directory of other files (a mistyped ``--cache-dir``) leaves it as it was."""
+        return self._store is None and not (self.directory / STORE_FILE).is_file()
+
     def _open(self) -> Any:
         if self._store is not None:
             return self._store
-        with self._lock:
+        with self._lock, self._using_store():
             if self._store is None:
                 import diskcache
 
@@ -121,18 +160,22 @@ class JudgmentCache:
     def get(self, key: str) -> CachedReply | None:
         if not self.reads:
             return None
-        if self._store is None and not self.directory.exists():
+        if self._holds_nothing():
             return None
-        value = self._open().get(key)
+        store = self._open()
+        with self._using_store():
+            value = store.get(key)
         if not isinstance(value, dict) or "text" not in value:
             return None
         return CachedReply.from_dict(value)
 
     def stored_at(self, key: str) -> float | None:
         """When the entry of ``key`` was stored (None when there is none, or it does not say)."""
-        if self._store is None and not self.directory.exists():
+        if self._holds_nothing():
             return None
-        value = self._open().get(key)
+        store = self._open()
+        with self._using_store():
+            value = store.get(key)
         stamp = value.get("stored_at") if isinstance(value, dict) else None
         return float(stamp) if isinstance(stamp, (int, float)) else None
 
@@ -143,19 +186,24 @@ class JudgmentCache:
         entry["stored_at"] = round(time.time(), 3)
         if meta:
             entry["meta"] = meta
-        self._open().set(key, entry)
+        self.raw_set(key, entry)
 
     def raw_set(self, key: str, entry: dict[str, Any]) -> None:
         """Store an entry as given (used by import); ignores the mode on purpose."""
-        self._open().set(key, entry)
+        store = self._open()
+        with self._using_store():
+            store.set(key, entry)
 
     def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """Every entry, in key order (used by export)."""
-        if not self.directory.exists():
+        if self._holds_nothing():
             return
         store = self._open()
-        for key in sorted(store.iterkeys()):
-            value = store.get(key)
+        with self._using_store():
+            keys = sorted(store.iterkeys())
+        for key in keys:
+            with self._using_store():
+                value = store.get(key)
             if isinstance(value, dict):
                 yield str(key), value
 

@@ -100,7 +100,8 @@ class JudgmentEngine:
                 tally.cached = 1
                 return stored[0], tally, stored[1]
             if self.cache.mode == "replay":
-                raise self._replay_misses.error(judge, request, key, test_id)
+                unreadable = self._unreadable(key, model)
+                raise self._replay_misses.error(judge, request, key, test_id, unreadable)
         if cache_only and not judge.offline:
             raise NeedsLiveCall()
         if key is None or self.cache.mode != "rw":
@@ -128,6 +129,18 @@ class JudgmentEngine:
             return parse_verdict(model, hit.text), grade_odds(model, hit.score_logprobs)
         except InvalidVerdict:
             return None
+
+    def _unreadable(self, key: str, model: type[V]) -> str | None:
+        """Why the entry stored under ``key`` is no verdict (the :class:`InvalidVerdict` message), so a
+        replay miss says the request is there and its reply is what fails; None when there is none."""
+        hit = self.cache.get(key)
+        if hit is None:
+            return None
+        try:
+            parse_verdict(model, hit.text)
+        except InvalidVerdict as exc:
+            return str(exc)
+        return None
 
     async def _judged_meanwhile(self, key: str, model: type[V]) -> tuple[V, GradeOdds | None] | None:
         """The verdict of a check on this loop that is asking the very same request right now: this

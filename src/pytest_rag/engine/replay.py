@@ -118,6 +118,20 @@ def _differences(stored: dict[str, Any], asked: dict[str, Any]) -> list[str]:
     return phrases
 
 
+def _alike_but_for_the_unkept(alike: list[dict[str, Any]], asked: dict[str, Any]) -> str:
+    """Why requests stored alike in every part their identity keeps miss: the key also covers the
+    metric's name, the key's format version, and the whole base URL, whose user name, password and
+    query are never stored (a rotated password or another ``api-version`` makes new keys)."""
+    metrics = sorted({str(s.get("metric")) for s in alike if s.get("metric") is not None})
+    if metrics and asked.get("metric") not in metrics:
+        return f"the store has this request for metric {', '.join(metrics)}, not {asked.get('metric')}"
+    return (
+        "the store has this very request (same judge, prompt, inputs and sampling) under another key: "
+        "the user name, password or query of the base URL (never stored) differs from the recording's, "
+        "or another pytest-rag version keyed it. Replay with the base URL and version it was recorded with"
+    )
+
+
 class StoredRequests:
     """The identities of every stored request, read once, and what they say about a missing one."""
 
@@ -133,9 +147,10 @@ class StoredRequests:
         for _, entry in cache.items():
             entries += 1
             meta = entry.get("meta")
-            found = meta.get(IDENTITY_KEY) if isinstance(meta, dict) else None
-            if isinstance(found, dict):
-                identities.append(found)
+            meta = meta if isinstance(meta, dict) else {}
+            found = meta.get(IDENTITY_KEY)
+            if isinstance(found, dict):  # with the metric it was asked for, which the key covers too
+                identities.append({**found, "metric": meta.get("metric")})
         return cls(identities, entries, str(cache.directory))
 
     def why_missing(self, asked: dict[str, Any]) -> str:
@@ -147,6 +162,8 @@ class StoredRequests:
         nearest = min((_differences(s, asked) for s in same_inputs), key=len, default=[])
         if len(nearest) == 1:
             return f"the store has this request {nearest[0]}"
+        if same_inputs and not nearest:  # alike in all a stored identity keeps; the key saw more
+            return _alike_but_for_the_unkept(same_inputs, asked)
         older = self.entries - len(self.identities)
         unknown = (
             f"; {older} stored judgment(s) predate request identities and were not compared" if older else ""
@@ -175,13 +192,23 @@ class ReplayMisses:
         self._first: dict[str, str] = {}  # reason -> the test whose miss explained it
         self._lock = threading.Lock()
 
-    def error(self, judge: Judge, request: JudgeRequest, key: str, test_id: str) -> CacheMissError:
+    def error(
+        self, judge: Judge, request: JudgeRequest, key: str, test_id: str, unreadable: str | None = None
+    ) -> CacheMissError:
+        """The miss of ``key``; ``unreadable`` is why its stored reply is no verdict, when one is
+        stored (edited by hand, or the verdict model changed under the same prompt version)."""
         identity = judge.identity()
         asked = request_identity(identity, request)
         with self._lock:
-            if self._stored is None:
-                self._stored = StoredRequests.read(self.cache)
-            reason = self._stored.why_missing(asked)
+            if unreadable is not None:
+                reason = (
+                    f"the store holds this request, but its reply no longer reads as a verdict ({unreadable}): "
+                    "edited by hand, or its verdict model changed without a new prompt version"
+                )
+            else:
+                if self._stored is None:
+                    self._stored = StoredRequests.read(self.cache)
+                reason = self._stored.why_missing({**asked, "metric": request.metric})
             first = self._first.setdefault(reason, test_id)
         if first != test_id:  # the failure's heading names the test, the error the metric and judge
             error = CacheMissError(
