@@ -14,6 +14,12 @@ from pytest_rag.regression.store_io import StoreFileError, export_store, import_
 from regression_support import faithful_tests, judge_env, marker_server, run_args
 
 KEYS = ["c" * 64, "a" * 64, "b" * 64]
+HEADER = '{"format": "pytest-rag-judgments", "version": 1}\n'
+
+
+def _one_entry(**fields: object) -> str:
+    """A judgment file of one entry with ``fields`` besides its key and text."""
+    return HEADER + json.dumps({"key": KEYS[0], "text": "x", **fields}) + "\n"
 
 
 def _fill(directory: Path, texts: dict[str, str]) -> None:
@@ -78,6 +84,18 @@ def test_export_refuses_an_entry_holding_a_secret(tmp_path: Path, monkeypatch: p
         ('{"format": "pytest-rag-judgments", "version": 1}\n{"key": "short", "text": "x"}\n', ":2: 'key'"),
         ('{"format": "pytest-rag-judgments", "version": 1}\n{oops\n', ":2: not valid JSON"),
         ("", "is empty"),
+        (
+            _one_entry(input_tokens="many"),
+            ":2: 'input_tokens' must be",
+        ),
+        (
+            _one_entry(output_tokens=-3),
+            ":2: 'output_tokens' must be",
+        ),
+        (
+            _one_entry(score_logprobs=[["4", "low"]]),
+            ":2: 'score_logprobs'",
+        ),
     ],
 )
 def test_bad_judgment_files_name_the_line(tmp_path: Path, content: str, problem: str) -> None:
@@ -85,6 +103,42 @@ def test_bad_judgment_files_name_the_line(tmp_path: Path, content: str, problem:
     path.write_text(content)
     with pytest.raises(StoreFileError, match=problem):
         read_entries(path)
+
+
+def test_grade_odds_travel_through_the_file(tmp_path: Path) -> None:
+    odds = [["4", -0.1], ["5", -2.4]]
+    cache = JudgmentCache(tmp_path / "src", "rw")
+    cache.raw_set(
+        KEYS[0],
+        {"text": '{"score": 4}', "input_tokens": 3, "output_tokens": 1, "model": "m", "score_logprobs": odds},
+    )
+    cache.close()
+    exported = tmp_path / "store.jsonl"
+    export_store(tmp_path / "src", exported)
+    import_store(exported, tmp_path / "dst")
+    replayed = JudgmentCache(tmp_path / "dst").get(KEYS[0])
+    assert replayed is not None and replayed.score_logprobs == (("4", -0.1), ("5", -2.4))
+
+
+@pytest.mark.parametrize("kind", ["is not UTF-8 text", "is a directory"])
+def test_an_unreadable_judgment_file_is_one_error(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "judgments.jsonl"
+    if kind == "is a directory":
+        path.mkdir()
+    else:
+        path.write_bytes(HEADER.encode() + b"\xff\xfe broken\n")
+    with pytest.raises(StoreFileError, match=kind):
+        read_entries(path)
+
+
+def test_export_of_a_directory_without_a_store_keeps_the_target(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    target = tmp_path / "judgments.jsonl"
+    target.write_text("the committed judgments\n")
+    with pytest.raises(StoreFileError, match="no judgment store"):
+        export_store(tmp_path / "notes", target)
+    assert target.read_text() == "the committed judgments\n"
+    assert not (tmp_path / "notes" / "cache.db").exists()
 
 
 def test_cli_exports_and_imports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

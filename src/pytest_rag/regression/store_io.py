@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..engine.cache import JudgmentCache
+from ..engine.cache import STORE_FILE, JudgmentCache
 from ..errors import RagError
 from ..ground.redaction import secret_values
 from ..report.files import write_atomically
@@ -30,7 +30,9 @@ FORMAT = "pytest-rag-judgments"
 VERSION = 1
 KEY_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 #: Fields of a stored entry that are written, in this order (``stored_at`` is left out on purpose).
-ENTRY_FIELDS = ("model", "input_tokens", "output_tokens", "text")
+#: ``score_logprobs`` (the judge's odds of each grade, when it gave them) is written only by the
+#: entries that hold it, so a replay gives the expected score and pass probability the live run had.
+ENTRY_FIELDS = ("model", "input_tokens", "output_tokens", "text", "score_logprobs")
 
 
 class StoreFileError(RagError):
@@ -86,10 +88,13 @@ def export_lines(cache: JudgmentCache) -> Iterator[str]:
 
 
 def export_store(cache_dir: Path, target: Path) -> int:
-    """Write every judgment of ``cache_dir`` to ``target`` atomically; returns how many."""
-    if not cache_dir.is_dir():
+    """Write every judgment of ``cache_dir`` to ``target`` atomically; returns how many. A directory
+    without a store is refused, not exported as an empty file over ``target`` (a committed file of
+    judgments replaced by its header line)."""
+    if not (cache_dir / STORE_FILE).is_file():
+        there = "no judgment cache" if not cache_dir.is_dir() else f"no judgment store ({STORE_FILE})"
         raise StoreFileError(
-            f"no judgment cache at {cache_dir}; run the tests with a judge first, or pass the "
+            f"{there} at {cache_dir}; run the tests with a judge first, or pass the "
             "directory that holds it (--cache-dir / --rag-cache-dir)"
         )
     cache = JudgmentCache(cache_dir, "ro")
@@ -111,13 +116,42 @@ def _check_entry(record: Any, where: str) -> tuple[str, dict[str, Any]]:
         raise StoreFileError(f"{where}: 'text' (the judge's reply) is missing or not a string")
     entry: dict[str, Any] = {
         "text": record["text"],
-        "input_tokens": int(record.get("input_tokens") or 0),
-        "output_tokens": int(record.get("output_tokens") or 0),
+        "input_tokens": _count(record, "input_tokens", where),
+        "output_tokens": _count(record, "output_tokens", where),
         "model": str(record.get("model") or ""),
     }
+    if record.get("score_logprobs") is not None:
+        entry["score_logprobs"] = _odds(record["score_logprobs"], where)
     if isinstance(record.get("meta"), dict):
         entry["meta"] = dict(record["meta"])
     return key, entry
+
+
+def _count(record: dict[str, Any], name: str, where: str) -> int:
+    """A token count of an entry: a whole number of at least 0 (absent or null: 0)."""
+    value = record.get(name)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise StoreFileError(f"{where}: {name!r} must be a whole number of tokens (0 or more), got {value!r}")
+    return value
+
+
+def _odds(value: Any, where: str) -> list[list[Any]]:
+    """The grade odds of an entry: a list of ``[token, log-probability]`` pairs."""
+    pairs = value if isinstance(value, list) else None
+    if pairs is None or not all(
+        isinstance(pair, list)
+        and len(pair) == 2
+        and isinstance(pair[0], str)
+        and isinstance(pair[1], (int, float))
+        and not isinstance(pair[1], bool)
+        for pair in pairs
+    ):
+        raise StoreFileError(
+            f"{where}: 'score_logprobs' must be a list of [token, log-probability] pairs, got {value!r:.80}"
+        )
+    return [[token, float(logprob)] for token, logprob in pairs]
 
 
 def read_entries(source: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -129,6 +163,18 @@ def read_entries(source: Path) -> list[tuple[str, dict[str, Any]]]:
             f"judgment file {source} does not exist; export one with `pytest-rag cache export {source}` "
             "or --rag-cache-export"
         ) from None
+    except IsADirectoryError:
+        raise StoreFileError(
+            f"{source} is a directory; give the judgment file (NAME.jsonl) written by `pytest-rag cache "
+            "export` or --rag-cache-export"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise StoreFileError(
+            f"{source} is not UTF-8 text (byte {exc.start}); a judgment file is the JSON lines written by "
+            "`pytest-rag cache export`"
+        ) from None
+    except OSError as exc:
+        raise StoreFileError(f"cannot read the judgment file {source}: {exc.strerror or exc}") from None
     lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     if not lines:
         raise StoreFileError(f"{source} is empty; it should start with the line {_header()}")
