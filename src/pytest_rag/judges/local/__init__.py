@@ -29,5 +29,7 @@ The modules:
 * :mod:`.framing` (sentences about the answer itself), :mod:`.chat_frames` (the chat around a
   claim: "Oh yeah, I think ..."), :mod:`.question` (short answers read with their question) and
   :mod:`.dialogue` (a conversation's turn read with the turns before it);
-* :mod:`.answer_kind`: the kind of answer (short, summary, conversational) and its pass mark.
+* :mod:`.answer_kind`: the kind of answer (short, summary, conversational) and its pass mark;
+* :mod:`.asked_for`: what a question asks for (a time, an amount), which a terse answer's relevance
+  is read by.
 """
