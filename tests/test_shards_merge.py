@@ -160,14 +160,41 @@ def test_a_malformed_gate_is_refused_before_anything_is_read(
     )
 
 
-def test_shards_without_checks_merged_anyway_say_so_and_leave_gates_not_evaluated(
+def test_shards_without_checks_merged_anyway_say_so_and_fail_the_gates_they_cannot_evaluate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     empty = _shard(tmp_path / "empty.json", [])
-    assert cli.main(["merge", str(empty), "--fail-under", "faithfulness=4", "--allow-partial"]) == 0
+    assert cli.main(["merge", str(empty), "--fail-under", "faithfulness=4", "--allow-partial"]) == 1
     out = capsys.readouterr().out
     assert "no judged check in 1 shard file(s)" in out
-    assert "faithfulness >= 4: not evaluated" in out
+    assert "faithfulness >= 4 FAILED: not evaluated: no check of faithfulness ran in this run" in out
+
+
+def test_a_merge_whose_gated_checks_all_ended_in_judge_errors_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shard's tests were errors, but the merge is the verdict job: its gate judged nothing."""
+    scored = CheckRecord(
+        test_id="t.py::test_a", metric="faithfulness", judge="openai:m", score=4, scale_low=1, scale_high=5
+    )
+    errored = scored.model_copy(
+        update={
+            "test_id": "t.py::test_b",
+            "metric": "answer_relevancy",
+            "score": None,
+            "error": "unreadable reply",
+            "error_kind": "JudgeError",
+        }
+    )
+    shard = _shard(tmp_path / "one.json", [scored, errored])
+    gates = ["--fail-under", "faithfulness=3", "--fail-under", "answer_relevancy=3", "--allow-partial"]
+    assert cli.main(["merge", str(shard), *gates]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "answer_relevancy >= 3 FAILED: not evaluated: all 1 check(s) of answer_relevancy [openai:m] "
+        "ended without a verdict (1 JudgeError)"
+    ) in out
+    assert "faithfulness >= 3 passed" in out
 
 
 # -- the proof: unsharded and three shards print the same verdict ----------------------------------

@@ -7,13 +7,17 @@ only when it is confidently above the bar, and a lucky mean over five checks is 
 only reports: each metric's change against a saved results file, by a paired bootstrap over the
 checks both runs scored, flagging a change only when its interval excludes zero.
 
-A gate whose metric was not scored in this run (say, deselected with ``-k``) is shown as not
-evaluated rather than failed or passed.
+A gate that judged nothing fails: its metric did not run (deselected with ``-k``, a shard left out of
+a merge) or every check of a judge's row ended without a verdict. A gate asked for and never
+evaluated is no evidence that the suite clears its bar, and a green run would say it is. The one
+exception is a check that waits by design (``--rag-dry-run`` counts checks, ``--rag-batch`` queues
+them): such a gate is shown as not evaluated, as its tests are skipped rather than failed.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,11 +94,18 @@ def _matches(bar_metric: str, row_metric: str) -> bool:
     return row_metric == bar_metric or ("[" not in bar_metric and row_metric.startswith(bar_metric + "["))
 
 
-def check_fail_under(records: Sequence[CheckRecord], bars: Mapping[str, float], out: Conclusion) -> None:
-    """Gate each metric on the lower bound of its interval, per judge row that scored it.
+def check_fail_under(
+    records: Sequence[CheckRecord],
+    bars: Mapping[str, float],
+    out: Conclusion,
+    pending: frozenset[str] = frozenset(),
+) -> None:
+    """Gate each metric on the lower bound of its interval, per judge row of it.
 
     For an ensemble, the gate applies to the ensemble's row (the score the tests used), not to its
-    members' rows.
+    members' rows. A gate with no row, or a row with no scored check, fails (see the module's
+    docstring), unless every check of that row is of a ``pending`` error kind (only counted or
+    queued in this run, :func:`pytest_rag.run.unjudged.pending_kinds`).
     """
     if not bars:
         return
@@ -125,15 +136,14 @@ def check_fail_under(records: Sequence[CheckRecord], bars: Mapping[str, float], 
                     f"  {label} not gated by {metric} >= {bar:g}: it scores {bottom:g}-{top:g}, not "
                     f"{reference[0]:g}-{reference[1]:g} (gate it as {label}=VALUE)"
                 )
-        scored = [row for row in gated if row.aggregate.n and row.aggregate.ci_low is not None]
-        if not scored:
-            out.lines.append(
-                f"  {metric} >= {bar:g}: not evaluated (no scored check of {metric} in this run)"
-            )
+        if not gated:
+            _not_evaluated(out, metric, bar, f"no check of {metric} ran in this run")
             continue
-        for row in scored:
+        for row in gated:
             low = row.aggregate.ci_low
-            assert low is not None
+            if not row.aggregate.n or low is None:
+                _unscored_row(out, metric, bar, row, records, pending)
+                continue
             if low < bar:
                 message = (
                     f"{metric} >= {bar:g} FAILED: lower bound {low:.2f} < {bar:g} in {describe_row(row)}"
@@ -144,6 +154,43 @@ def check_fail_under(records: Sequence[CheckRecord], bars: Mapping[str, float], 
                 out.lines.append(
                     f"  {metric} >= {bar:g} passed: lower bound {low:.2f} in {describe_row(row)}"
                 )
+
+
+def _not_evaluated(out: Conclusion, metric: str, bar: float, why: str) -> None:
+    """A gate asked for that judged nothing: a failure, with what to do about it."""
+    message = (
+        f"{metric} >= {bar:g} FAILED: not evaluated: {why}; a gate that judges nothing is no pass "
+        "(run its checks or remove the gate from this run)"
+    )
+    out.failures.append(message)
+    out.lines.append(f"  {message}")
+
+
+def _unscored_row(
+    out: Conclusion,
+    metric: str,
+    bar: float,
+    row: SummaryRow,
+    records: Sequence[CheckRecord],
+    pending: frozenset[str],
+) -> None:
+    """A row of the gate whose checks all ended without a score: they wait by design, or they
+    ended without a verdict and the gate fails."""
+    label, judge = row.aggregate.metric, row.aggregate.judge
+    kinds = Counter(
+        r.error_kind or "no score" for r in records if metric_label(r) == label and r.judge == judge
+    )
+    count = sum(kinds.values())
+    if kinds and set(kinds) <= pending:
+        out.lines.append(
+            f"  {metric} >= {bar:g}: not evaluated: its {count} check(s) were not judged in this run "
+            f"({', '.join(sorted(kinds))})"
+        )
+        return
+    ended = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+    _not_evaluated(
+        out, metric, bar, f"all {count} check(s) of {label} [{judge}] ended without a verdict ({ended})"
+    )
 
 
 def check_gate_names(bars: Mapping[str, float], records: Sequence[CheckRecord], source: str) -> None:
@@ -247,14 +294,16 @@ def conclude(
     min_alpha: float | None,
     baseline: Path | None,
     notes: Sequence[str] = (),
+    pending: frozenset[str] = frozenset(),
 ) -> Conclusion:
     """The gates, gold agreement and baseline comparison of a run's records, after its ``notes``.
 
     A bad gold or baseline file is a failed gate with its reason, never a crash that would hide the
-    test results. Used at the end of a run and by ``pytest-rag merge``."""
+    test results. Used at the end of a run and by ``pytest-rag merge``. ``pending``: the error kinds of
+    checks that wait by design in this run, which leave a gate not evaluated rather than failed."""
     out = Conclusion(lines=list(notes))
     try:
-        check_fail_under(records, fail_under, out)
+        check_fail_under(records, fail_under, out, pending)
         check_gold(records, gold, min_alpha, out)
         if baseline is not None:
             compare_baseline(records, baseline, out)

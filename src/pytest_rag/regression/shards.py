@@ -36,7 +36,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..check_keys import keyed_records, metric_label, report_order
-from ..errors import InputError
+from ..errors import InputError, NotJudgedError
 from ..ground.command_options import SubCommand, SwitchOption, ValueOption
 from ..report.html.page import write_html_report
 from ..report.results_file import REPORT_SUFFIXES, VERSION, read_results_file, write_reports
@@ -253,8 +253,17 @@ def merge(
     if html is not None:
         title = f"pytest-rag report · {len(shards)} shard(s) merged"
         notes, html_error = write_html_report(html, records, baseline, title, run=run)
+    dry_run = any(record.error_kind == NotJudgedError.__name__ for record in records)
     conclusion = conclude(
-        records, fail_under=fail_under or {}, gold=gold, min_alpha=min_alpha, baseline=baseline, notes=notes
+        records,
+        fail_under=fail_under or {},
+        gold=gold,
+        min_alpha=min_alpha,
+        baseline=baseline,
+        notes=notes,
+        # shards of a dry run counted their checks by design; any other check without a score,
+        # a batch's included (the merge is the verdict), leaves its gate failed
+        pending=frozenset({NotJudgedError.__name__}) if dry_run else frozenset(),
     )
     if (conclusion.failed or html_error is not None) and run.exit_status == 0:
         run = dataclasses.replace(run, exit_status=1)
@@ -263,7 +272,6 @@ def merge(
     for failure in (html_error, error):
         if failure is not None:
             conclusion.fail(failure)
-    dry_run = any(record.error_kind == "NotJudgedError" for record in records)
     lines = summary_text(records, conclusion.summary_lines, quiet=quiet, dry_run=dry_run)
     if not lines:  # no check in any shard: still say so, and why a gate failed
         lines = [f"no judged check in {len(shards)} shard file(s)", *conclusion.summary_lines]

@@ -30,6 +30,7 @@ from ..report.results_file import junit_properties as properties_of
 from ..report.results_file import write_reports
 from ..report.summary import summary_text
 from ..run_record import COUNTER_KEY, RunRecord, record_run
+from .unjudged import pending_kinds
 
 if TYPE_CHECKING:
     from ..results import CheckRecord
@@ -105,6 +106,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         min_alpha=regression.min_alpha,
         baseline=regression.baseline,
         notes=notes,
+        pending=pending_kinds(settings),
     )
     conclusion.unsubmitted.extend(batches.failures)
     exported, export_error = _export(rag)  # before the results files, which record the exit status
