@@ -224,9 +224,15 @@ def _default_scale(name: str) -> tuple[float, float] | None:
 
 
 def check_gold(
-    records: Sequence[CheckRecord], gold_path: Path | None, min_alpha: float | None, out: Conclusion
+    records: Sequence[CheckRecord],
+    gold_path: Path | None,
+    min_alpha: float | None,
+    out: Conclusion,
+    pending: frozenset[str] = frozenset(),
 ) -> None:
-    """Agreement with the gold labels, and the ``--rag-min-alpha`` gate on its lower bound."""
+    """Agreement with the gold labels, and the ``--rag-min-alpha`` gate on its lower bound. A bar
+    that no alpha interval could be held to fails, as a ``--rag-fail-under`` gate that judged nothing
+    does, unless the run judged nothing by design (``pending``)."""
     if gold_path is None:
         if min_alpha is not None:
             out.failures.append("--rag-min-alpha needs gold labels: pass --rag-gold=PATH")
@@ -237,14 +243,34 @@ def check_gold(
         f"agreement with gold labels ({gold_path.name}, Krippendorff's alpha, ordinal, 95% CI); "
         f"{agreement.matched} of {agreement.total} labels matched a check:"
     )
+    waiting = bool(records) and all(r.error_kind in pending for r in records)
     if not agreement.rows:
-        out.lines.append("  no check of this run has a gold label (keys are test_id, sample_id, metric)")
+        line = "  no check of this run has a gold label (keys are test_id, sample_id, metric)"
+        if min_alpha is not None and waiting:
+            line += f"; min-alpha {min_alpha:g} not evaluated (no check was judged in this run)"
+        elif min_alpha is not None:
+            message = (
+                f"alpha >= {min_alpha:g} FAILED: not evaluated: no check of this run has a gold label; "
+                f"label the checks this run judges in {gold_path.name} (--rag-gold), or remove "
+                "--rag-min-alpha from this run"
+            )
+            out.failures.append(message)
+            line += f"; {message}"
+        out.lines.append(line)
     for row in agreement.rows:
         estimate = row.estimate
         line = f"  {row.metric} [{row.judge}]: alpha {format_alpha(estimate)} over {estimate.n_units} checks"
         if min_alpha is not None:
             if estimate.interval is None:
-                line += f"; min-alpha {min_alpha:g} not evaluated (no interval)"
+                why = (
+                    "alpha is undefined" if estimate.alpha is None else "alpha has no interval"
+                ) + f" over {estimate.n_units} checks (too few checks, or every score the same)"
+                message = (
+                    f"alpha >= {min_alpha:g} FAILED for {row.metric} [{row.judge}]: not evaluated: "
+                    f"{why}; label more checks, with varied scores, or remove --rag-min-alpha from this run"
+                )
+                out.failures.append(message)
+                line += f"; {message}"
             elif estimate.interval.low < min_alpha:
                 message = (
                     f"alpha >= {min_alpha:g} FAILED for {row.metric} [{row.judge}]: lower bound "
@@ -304,7 +330,7 @@ def conclude(
     out = Conclusion(lines=list(notes))
     try:
         check_fail_under(records, fail_under, out, pending)
-        check_gold(records, gold, min_alpha, out)
+        check_gold(records, gold, min_alpha, out, pending)
         if baseline is not None:
             compare_baseline(records, baseline, out)
     except (RagError, ValueError) as exc:
