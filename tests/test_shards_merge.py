@@ -160,6 +160,32 @@ def test_a_malformed_gate_is_refused_before_anything_is_read(
     )
 
 
+def test_a_gate_the_merge_could_never_fail_or_never_pass_is_refused_as_the_run_refuses_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pytest's start-up refuses a bar off the metric's scale or a mode it does not have; so must the
+    merge, where faithfulness=0.8 (a 0-1 habit on a 1-5 metric) would pass every suite."""
+    records = _records()  # faithfulness[claims] (0-1) and faithfulness on 1-5, among others
+    shard = _shard(tmp_path / "one.json", records)
+    refused = {
+        "faithfulness=0.8": "--fail-under faithfulness=0.8 is outside the metric's 1-5 scale, so the "
+        "check could never fail; give a threshold from 1 to 5",
+        "faithfulness[claims]=4": "--fail-under faithfulness[claims]=4 is outside the metric's 0-1 scale, "
+        "so the check could never pass",
+        "faithfulness[nomode]=3": "metric 'faithfulness' has no mode 'nomode'; its modes: ",
+    }
+    for gate, message in refused.items():
+        assert cli.main(["merge", str(shard), "--fail-under", gate, "--allow-partial"]) == 1
+        captured = capsys.readouterr()
+        assert message in captured.err, captured.err
+        assert "gates (" not in captured.out  # refused before anything was computed
+    plugin = [r.model_copy(update={"metric": "tone", "mode": "default"}) for r in records[:1]]
+    assert plugin[0].scale_low == 0 and plugin[0].scale_high == 1
+    shard = _shard(tmp_path / "plugin.json", plugin)  # a plugin's metric: the scale its checks recorded
+    assert cli.main(["merge", str(shard), "--fail-under", "tone=4", "--allow-partial"]) == 1
+    assert "--fail-under tone=4 is outside the 0-1 scale of tone in these results" in capsys.readouterr().err
+
+
 def test_shards_without_checks_merged_anyway_say_so_and_fail_the_gates_they_cannot_evaluate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -194,12 +194,17 @@ def _unscored_row(
 
 
 def check_gate_names(bars: Mapping[str, float], records: Sequence[CheckRecord], source: str) -> None:
-    """A gate of ``pytest-rag merge`` (which has no registry to check it against, as a pytest run
-    does at start-up) must name a metric of the merged results or a built-in one: a typo would be a
-    gate that is never evaluated, in a merge that ends green."""
-    from ..metrics.catalog import metric_names
+    """A gate of ``pytest-rag merge`` (which has no pytest start-up to check it, as a run has) is
+    checked here as a run's start-up checks it: it must name a metric of the merged results or a
+    built-in one (a typo would be a gate that is never evaluated), a mode that metric has, and a bar
+    on its scale (``faithfulness=0.8`` on a 1-5 metric could never fail, so every merge would pass).
+    A built-in metric is checked against the catalog, with the run's own messages; a plugin's metric,
+    which only its results know, against the scale its checks recorded."""
+    from ..metrics.base import Metric
+    from ..metrics.catalog import builtin_metrics, metric_names
 
-    known = {r.metric for r in records} | set(metric_names())
+    builtin = set(metric_names())
+    known = {r.metric for r in records} | builtin
     for key in bars:
         name = key.partition("[")[0].strip()
         if name not in known:
@@ -210,6 +215,34 @@ def check_gate_names(bars: Mapping[str, float], records: Sequence[CheckRecord], 
                 else "no check of these results and no built-in metric has that name"
             )
             raise InputError(f"{source} {key}: {name!r} is not a metric; {hint}")
+    classes = builtin_metrics()
+    ours = {key: bar for key, bar in bars.items() if key.partition("[")[0].strip() in builtin}
+    for key, bar in ours.items():
+        name, _, bracket = key.partition("[")
+        name, mode = name.strip(), bracket.rstrip("]").strip() or "default"
+        modes = {metric.mode: metric for metric in classes if metric.name == name}
+        if modes and mode not in modes:
+            raise InputError(
+                f"{source} {key}: metric {name!r} has no mode {mode!r}; its modes: {', '.join(sorted(modes))}"
+            )
+        metric = modes.get(mode)
+        if metric is not None and metric.scale_for is Metric.scale_for:  # else each check has its own
+            metric().check_threshold(bar, {}, f"{source} {key}={bar:g}")
+    scales = {
+        metric_label(r): (r.scale_low, r.scale_high)
+        for r in records
+        if r.scale_low is not None and r.scale_high is not None
+    }
+    for key, bar in bars.items():
+        if key in ours or key not in scales:
+            continue
+        low, high = scales[key]
+        if not low <= bar <= high:
+            raise InputError(
+                f"{source} {key}={bar:g} is outside the {low:g}-{high:g} scale of {key} in these results, "
+                f"so the gate could {'never pass' if bar > high else 'never fail'}; give a bar from "
+                f"{low:g} to {high:g}"
+            )
 
 
 def _default_scale(name: str) -> tuple[float, float] | None:
