@@ -223,6 +223,28 @@ def test_a_merge_whose_gated_checks_all_ended_in_judge_errors_fails(
     assert "faithfulness >= 3 passed" in out
 
 
+def test_a_merge_holding_a_check_without_a_verdict_fails_even_with_no_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The unsharded run made that check's test an error; a merge that ends 0 would be the one green
+    verdict a suite with an unjudged check gets. A dry run's checks, counted by design, are no error."""
+    scored = CheckRecord(test_id="t.py::test_a", metric="faithfulness", judge="openai:m", score=4)
+    unjudged = scored.model_copy(
+        update={"test_id": "t.py::test_b", "score": None, "error": "x", "error_kind": "JudgeError"}
+    )
+    shard = _shard(tmp_path / "one.json", [scored, unjudged])
+    assert cli.main(["merge", str(shard), "--allow-partial"]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "pytest-rag: 1 check(s) of these shards ended without a verdict (1 JudgeError), so the merge "
+        "fails as the unsharded run would: each shard job's log names its tests, reported as errors"
+    ) in out
+    counted = unjudged.model_copy(update={"error_kind": "NotJudgedError"})
+    dry = _shard(tmp_path / "dry.json", [counted])
+    assert cli.main(["merge", str(dry), "--allow-partial"]) == 0
+    assert "ended without a verdict" not in capsys.readouterr().out
+
+
 # -- the proof: unsharded and three shards print the same verdict ----------------------------------
 
 SUITE = """
@@ -291,9 +313,12 @@ def _without_file_lines(lines: list[str]) -> list[str]:
 
 
 def _merged_summary(out: list[str], shards: int) -> list[str]:
-    """The lines of a merge's output after its header and the one line per shard it lists."""
+    """The lines of a merge's output after its header, the one line per shard it lists and the line
+    on checks without a verdict (the counterpart of the tests a run reports as errors, which
+    :func:`_without_file_lines` leaves out of the run's summary)."""
     assert out[0] == f"pytest-rag summary of {shards} shard(s):"
-    return out[1 + shards :]
+    rest = out[1 + shards :]
+    return rest[1:] if rest and "ended without a verdict" in rest[0] else rest
 
 
 def _repeats_unordered(path: Path) -> object:
@@ -414,14 +439,16 @@ def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_
     assert "12 passed, 1 error" in merged_html.read_text(encoding="utf-8")
     assert "answer_relevancy" in merged_html.read_text(encoding="utf-8")
 
-    # with the passing gate alone, the merge passes as the unsharded run's gate line says
+    # with the passing gate alone, the gate passes as the unsharded run's gate line says, but the
+    # merge fails as that run did: the BROKEN answer's check ended without a verdict
     status = cli.main(["merge", *shards, "--fail-under", gates[0]])
     out = capsys.readouterr().out.splitlines()
-    assert status == 0
+    assert status == whole.ret == 1
     gate_line = next(line for line in expected if line.startswith("  faithfulness >= 1.5 passed"))
     assert gate_line in out
+    assert out[4].startswith("pytest-rag: 1 check(s) of these shards ended without a verdict (1 JudgeError")
     # and -q prints the one-line-per-metric summary of pytest -q
-    assert cli.main(["merge", *shards, "-q"]) == 0
+    assert cli.main(["merge", *shards, "-q"]) == 1
     quiet = _merged_summary(capsys.readouterr().out.splitlines(), 3)
     assert quiet[0].startswith("answer_relevancy [ensemble(openai:fake-a,openai:fake-b)]: mean ")
 

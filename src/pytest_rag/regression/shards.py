@@ -6,7 +6,9 @@ says nothing about the suite, so the shards run without gates, and this command 
 files back into check records, checks that no check was run twice, and computes what one unsharded
 run would have printed: the summary table with its intervals, the repeat and ensemble lines, the
 gates (``--fail-under``, ``--gold``/``--min-alpha``), the baseline comparison, the results files and
-the HTML report. Its exit status is that of the run's gates: 0, or 1 when a gate failed.
+the HTML report. Its exit status is that of the run's gates: 0, or 1 when a gate failed, or when a
+check of the shards ended without a verdict (its test was an error in its shard, and so it would
+have been in the unsharded run: a merge must not be the one green verdict such a suite gets).
 
 A merge of shards that did not all run to the end would be the verdict of a smaller suite that
 reads like the whole one, so before anything is computed every shard's run record
@@ -244,6 +246,20 @@ def merge(
             )
         )
     header = [f"pytest-rag summary of {len(shards)} shard(s):", *shard_lines(shards)]
+    # shards of a dry run counted their checks by design; any other check without a score, a
+    # batch's included (the merge is the verdict), is no pass
+    dry_run = any(record.error_kind == NotJudgedError.__name__ for record in records)
+    pending = frozenset({NotJudgedError.__name__}) if dry_run else frozenset()
+    unjudged = Counter(
+        r.error_kind or "no score" for r in records if r.error is not None and r.error_kind not in pending
+    )
+    if unjudged:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(unjudged.items()))
+        header.append(
+            f"pytest-rag: {sum(unjudged.values())} check(s) of these shards ended without a verdict ({kinds}), "
+            "so the merge fails as the unsharded run would: each shard job's log names its tests, "
+            "reported as errors"
+        )
     if problems:
         header.append("merged anyway (--allow-partial); the summary covers only what these shards judged:")
         header.extend(f"  {line}" for line in problems)
@@ -253,7 +269,6 @@ def merge(
     if html is not None:
         title = f"pytest-rag report · {len(shards)} shard(s) merged"
         notes, html_error = write_html_report(html, records, baseline, title, run=run)
-    dry_run = any(record.error_kind == NotJudgedError.__name__ for record in records)
     conclusion = conclude(
         records,
         fail_under=fail_under or {},
@@ -261,11 +276,10 @@ def merge(
         min_alpha=min_alpha,
         baseline=baseline,
         notes=notes,
-        # shards of a dry run counted their checks by design; any other check without a score,
-        # a batch's included (the merge is the verdict), leaves its gate failed
-        pending=frozenset({NotJudgedError.__name__}) if dry_run else frozenset(),
+        pending=pending,
     )
-    if (conclusion.failed or html_error is not None) and run.exit_status == 0:
+    failed = conclusion.failed or bool(unjudged)
+    if (failed or html_error is not None) and run.exit_status == 0:
         run = dataclasses.replace(run, exit_status=1)
     written, error = write_reports(reports, records, run)
     conclusion.lines.extend(written)
@@ -275,12 +289,13 @@ def merge(
     lines = summary_text(records, conclusion.summary_lines, quiet=quiet, dry_run=dry_run)
     if not lines:  # no check in any shard: still say so, and why a gate failed
         lines = [f"no judged check in {len(shards)} shard file(s)", *conclusion.summary_lines]
-    return MergeOutcome(header, lines, conclusion.failed)
+    return MergeOutcome(header, lines, failed or conclusion.failed)
 
 
 def merge_command(args: argparse.Namespace) -> int:
-    """``pytest-rag merge``: print the shards and the merged summary; exit 1 when a gate failed (or,
-    through :class:`IncompleteShardsError`, when the shards do not make a complete run)."""
+    """``pytest-rag merge``: print the shards and the merged summary; exit 1 when a gate failed or a
+    check ended without a verdict (or, through :class:`IncompleteShardsError`, when the shards do not
+    make a complete run)."""
     paths = [Path(p) for p in args.shards]
     outcome = merge(
         paths,
