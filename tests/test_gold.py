@@ -125,7 +125,7 @@ def test_a_min_alpha_gate_without_an_alpha_fails_the_session(tmp_path: Path) -> 
     check_gold([_record(7, 4)], labels, 0.667, out)
     (failure,) = out.failures
     assert failure.startswith("alpha >= 0.667 FAILED: not evaluated: no check of this run has a gold label")
-    assert "--rag-gold" in failure
+    assert "label the checks this run judges in g.jsonl" in failure
     out = Conclusion()  # one labelled check: alpha has no interval
     check_gold([_record(0, 4)], labels, 0.667, out)
     (failure,) = out.failures

@@ -186,6 +186,23 @@ def test_a_gate_the_merge_could_never_fail_or_never_pass_is_refused_as_the_run_r
     assert "--fail-under tone=4 is outside the 0-1 scale of tone in these results" in capsys.readouterr().err
 
 
+def test_a_merge_names_its_own_gold_options_and_refuses_them_before_merging(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The merge spells them --gold and --min-alpha: an error that says --rag-gold names an option
+    the command does not have."""
+    shard = _shard(tmp_path / "one.json", _records())
+    assert cli.main(["merge", str(shard), "--min-alpha", "0.5", "--allow-partial"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "pytest-rag: error: --min-alpha needs gold labels: pass --gold=PATH\n"
+    missing = tmp_path / "gold.jsonl"
+    assert cli.main(["merge", str(shard), "--gold", str(missing), "--allow-partial"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"pytest-rag: error: gold file {missing} does not exist (--gold)\n"
+
+
 def test_shards_without_checks_merged_anyway_say_so_and_fail_the_gates_they_cannot_evaluate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -284,8 +284,8 @@ def check_gold(
         elif min_alpha is not None:
             message = (
                 f"alpha >= {min_alpha:g} FAILED: not evaluated: no check of this run has a gold label; "
-                f"label the checks this run judges in {gold_path.name} (--rag-gold), or remove "
-                "--rag-min-alpha from this run"
+                f"label the checks this run judges in {gold_path.name}, or remove the min-alpha gate "
+                "from this run"
             )
             out.failures.append(message)
             line += f"; {message}"
@@ -300,7 +300,7 @@ def check_gold(
                 ) + f" over {estimate.n_units} checks (too few checks, or every score the same)"
                 message = (
                     f"alpha >= {min_alpha:g} FAILED for {row.metric} [{row.judge}]: not evaluated: "
-                    f"{why}; label more checks, with varied scores, or remove --rag-min-alpha from this run"
+                    f"{why}; label more checks, with varied scores, or remove the min-alpha gate from this run"
                 )
                 out.failures.append(message)
                 line += f"; {message}"

@@ -231,6 +231,11 @@ def merge(
     for path in reports:
         if path.suffix.lower() not in REPORT_SUFFIXES:
             raise InputError(f"--report {path} must end in .json or .csv (repeat the option for both)")
+    # refused here, in this command's own option names (the run's end says --rag-gold)
+    if min_alpha is not None and gold is None:
+        raise InputError("--min-alpha needs gold labels: pass --gold=PATH")
+    if gold is not None and not gold.is_file():
+        raise InputError(f"gold file {gold} does not exist (--gold)")
     shards = [load_shard(path) for path in shard_paths]
     records = combine(shards)
     check_gate_names(fail_under or {}, records, "--fail-under")
