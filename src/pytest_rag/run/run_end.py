@@ -97,6 +97,10 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     )
     notes.extend(batches.lines)
     regression = settings.regression
+    if config.getoption("collectonly", False):
+        # listing the tests (an IDE, pytest-split's durations) runs none by design: a gate would
+        # fail it for judging nothing, and gold agreement or a baseline change would weigh nothing
+        regression = dataclasses.replace(regression, fail_under={}, gold=None, min_alpha=None, baseline=None)
     if not records and not notes and html_error is None and not regression.any_requested():
         return  # a run that judged nothing and asked for no file or gate: nothing to conclude
     conclusion = conclude(
