@@ -248,11 +248,13 @@ def test_relevant(rag_judge):
     )
 
 
-def test_collecting_only_is_no_run_for_the_gates(pytester: pytest.Pytester) -> None:
-    """``--collect-only`` (an IDE listing the tests, pytest-split storing durations) runs no test by
-    design: gates from the ini must not fail it, nor even be shown as if they had been weighed."""
+@pytest.mark.parametrize("option", ["--collect-only", "--setup-plan", "--setup-only", "--fixtures"])
+def test_a_run_of_no_test_is_no_run_for_the_gates(pytester: pytest.Pytester, option: str) -> None:
+    """``--collect-only`` (an IDE listing the tests, pytest-split storing durations) and the fixture
+    listings run no test by design: gates from the ini must not fail them, nor even be shown as if
+    they had been weighed."""
     pytester.makepyfile(test_bot="def test_grounded(rag_judge):\n    pass\n")
     pytester.makeini("[pytest]\nrag_fail_under =\n    faithfulness = 3\n")
-    result = pytester.runpytest("-p", "no:cacheprovider", "--collect-only", "-q")
+    result = pytester.runpytest("-p", "no:cacheprovider", option, "-q")
     assert result.ret == pytest.ExitCode.OK
     assert "faithfulness >= 3" not in result.stdout.str()

@@ -97,9 +97,9 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     )
     notes.extend(batches.lines)
     regression = settings.regression
-    if config.getoption("collectonly", False):
-        # listing the tests (an IDE, pytest-split's durations) runs none by design: a gate would
-        # fail it for judging nothing, and gold agreement or a baseline change would weigh nothing
+    if _runs_no_test(config):
+        # a gate would fail such a run for judging nothing, and gold agreement or a baseline change
+        # would weigh nothing
         regression = dataclasses.replace(regression, fail_under={}, gold=None, min_alpha=None, baseline=None)
     if not records and not notes and html_error is None and not regression.any_requested():
         return  # a run that judged nothing and asked for no file or gate: nothing to conclude
@@ -124,6 +124,15 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
             conclusion.fail(failure)
     _fail_session(session, conclusion.failed)
     config.stash[CONCLUSION_KEY] = conclusion
+
+
+#: pytest's options that run no test body by design: they list the tests (an IDE, pytest-split's
+#: bookkeeping), their fixtures, or the fixtures' set-up plan.
+NO_TEST_OPTIONS = ("collectonly", "setupplan", "setuponly", "showfixtures", "show_fixtures_per_test")
+
+
+def _runs_no_test(config: pytest.Config) -> bool:
+    return any(config.getoption(name, False) for name in NO_TEST_OPTIONS)
 
 
 def _export(rag: RagSession) -> tuple[list[str], Exception | None]:
