@@ -260,6 +260,12 @@ def test_a_merge_holding_a_check_without_a_verdict_fails_even_with_no_gate(
     dry = _shard(tmp_path / "dry.json", [counted])
     assert cli.main(["merge", str(dry), "--allow-partial"]) == 0
     assert "ended without a verdict" not in capsys.readouterr().out
+    # one shard run with --rag-dry-run by mistake among judged ones: its checks were never judged
+    judged = _shard(tmp_path / "judged.json", [scored])
+    assert (
+        cli.main(["merge", str(judged), str(dry), "--fail-under", "faithfulness=3", "--allow-partial"]) == 1
+    )
+    assert "ended without a verdict (1 NotJudgedError)" in capsys.readouterr().out
 
 
 # -- the proof: unsharded and three shards print the same verdict ----------------------------------

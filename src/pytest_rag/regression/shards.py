@@ -252,8 +252,12 @@ def merge(
         )
     header = [f"pytest-rag summary of {len(shards)} shard(s):", *shard_lines(shards)]
     # shards of a dry run counted their checks by design; any other check without a score, a
-    # batch's included (the merge is the verdict), is no pass
-    dry_run = any(record.error_kind == NotJudgedError.__name__ for record in records)
+    # batch's included (the merge is the verdict), is no pass, and so is a dry-run shard merged
+    # with judged ones (run with --rag-dry-run by mistake: its part of the suite was never judged)
+    judged = [shard for shard in shards if shard.records]
+    dry_run = bool(judged) and all(
+        any(record.error_kind == NotJudgedError.__name__ for record in shard.records) for shard in judged
+    )
     pending = frozenset({NotJudgedError.__name__}) if dry_run else frozenset()
     unjudged = Counter(
         r.error_kind or "no score" for r in records if r.error is not None and r.error_kind not in pending
