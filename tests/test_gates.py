@@ -94,8 +94,24 @@ def test_a_gate_whose_checks_were_only_counted_or_queued_is_not_evaluated_withou
         check_fail_under(_errors(2, kind=kind), {"faithfulness": 3}, out, pending=frozenset({kind}))
         assert not out.failed
         assert out.lines[1] == (
-            f"  faithfulness >= 3: not evaluated: its 2 check(s) were not judged in this run ({kind})"
+            f"  faithfulness >= 3: not evaluated: 2 of its 2 check(s) were not judged in this run ({kind})"
         )
+    # some checks scored, others still queued: the gate would pass on part of its checks
+    out = Conclusion()
+    waiting = frozenset({"WaitingForBatchError"})
+    check_fail_under(
+        [*_records([5, 5]), *_errors(1, kind="WaitingForBatchError")], {"faithfulness": 3}, out, waiting
+    )
+    assert not out.failed
+    assert out.lines[1:] == [
+        "  faithfulness >= 3: not evaluated: 1 of its 3 check(s) were not judged in this run (WaitingForBatchError)"
+    ]
+    out = Conclusion()  # ... but the part judged may fail it
+    check_fail_under(
+        [*_records([2, 2]), *_errors(1, kind="WaitingForBatchError")], {"faithfulness": 3}, out, waiting
+    )
+    (failure,) = out.failures
+    assert failure.startswith("faithfulness >= 3 FAILED: lower bound 2.00 < 3")
     # the same kind outside a dry run or a batch run is a check without a verdict
     out = Conclusion()
     check_fail_under(_errors(2, kind="WaitingForBatchError"), {"faithfulness": 3}, out)
@@ -244,7 +260,9 @@ def test_relevant(rag_judge):
     )
     assert dry.ret == pytest.ExitCode.OK
     dry.stdout.fnmatch_lines(
-        ["*faithfulness >= 3: not evaluated: its 1 check(s) were not judged in this run (NotJudgedError)"]
+        [
+            "*faithfulness >= 3: not evaluated: 1 of its 1 check(s) were not judged in this run (NotJudgedError)"
+        ]
     )
 
 

@@ -11,7 +11,8 @@ A gate that judged nothing fails: its metric did not run (deselected with ``-k``
 a merge) or every check of a judge's row ended without a verdict. A gate asked for and never
 evaluated is no evidence that the suite clears its bar, and a green run would say it is. The one
 exception is a check that waits by design (``--rag-dry-run`` counts checks, ``--rag-batch`` queues
-them): such a gate is shown as not evaluated, as its tests are skipped rather than failed.
+them): such a gate is shown as not evaluated, as its tests are skipped rather than failed, and so
+is one of whose checks only some wait, as its interval would speak for checks it never saw.
 """
 
 from __future__ import annotations
@@ -140,10 +141,10 @@ def check_fail_under(
             _not_evaluated(out, metric, bar, f"no check of {metric} ran in this run")
             continue
         for row in gated:
-            low = row.aggregate.ci_low
-            if not row.aggregate.n or low is None:
-                _unscored_row(out, metric, bar, row, records, pending)
+            if _row_without_verdict(out, metric, bar, row, records, pending):
                 continue
+            low = row.aggregate.ci_low
+            assert low is not None
             if low < bar:
                 message = (
                     f"{metric} >= {bar:g} FAILED: lower bound {low:.2f} < {bar:g} in {describe_row(row)}"
@@ -166,31 +167,43 @@ def _not_evaluated(out: Conclusion, metric: str, bar: float, why: str) -> None:
     out.lines.append(f"  {message}")
 
 
-def _unscored_row(
+def _row_without_verdict(
     out: Conclusion,
     metric: str,
     bar: float,
     row: SummaryRow,
     records: Sequence[CheckRecord],
     pending: frozenset[str],
-) -> None:
-    """A row of the gate whose checks all ended without a score: they wait by design, or they
-    ended without a verdict and the gate fails."""
+) -> bool:
+    """Say so and return True when a row of the gate cannot be held to its bar: some of its checks
+    wait by design (only counted, or queued for a batch), so its interval covers part of them and
+    the gate is not evaluated, unless that part already fails it (the gate never passes on part of
+    its checks); or none of its checks was scored, and the gate fails."""
     label, judge = row.aggregate.metric, row.aggregate.judge
     kinds = Counter(
-        r.error_kind or "no score" for r in records if metric_label(r) == label and r.judge == judge
+        r.error_kind or "no score"
+        for r in records
+        if metric_label(r) == label and r.judge == judge and r.score is None
     )
-    count = sum(kinds.values())
-    if kinds and set(kinds) <= pending:
+    waiting = {kind: n for kind, n in kinds.items() if kind in pending}
+    low = row.aggregate.ci_low
+    if waiting and not (row.aggregate.n and low is not None and low < bar):
+        total = sum(1 for r in records if metric_label(r) == label and r.judge == judge)
         out.lines.append(
-            f"  {metric} >= {bar:g}: not evaluated: its {count} check(s) were not judged in this run "
-            f"({', '.join(sorted(kinds))})"
+            f"  {metric} >= {bar:g}: not evaluated: {sum(waiting.values())} of its {total} check(s) "
+            f"were not judged in this run ({', '.join(sorted(waiting))})"
         )
-        return
+        return True
+    if row.aggregate.n and low is not None:
+        return False
     ended = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     _not_evaluated(
-        out, metric, bar, f"all {count} check(s) of {label} [{judge}] ended without a verdict ({ended})"
+        out,
+        metric,
+        bar,
+        f"all {sum(kinds.values())} check(s) of {label} [{judge}] ended without a verdict ({ended})",
     )
+    return True
 
 
 def check_gate_names(bars: Mapping[str, float], records: Sequence[CheckRecord], source: str) -> None:
