@@ -48,11 +48,74 @@ def test_fail_under_gates_on_the_lower_bound_not_the_mean() -> None:
     assert not out.failed
 
 
-def test_a_gate_on_an_unscored_metric_is_reported_not_failed() -> None:
+def _errors(n: int, kind: str = "JudgeError", judge: str = "openai:m") -> list[CheckRecord]:
+    return [
+        CheckRecord(
+            test_id=f"e.py::test_{i}",
+            metric="faithfulness",
+            judge=judge,
+            scale_low=1,
+            scale_high=5,
+            threshold=3,
+            error="the judge replied nonsense",
+            error_kind=kind,
+        )
+        for i in range(n)
+    ]
+
+
+def test_a_gate_whose_metric_did_not_run_fails_the_session() -> None:
     out = Conclusion()
     check_fail_under(_records([5]), {"context_recall": 4}, out)
+    (failure,) = out.failures
+    assert failure.startswith("context_recall >= 4 FAILED: not evaluated: no check of context_recall ran")
+    assert "run its checks or remove the gate" in failure
+
+
+def test_a_gate_whose_checks_all_ended_in_judge_errors_fails_the_session() -> None:
+    out = Conclusion()
+    check_fail_under(_errors(3), {"faithfulness": 3}, out)
+    (failure,) = out.failures
+    assert failure.startswith(
+        "faithfulness >= 3 FAILED: not evaluated: all 3 check(s) of faithfulness [openai:m] ended "
+        "without a verdict (3 JudgeError)"
+    )
+    # one judge's row scored, another's ended in errors only: the scored row does not speak for it
+    out = Conclusion()
+    check_fail_under([*_records([5, 5]), *_errors(2, judge="openai:other")], {"faithfulness": 3}, out)
+    (failure,) = out.failures
+    assert "all 2 check(s) of faithfulness [openai:other]" in failure
+    assert any(line.startswith("  faithfulness >= 3 passed") for line in out.lines)
+
+
+def test_a_gate_whose_checks_were_only_counted_or_queued_is_not_evaluated_without_failing() -> None:
+    for kind in ("NotJudgedError", "WaitingForBatchError"):
+        out = Conclusion()
+        check_fail_under(_errors(2, kind=kind), {"faithfulness": 3}, out, pending=frozenset({kind}))
+        assert not out.failed
+        assert out.lines[1] == (
+            f"  faithfulness >= 3: not evaluated: 2 of its 2 check(s) were not judged in this run ({kind})"
+        )
+    # some checks scored, others still queued: the gate would pass on part of its checks
+    out = Conclusion()
+    waiting = frozenset({"WaitingForBatchError"})
+    check_fail_under(
+        [*_records([5, 5]), *_errors(1, kind="WaitingForBatchError")], {"faithfulness": 3}, out, waiting
+    )
     assert not out.failed
-    assert any("context_recall >= 4: not evaluated" in line for line in out.lines)
+    assert out.lines[1:] == [
+        "  faithfulness >= 3: not evaluated: 1 of its 3 check(s) were not judged in this run (WaitingForBatchError)"
+    ]
+    out = Conclusion()  # ... but the part judged may fail it
+    check_fail_under(
+        [*_records([2, 2]), *_errors(1, kind="WaitingForBatchError")], {"faithfulness": 3}, out, waiting
+    )
+    (failure,) = out.failures
+    assert failure.startswith("faithfulness >= 3 FAILED: lower bound 2.00 < 3")
+    # the same kind outside a dry run or a batch run is a check without a verdict
+    out = Conclusion()
+    check_fail_under(_errors(2, kind="WaitingForBatchError"), {"faithfulness": 3}, out)
+    assert out.failed
 
 
 def test_a_metric_gate_leaves_out_its_modes_on_another_scale() -> None:
@@ -82,7 +145,9 @@ def test_a_metric_gate_leaves_out_its_modes_on_another_scale() -> None:
     assert len(out.failures) == 1 and "in faithfulness[claims]" in out.failures[0]
     out = Conclusion()
     check_fail_under(records[4:5], {"faithfulness": 4.5}, out)  # no default-mode row: the catalog's scale
-    assert out.failures == [] and out.lines[1].startswith("  faithfulness[claims] not gated")
+    assert out.lines[1].startswith("  faithfulness[claims] not gated")
+    (failure,) = out.failures  # so the gate judged nothing, which is no pass
+    assert failure.startswith("faithfulness >= 4.5 FAILED: not evaluated: no check of faithfulness ran")
 
 
 def test_baseline_flags_only_changes_whose_interval_excludes_zero(tmp_path: Path) -> None:
@@ -166,3 +231,48 @@ def test_malformed_fail_under_is_a_usage_error(pytester: pytest.Pytester) -> Non
     result.stderr.fnmatch_lines(
         ["*--rag-fail-under (command line) 'faithfulness' is malformed; write METRIC=VALUE*"]
     )
+
+
+def test_a_gate_on_a_deselected_metric_fails_the_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    judge_env(monkeypatch)
+    pytester.makepyfile(
+        test_bot="""
+def test_grounded(rag_judge):
+    rag_judge.faithfulness("Refunds take {{4}} days.", ["Refunds take 4 days."])
+
+def test_relevant(rag_judge):
+    rag_judge.answer_relevancy("Refunds take {{4}} days.", "How long do refunds take?")
+"""
+    )
+    with marker_server() as server:
+        args = run_args(server.openai_base_url, pytester.path / "cache", "--rag-fail-under=faithfulness=3")
+        deselected = pytester.runpytest(*args, "-k", "relevant")
+        dry = pytester.runpytest(*args, "--rag-dry-run")  # nothing is judged in a dry run, by design
+    deselected.assert_outcomes(passed=1, deselected=1)
+    assert deselected.ret == pytest.ExitCode.TESTS_FAILED
+    deselected.stdout.fnmatch_lines(
+        [
+            "*faithfulness >= 3 FAILED: not evaluated: no check of faithfulness ran in this run*",
+            "*session failed by 1 gate(s)*",
+        ]
+    )
+    assert dry.ret == pytest.ExitCode.OK
+    dry.stdout.fnmatch_lines(
+        [
+            "*faithfulness >= 3: not evaluated: 1 of its 1 check(s) were not judged in this run (NotJudgedError)"
+        ]
+    )
+
+
+@pytest.mark.parametrize("option", ["--collect-only", "--setup-plan", "--setup-only", "--fixtures"])
+def test_a_run_of_no_test_is_no_run_for_the_gates(pytester: pytest.Pytester, option: str) -> None:
+    """``--collect-only`` (an IDE listing the tests, pytest-split storing durations) and the fixture
+    listings run no test by design: gates from the ini must not fail them, nor even be shown as if
+    they had been weighed."""
+    pytester.makepyfile(test_bot="def test_grounded(rag_judge):\n    pass\n")
+    pytester.makeini("[pytest]\nrag_fail_under =\n    faithfulness = 3\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", option, "-q")
+    assert result.ret == pytest.ExitCode.OK
+    assert "faithfulness >= 3" not in result.stdout.str()

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_rag.errors import ConfigError
+from pytest_rag.regression.gates import Conclusion, check_gold
 from pytest_rag.regression.gold import gold_agreement, load_gold
 from pytest_rag.results import CheckRecord, JudgeScore
 from pytest_rag.stats import alpha_with_interval
@@ -116,3 +117,28 @@ def test_min_alpha_gates_the_session(pytester: pytest.Pytester, monkeypatch: pyt
     bad = pytester.runpytest(*args, "--rag-cache=replay", "--rag-gold=reversed.jsonl")
     assert bad.ret == pytest.ExitCode.TESTS_FAILED
     bad.stdout.fnmatch_lines(["*alpha >= 0.5 FAILED for faithfulness ?openai:gpt-4o-mini?: lower bound -*"])
+
+
+def test_a_min_alpha_gate_without_an_alpha_fails_the_session(tmp_path: Path) -> None:
+    labels = _write(tmp_path / "g.jsonl", [{"test_id": "t.py::test_0", "metric": "faithfulness", "score": 4}])
+    out = Conclusion()  # no check of the run has a label: the gate judged nothing
+    check_gold([_record(7, 4)], labels, 0.667, out)
+    (failure,) = out.failures
+    assert failure.startswith("alpha >= 0.667 FAILED: not evaluated: no check of this run has a gold label")
+    assert "label the checks this run judges in g.jsonl" in failure
+    out = Conclusion()  # one labelled check: alpha has no interval
+    check_gold([_record(0, 4)], labels, 0.667, out)
+    (failure,) = out.failures
+    assert failure.startswith(
+        "alpha >= 0.667 FAILED for faithfulness [openai:m]: not evaluated: alpha is undefined over 1 checks"
+    )
+    assert out.lines[-1].endswith(failure)
+    out = Conclusion()  # without a bar, an undefined alpha is only reported
+    check_gold([_record(0, 4)], labels, None, out)
+    assert not out.failed and "alpha undefined" in out.lines[-1]
+    out = Conclusion()  # a dry run judged nothing by design: not evaluated, not failed
+    counted = _record(0, 4).model_copy(
+        update={"score": None, "error": "counted", "error_kind": "NotJudgedError"}
+    )
+    check_gold([counted], labels, 0.667, out, pending=frozenset({"NotJudgedError"}))
+    assert not out.failed and "min-alpha 0.667 not evaluated" in out.lines[-1]

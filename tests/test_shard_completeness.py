@@ -292,7 +292,11 @@ def test_a_row_without_a_score_is_a_judge_error_in_every_count(
     (unscored,) = [r for r in load_shard(path).records if r.error is not None]
     assert unscored.error == "check 2 of shard.json holds neither a score nor an error"
     status, out, _ = _merge(capsys, path)
-    assert status == 0
+    assert status == 1  # a check without a verdict: no green merge
+    assert any(
+        line.startswith("pytest-rag: 1 check(s) of these shards ended without a verdict (1 Missing")
+        for line in out
+    )
     row = next(line for line in out if line.startswith("faithfulness"))
     assert re.search(r"\s1\s+4\.00\s.*100% \(1/1\)\s+1$", row), row  # n=1, one error
     assert "judge calls: 0 live, 2 cached, 0 offline" in "\n".join(out)  # both rows' calls

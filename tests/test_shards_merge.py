@@ -160,14 +160,112 @@ def test_a_malformed_gate_is_refused_before_anything_is_read(
     )
 
 
-def test_shards_without_checks_merged_anyway_say_so_and_leave_gates_not_evaluated(
+def test_a_gate_the_merge_could_never_fail_or_never_pass_is_refused_as_the_run_refuses_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pytest's start-up refuses a bar off the metric's scale or a mode it does not have; so must the
+    merge, where faithfulness=0.8 (a 0-1 habit on a 1-5 metric) would pass every suite."""
+    records = _records()  # faithfulness[claims] (0-1) and faithfulness on 1-5, among others
+    shard = _shard(tmp_path / "one.json", records)
+    refused = {
+        "faithfulness=0.8": "--fail-under faithfulness=0.8 is outside the metric's 1-5 scale, so the "
+        "check could never fail; give a threshold from 1 to 5",
+        "faithfulness[claims]=4": "--fail-under faithfulness[claims]=4 is outside the metric's 0-1 scale, "
+        "so the check could never pass",
+        "faithfulness[nomode]=3": "metric 'faithfulness' has no mode 'nomode'; its modes: ",
+    }
+    for gate, message in refused.items():
+        assert cli.main(["merge", str(shard), "--fail-under", gate, "--allow-partial"]) == 1
+        captured = capsys.readouterr()
+        assert message in captured.err, captured.err
+        assert "gates (" not in captured.out  # refused before anything was computed
+    plugin = [r.model_copy(update={"metric": "tone", "mode": "default"}) for r in records[:1]]
+    assert plugin[0].scale_low == 0 and plugin[0].scale_high == 1
+    shard = _shard(tmp_path / "plugin.json", plugin)  # a plugin's metric: the scale its checks recorded
+    assert cli.main(["merge", str(shard), "--fail-under", "tone=4", "--allow-partial"]) == 1
+    assert "--fail-under tone=4 is outside the 0-1 scale of tone in these results" in capsys.readouterr().err
+
+
+def test_a_merge_names_its_own_gold_options_and_refuses_them_before_merging(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The merge spells them --gold and --min-alpha: an error that says --rag-gold names an option
+    the command does not have."""
+    shard = _shard(tmp_path / "one.json", _records())
+    assert cli.main(["merge", str(shard), "--min-alpha", "0.5", "--allow-partial"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "pytest-rag: error: --min-alpha needs gold labels: pass --gold=PATH\n"
+    missing = tmp_path / "gold.jsonl"
+    assert cli.main(["merge", str(shard), "--gold", str(missing), "--allow-partial"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"pytest-rag: error: gold file {missing} does not exist (--gold)\n"
+
+
+def test_shards_without_checks_merged_anyway_say_so_and_fail_the_gates_they_cannot_evaluate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     empty = _shard(tmp_path / "empty.json", [])
-    assert cli.main(["merge", str(empty), "--fail-under", "faithfulness=4", "--allow-partial"]) == 0
+    assert cli.main(["merge", str(empty), "--fail-under", "faithfulness=4", "--allow-partial"]) == 1
     out = capsys.readouterr().out
     assert "no judged check in 1 shard file(s)" in out
-    assert "faithfulness >= 4: not evaluated" in out
+    assert "faithfulness >= 4 FAILED: not evaluated: no check of faithfulness ran in this run" in out
+
+
+def test_a_merge_whose_gated_checks_all_ended_in_judge_errors_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shard's tests were errors, but the merge is the verdict job: its gate judged nothing."""
+    scored = CheckRecord(
+        test_id="t.py::test_a", metric="faithfulness", judge="openai:m", score=4, scale_low=1, scale_high=5
+    )
+    errored = scored.model_copy(
+        update={
+            "test_id": "t.py::test_b",
+            "metric": "answer_relevancy",
+            "score": None,
+            "error": "unreadable reply",
+            "error_kind": "JudgeError",
+        }
+    )
+    shard = _shard(tmp_path / "one.json", [scored, errored])
+    gates = ["--fail-under", "faithfulness=3", "--fail-under", "answer_relevancy=3", "--allow-partial"]
+    assert cli.main(["merge", str(shard), *gates]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "answer_relevancy >= 3 FAILED: not evaluated: all 1 check(s) of answer_relevancy [openai:m] "
+        "ended without a verdict (1 JudgeError)"
+    ) in out
+    assert "faithfulness >= 3 passed" in out
+
+
+def test_a_merge_holding_a_check_without_a_verdict_fails_even_with_no_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The unsharded run made that check's test an error; a merge that ends 0 would be the one green
+    verdict a suite with an unjudged check gets. A dry run's checks, counted by design, are no error."""
+    scored = CheckRecord(test_id="t.py::test_a", metric="faithfulness", judge="openai:m", score=4)
+    unjudged = scored.model_copy(
+        update={"test_id": "t.py::test_b", "score": None, "error": "x", "error_kind": "JudgeError"}
+    )
+    shard = _shard(tmp_path / "one.json", [scored, unjudged])
+    assert cli.main(["merge", str(shard), "--allow-partial"]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "pytest-rag: 1 check(s) of these shards ended without a verdict (1 JudgeError), so the merge "
+        "fails as the unsharded run would: each shard job's log names its tests, reported as errors"
+    ) in out
+    counted = unjudged.model_copy(update={"error_kind": "NotJudgedError"})
+    dry = _shard(tmp_path / "dry.json", [counted])
+    assert cli.main(["merge", str(dry), "--allow-partial"]) == 0
+    assert "ended without a verdict" not in capsys.readouterr().out
+    # one shard run with --rag-dry-run by mistake among judged ones: its checks were never judged
+    judged = _shard(tmp_path / "judged.json", [scored])
+    assert (
+        cli.main(["merge", str(judged), str(dry), "--fail-under", "faithfulness=3", "--allow-partial"]) == 1
+    )
+    assert "ended without a verdict (1 NotJudgedError)" in capsys.readouterr().out
 
 
 # -- the proof: unsharded and three shards print the same verdict ----------------------------------
@@ -238,9 +336,12 @@ def _without_file_lines(lines: list[str]) -> list[str]:
 
 
 def _merged_summary(out: list[str], shards: int) -> list[str]:
-    """The lines of a merge's output after its header and the one line per shard it lists."""
+    """The lines of a merge's output after its header, the one line per shard it lists and the line
+    on checks without a verdict (the counterpart of the tests a run reports as errors, which
+    :func:`_without_file_lines` leaves out of the run's summary)."""
     assert out[0] == f"pytest-rag summary of {shards} shard(s):"
-    return out[1 + shards :]
+    rest = out[1 + shards :]
+    return rest[1:] if rest and "ended without a verdict" in rest[0] else rest
 
 
 def _repeats_unordered(path: Path) -> object:
@@ -361,14 +462,16 @@ def test_three_shards_merge_into_the_summary_gates_and_results_of_the_unsharded_
     assert "12 passed, 1 error" in merged_html.read_text(encoding="utf-8")
     assert "answer_relevancy" in merged_html.read_text(encoding="utf-8")
 
-    # with the passing gate alone, the merge passes as the unsharded run's gate line says
+    # with the passing gate alone, the gate passes as the unsharded run's gate line says, but the
+    # merge fails as that run did: the BROKEN answer's check ended without a verdict
     status = cli.main(["merge", *shards, "--fail-under", gates[0]])
     out = capsys.readouterr().out.splitlines()
-    assert status == 0
+    assert status == whole.ret == 1
     gate_line = next(line for line in expected if line.startswith("  faithfulness >= 1.5 passed"))
     assert gate_line in out
+    assert out[4].startswith("pytest-rag: 1 check(s) of these shards ended without a verdict (1 JudgeError")
     # and -q prints the one-line-per-metric summary of pytest -q
-    assert cli.main(["merge", *shards, "-q"]) == 0
+    assert cli.main(["merge", *shards, "-q"]) == 1
     quiet = _merged_summary(capsys.readouterr().out.splitlines(), 3)
     assert quiet[0].startswith("answer_relevancy [ensemble(openai:fake-a,openai:fake-b)]: mean ")
 

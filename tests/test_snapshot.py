@@ -218,8 +218,18 @@ def test_default(request):
             "DEFAULT=syrupy.extensions.json.JSONSnapshotExtension",
         ),
         ((), "rag_snapshot_default = false", "DEFAULT=None"),
+        (  # the user named ours: the run's tolerance still applies (it was silently exact)
+            ("--snapshot-default-extension=pytest_rag.regression.snapshot.RagSnapshotExtension",),
+            "rag_snapshot_tolerance = 0.5",
+            "DEFAULT=pytest_rag.regression.snapshot.RagSnapshotExtensionWithin500000ppm",
+        ),
+        (
+            ("--snapshot-default-extension", "pytest_rag.regression.snapshot.RagSnapshotExtension"),
+            "rag_snapshot_tolerance = repeats",
+            "DEFAULT=pytest_rag.regression.snapshot.RagSnapshotExtensionWithinRepeats",
+        ),
     ],
-    ids=["ours", "with-tolerance", "users-own-wins", "turned-off"],
+    ids=["ours", "with-tolerance", "users-own-wins", "turned-off", "ours-named", "ours-named-apart"],
 )
 def test_the_plain_snapshot_fixture_defaults_to_the_tolerant_extension_unless_the_run_chose(
     pytester: pytest.Pytester, args: tuple[str, ...], ini: str, expected: str

@@ -7,13 +7,18 @@ only when it is confidently above the bar, and a lucky mean over five checks is 
 only reports: each metric's change against a saved results file, by a paired bootstrap over the
 checks both runs scored, flagging a change only when its interval excludes zero.
 
-A gate whose metric was not scored in this run (say, deselected with ``-k``) is shown as not
-evaluated rather than failed or passed.
+A gate that judged nothing fails: its metric did not run (deselected with ``-k``, a shard left out of
+a merge) or every check of a judge's row ended without a verdict. A gate asked for and never
+evaluated is no evidence that the suite clears its bar, and a green run would say it is. The one
+exception is a check that waits by design (``--rag-dry-run`` counts checks, ``--rag-batch`` queues
+them): such a gate is shown as not evaluated, as its tests are skipped rather than failed, and so
+is one of whose checks only some wait, as its interval would speak for checks it never saw.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,11 +95,18 @@ def _matches(bar_metric: str, row_metric: str) -> bool:
     return row_metric == bar_metric or ("[" not in bar_metric and row_metric.startswith(bar_metric + "["))
 
 
-def check_fail_under(records: Sequence[CheckRecord], bars: Mapping[str, float], out: Conclusion) -> None:
-    """Gate each metric on the lower bound of its interval, per judge row that scored it.
+def check_fail_under(
+    records: Sequence[CheckRecord],
+    bars: Mapping[str, float],
+    out: Conclusion,
+    pending: frozenset[str] = frozenset(),
+) -> None:
+    """Gate each metric on the lower bound of its interval, per judge row of it.
 
     For an ensemble, the gate applies to the ensemble's row (the score the tests used), not to its
-    members' rows.
+    members' rows. A gate with no row, or a row with no scored check, fails (see the module's
+    docstring), unless every check of that row is of a ``pending`` error kind (only counted or
+    queued in this run, :func:`pytest_rag.run.unjudged.pending_kinds`).
     """
     if not bars:
         return
@@ -125,13 +137,12 @@ def check_fail_under(records: Sequence[CheckRecord], bars: Mapping[str, float], 
                     f"  {label} not gated by {metric} >= {bar:g}: it scores {bottom:g}-{top:g}, not "
                     f"{reference[0]:g}-{reference[1]:g} (gate it as {label}=VALUE)"
                 )
-        scored = [row for row in gated if row.aggregate.n and row.aggregate.ci_low is not None]
-        if not scored:
-            out.lines.append(
-                f"  {metric} >= {bar:g}: not evaluated (no scored check of {metric} in this run)"
-            )
+        if not gated:
+            _not_evaluated(out, metric, bar, f"no check of {metric} ran in this run")
             continue
-        for row in scored:
+        for row in gated:
+            if _row_without_verdict(out, metric, bar, row, records, pending):
+                continue
             low = row.aggregate.ci_low
             assert low is not None
             if low < bar:
@@ -146,13 +157,67 @@ def check_fail_under(records: Sequence[CheckRecord], bars: Mapping[str, float], 
                 )
 
 
-def check_gate_names(bars: Mapping[str, float], records: Sequence[CheckRecord], source: str) -> None:
-    """A gate of ``pytest-rag merge`` (which has no registry to check it against, as a pytest run
-    does at start-up) must name a metric of the merged results or a built-in one: a typo would be a
-    gate that is never evaluated, in a merge that ends green."""
-    from ..metrics.catalog import metric_names
+def _not_evaluated(out: Conclusion, metric: str, bar: float, why: str) -> None:
+    """A gate asked for that judged nothing: a failure, with what to do about it."""
+    message = (
+        f"{metric} >= {bar:g} FAILED: not evaluated: {why}; a gate that judges nothing is no pass "
+        "(run its checks or remove the gate from this run)"
+    )
+    out.failures.append(message)
+    out.lines.append(f"  {message}")
 
-    known = {r.metric for r in records} | set(metric_names())
+
+def _row_without_verdict(
+    out: Conclusion,
+    metric: str,
+    bar: float,
+    row: SummaryRow,
+    records: Sequence[CheckRecord],
+    pending: frozenset[str],
+) -> bool:
+    """Say so and return True when a row of the gate cannot be held to its bar: some of its checks
+    wait by design (only counted, or queued for a batch), so its interval covers part of them and
+    the gate is not evaluated, unless that part already fails it (the gate never passes on part of
+    its checks); or none of its checks was scored, and the gate fails."""
+    label, judge = row.aggregate.metric, row.aggregate.judge
+    kinds = Counter(
+        r.error_kind or "no score"
+        for r in records
+        if metric_label(r) == label and r.judge == judge and r.score is None
+    )
+    waiting = {kind: n for kind, n in kinds.items() if kind in pending}
+    low = row.aggregate.ci_low
+    if waiting and not (row.aggregate.n and low is not None and low < bar):
+        total = sum(1 for r in records if metric_label(r) == label and r.judge == judge)
+        out.lines.append(
+            f"  {metric} >= {bar:g}: not evaluated: {sum(waiting.values())} of its {total} check(s) "
+            f"were not judged in this run ({', '.join(sorted(waiting))})"
+        )
+        return True
+    if row.aggregate.n and low is not None:
+        return False
+    ended = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+    _not_evaluated(
+        out,
+        metric,
+        bar,
+        f"all {sum(kinds.values())} check(s) of {label} [{judge}] ended without a verdict ({ended})",
+    )
+    return True
+
+
+def check_gate_names(bars: Mapping[str, float], records: Sequence[CheckRecord], source: str) -> None:
+    """A gate of ``pytest-rag merge`` (which has no pytest start-up to check it, as a run has) is
+    checked here as a run's start-up checks it: it must name a metric of the merged results or a
+    built-in one (a typo would be a gate that is never evaluated), a mode that metric has, and a bar
+    on its scale (``faithfulness=0.8`` on a 1-5 metric could never fail, so every merge would pass).
+    A built-in metric is checked against the catalog, with the run's own messages; a plugin's metric,
+    which only its results know, against the scale its checks recorded."""
+    from ..metrics.base import Metric
+    from ..metrics.catalog import builtin_metrics, metric_names
+
+    builtin = set(metric_names())
+    known = {r.metric for r in records} | builtin
     for key in bars:
         name = key.partition("[")[0].strip()
         if name not in known:
@@ -163,6 +228,34 @@ def check_gate_names(bars: Mapping[str, float], records: Sequence[CheckRecord], 
                 else "no check of these results and no built-in metric has that name"
             )
             raise InputError(f"{source} {key}: {name!r} is not a metric; {hint}")
+    classes = builtin_metrics()
+    ours = {key: bar for key, bar in bars.items() if key.partition("[")[0].strip() in builtin}
+    for key, bar in ours.items():
+        name, _, bracket = key.partition("[")
+        name, mode = name.strip(), bracket.rstrip("]").strip() or "default"
+        modes = {metric.mode: metric for metric in classes if metric.name == name}
+        if modes and mode not in modes:
+            raise InputError(
+                f"{source} {key}: metric {name!r} has no mode {mode!r}; its modes: {', '.join(sorted(modes))}"
+            )
+        metric = modes.get(mode)
+        if metric is not None and metric.scale_for is Metric.scale_for:  # else each check has its own
+            metric().check_threshold(bar, {}, f"{source} {key}={bar:g}")
+    scales = {
+        metric_label(r): (r.scale_low, r.scale_high)
+        for r in records
+        if r.scale_low is not None and r.scale_high is not None
+    }
+    for key, bar in bars.items():
+        if key in ours or key not in scales:
+            continue
+        low, high = scales[key]
+        if not low <= bar <= high:
+            raise InputError(
+                f"{source} {key}={bar:g} is outside the {low:g}-{high:g} scale of {key} in these results, "
+                f"so the gate could {'never pass' if bar > high else 'never fail'}; give a bar from "
+                f"{low:g} to {high:g}"
+            )
 
 
 def _default_scale(name: str) -> tuple[float, float] | None:
@@ -177,9 +270,15 @@ def _default_scale(name: str) -> tuple[float, float] | None:
 
 
 def check_gold(
-    records: Sequence[CheckRecord], gold_path: Path | None, min_alpha: float | None, out: Conclusion
+    records: Sequence[CheckRecord],
+    gold_path: Path | None,
+    min_alpha: float | None,
+    out: Conclusion,
+    pending: frozenset[str] = frozenset(),
 ) -> None:
-    """Agreement with the gold labels, and the ``--rag-min-alpha`` gate on its lower bound."""
+    """Agreement with the gold labels, and the ``--rag-min-alpha`` gate on its lower bound. A bar
+    that no alpha interval could be held to fails, as a ``--rag-fail-under`` gate that judged nothing
+    does, unless the run judged nothing by design (``pending``)."""
     if gold_path is None:
         if min_alpha is not None:
             out.failures.append("--rag-min-alpha needs gold labels: pass --rag-gold=PATH")
@@ -190,14 +289,34 @@ def check_gold(
         f"agreement with gold labels ({gold_path.name}, Krippendorff's alpha, ordinal, 95% CI); "
         f"{agreement.matched} of {agreement.total} labels matched a check:"
     )
+    waiting = bool(records) and all(r.error_kind in pending for r in records)
     if not agreement.rows:
-        out.lines.append("  no check of this run has a gold label (keys are test_id, sample_id, metric)")
+        line = "  no check of this run has a gold label (keys are test_id, sample_id, metric)"
+        if min_alpha is not None and waiting:
+            line += f"; min-alpha {min_alpha:g} not evaluated (no check was judged in this run)"
+        elif min_alpha is not None:
+            message = (
+                f"alpha >= {min_alpha:g} FAILED: not evaluated: no check of this run has a gold label; "
+                f"label the checks this run judges in {gold_path.name}, or remove the min-alpha gate "
+                "from this run"
+            )
+            out.failures.append(message)
+            line += f"; {message}"
+        out.lines.append(line)
     for row in agreement.rows:
         estimate = row.estimate
         line = f"  {row.metric} [{row.judge}]: alpha {format_alpha(estimate)} over {estimate.n_units} checks"
         if min_alpha is not None:
             if estimate.interval is None:
-                line += f"; min-alpha {min_alpha:g} not evaluated (no interval)"
+                why = (
+                    "alpha is undefined" if estimate.alpha is None else "alpha has no interval"
+                ) + f" over {estimate.n_units} checks (too few checks, or every score the same)"
+                message = (
+                    f"alpha >= {min_alpha:g} FAILED for {row.metric} [{row.judge}]: not evaluated: "
+                    f"{why}; label more checks, with varied scores, or remove the min-alpha gate from this run"
+                )
+                out.failures.append(message)
+                line += f"; {message}"
             elif estimate.interval.low < min_alpha:
                 message = (
                     f"alpha >= {min_alpha:g} FAILED for {row.metric} [{row.judge}]: lower bound "
@@ -247,15 +366,17 @@ def conclude(
     min_alpha: float | None,
     baseline: Path | None,
     notes: Sequence[str] = (),
+    pending: frozenset[str] = frozenset(),
 ) -> Conclusion:
     """The gates, gold agreement and baseline comparison of a run's records, after its ``notes``.
 
     A bad gold or baseline file is a failed gate with its reason, never a crash that would hide the
-    test results. Used at the end of a run and by ``pytest-rag merge``."""
+    test results. Used at the end of a run and by ``pytest-rag merge``. ``pending``: the error kinds of
+    checks that wait by design in this run, which leave a gate not evaluated rather than failed."""
     out = Conclusion(lines=list(notes))
     try:
-        check_fail_under(records, fail_under, out)
-        check_gold(records, gold, min_alpha, out)
+        check_fail_under(records, fail_under, out, pending)
+        check_gold(records, gold, min_alpha, out, pending)
         if baseline is not None:
             compare_baseline(records, baseline, out)
     except (RagError, ValueError) as exc:

@@ -6,7 +6,9 @@ says nothing about the suite, so the shards run without gates, and this command 
 files back into check records, checks that no check was run twice, and computes what one unsharded
 run would have printed: the summary table with its intervals, the repeat and ensemble lines, the
 gates (``--fail-under``, ``--gold``/``--min-alpha``), the baseline comparison, the results files and
-the HTML report. Its exit status is that of the run's gates: 0, or 1 when a gate failed.
+the HTML report. Its exit status is that of the run's gates: 0, or 1 when a gate failed, or when a
+check of the shards ended without a verdict (its test was an error in its shard, and so it would
+have been in the unsharded run: a merge must not be the one green verdict such a suite gets).
 
 A merge of shards that did not all run to the end would be the verdict of a smaller suite that
 reads like the whole one, so before anything is computed every shard's run record
@@ -36,7 +38,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..check_keys import keyed_records, metric_label, report_order
-from ..errors import InputError
+from ..errors import InputError, NotJudgedError
 from ..ground.command_options import SubCommand, SwitchOption, ValueOption
 from ..report.html.page import write_html_report
 from ..report.results_file import REPORT_SUFFIXES, VERSION, read_results_file, write_reports
@@ -229,6 +231,11 @@ def merge(
     for path in reports:
         if path.suffix.lower() not in REPORT_SUFFIXES:
             raise InputError(f"--report {path} must end in .json or .csv (repeat the option for both)")
+    # refused here, in this command's own option names (the run's end says --rag-gold)
+    if min_alpha is not None and gold is None:
+        raise InputError("--min-alpha needs gold labels: pass --gold=PATH")
+    if gold is not None and not gold.is_file():
+        raise InputError(f"gold file {gold} does not exist (--gold)")
     shards = [load_shard(path) for path in shard_paths]
     records = combine(shards)
     check_gate_names(fail_under or {}, records, "--fail-under")
@@ -244,6 +251,24 @@ def merge(
             )
         )
     header = [f"pytest-rag summary of {len(shards)} shard(s):", *shard_lines(shards)]
+    # shards of a dry run counted their checks by design; any other check without a score, a
+    # batch's included (the merge is the verdict), is no pass, and so is a dry-run shard merged
+    # with judged ones (run with --rag-dry-run by mistake: its part of the suite was never judged)
+    judged = [shard for shard in shards if shard.records]
+    dry_run = bool(judged) and all(
+        any(record.error_kind == NotJudgedError.__name__ for record in shard.records) for shard in judged
+    )
+    pending = frozenset({NotJudgedError.__name__}) if dry_run else frozenset()
+    unjudged = Counter(
+        r.error_kind or "no score" for r in records if r.error is not None and r.error_kind not in pending
+    )
+    if unjudged:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(unjudged.items()))
+        header.append(
+            f"pytest-rag: {sum(unjudged.values())} check(s) of these shards ended without a verdict ({kinds}), "
+            "so the merge fails as the unsharded run would: each shard job's log names its tests, "
+            "reported as errors"
+        )
     if problems:
         header.append("merged anyway (--allow-partial); the summary covers only what these shards judged:")
         header.extend(f"  {line}" for line in problems)
@@ -254,25 +279,32 @@ def merge(
         title = f"pytest-rag report · {len(shards)} shard(s) merged"
         notes, html_error = write_html_report(html, records, baseline, title, run=run)
     conclusion = conclude(
-        records, fail_under=fail_under or {}, gold=gold, min_alpha=min_alpha, baseline=baseline, notes=notes
+        records,
+        fail_under=fail_under or {},
+        gold=gold,
+        min_alpha=min_alpha,
+        baseline=baseline,
+        notes=notes,
+        pending=pending,
     )
-    if (conclusion.failed or html_error is not None) and run.exit_status == 0:
+    failed = conclusion.failed or bool(unjudged)
+    if (failed or html_error is not None) and run.exit_status == 0:
         run = dataclasses.replace(run, exit_status=1)
     written, error = write_reports(reports, records, run)
     conclusion.lines.extend(written)
     for failure in (html_error, error):
         if failure is not None:
             conclusion.fail(failure)
-    dry_run = any(record.error_kind == "NotJudgedError" for record in records)
     lines = summary_text(records, conclusion.summary_lines, quiet=quiet, dry_run=dry_run)
     if not lines:  # no check in any shard: still say so, and why a gate failed
         lines = [f"no judged check in {len(shards)} shard file(s)", *conclusion.summary_lines]
-    return MergeOutcome(header, lines, conclusion.failed)
+    return MergeOutcome(header, lines, failed or conclusion.failed)
 
 
 def merge_command(args: argparse.Namespace) -> int:
-    """``pytest-rag merge``: print the shards and the merged summary; exit 1 when a gate failed (or,
-    through :class:`IncompleteShardsError`, when the shards do not make a complete run)."""
+    """``pytest-rag merge``: print the shards and the merged summary; exit 1 when a gate failed or a
+    check ended without a verdict (or, through :class:`IncompleteShardsError`, when the shards do not
+    make a complete run)."""
     paths = [Path(p) for p in args.shards]
     outcome = merge(
         paths,

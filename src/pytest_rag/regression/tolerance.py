@@ -94,14 +94,28 @@ def extension_path(tolerance: str | float | Tolerance | None) -> str:
 def snapshot_default_args(early_config: Any, args: list[str]) -> None:
     """Make pytest-rag's tolerant extension the default of syrupy's ``snapshot`` fixture, through
     syrupy's own ``--snapshot-default-extension`` option, unless the run chose a default itself or
-    ``rag_snapshot_default = false``. The extension's class name carries the run's tolerance."""
+    ``rag_snapshot_default = false``. The extension's class name carries the run's tolerance.
+
+    A run that chose pytest-rag's own extension by its plain name gets the class of the run's
+    tolerance in its place: that name compares exactly, and the tolerance the run was given would
+    otherwise be dropped without a word."""
     if not early_config.getini("rag_snapshot_default") or not early_config.pluginmanager.has_plugin("syrupy"):
-        return
-    if any(arg.split("=", 1)[0] == "--snapshot-default-extension" for arg in args):
         return
     tolerance = getattr(early_config.known_args_namespace, "rag_snapshot_tolerance", None)
     tolerance = tolerance or early_config.getini("rag_snapshot_tolerance") or None
     try:
-        args.append(f"--snapshot-default-extension={extension_path(tolerance)}")
+        ours = extension_path(tolerance)
     except ConfigError:
         return  # a malformed tolerance is reported by the settings, with the option's name
+    chosen = False
+    for index, arg in enumerate(args):
+        name, equals, value = arg.partition("=")
+        if name != "--snapshot-default-extension":
+            continue
+        chosen = True
+        if equals and value == extension_path(None):
+            args[index] = f"{name}={ours}"
+        elif not equals and index + 1 < len(args) and args[index + 1] == extension_path(None):
+            args[index + 1] = ours
+    if not chosen:
+        args.append(f"--snapshot-default-extension={ours}")

@@ -30,6 +30,7 @@ from ..report.results_file import junit_properties as properties_of
 from ..report.results_file import write_reports
 from ..report.summary import summary_text
 from ..run_record import COUNTER_KEY, RunRecord, record_run
+from .unjudged import pending_kinds
 
 if TYPE_CHECKING:
     from ..results import CheckRecord
@@ -96,6 +97,10 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     )
     notes.extend(batches.lines)
     regression = settings.regression
+    if _runs_no_test(config):
+        # a gate would fail such a run for judging nothing, and gold agreement or a baseline change
+        # would weigh nothing
+        regression = dataclasses.replace(regression, fail_under={}, gold=None, min_alpha=None, baseline=None)
     if not records and not notes and html_error is None and not regression.any_requested():
         return  # a run that judged nothing and asked for no file or gate: nothing to conclude
     conclusion = conclude(
@@ -105,6 +110,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         min_alpha=regression.min_alpha,
         baseline=regression.baseline,
         notes=notes,
+        pending=pending_kinds(settings),
     )
     conclusion.unsubmitted.extend(batches.failures)
     exported, export_error = _export(rag)  # before the results files, which record the exit status
@@ -118,6 +124,15 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
             conclusion.fail(failure)
     _fail_session(session, conclusion.failed)
     config.stash[CONCLUSION_KEY] = conclusion
+
+
+#: pytest's options that run no test body by design: they list the tests (an IDE, pytest-split's
+#: bookkeeping), their fixtures, or the fixtures' set-up plan.
+NO_TEST_OPTIONS = ("collectonly", "setupplan", "setuponly", "showfixtures", "show_fixtures_per_test")
+
+
+def _runs_no_test(config: pytest.Config) -> bool:
+    return any(config.getoption(name, False) for name in NO_TEST_OPTIONS)
 
 
 def _export(rag: RagSession) -> tuple[list[str], Exception | None]:
