@@ -162,7 +162,8 @@ def test_malformed_json_gets_one_repair_that_succeeds(fake_llm: FakeLLMServer, t
     engine = make_engine(tmp_path)
     found, tally = run(ask_once(engine, make_judge(fake_llm)))
     assert found.score == 4
-    assert (tally.live, tally.attempts, tally.failures) == (2, 2, {})  # a repaired reply is no failure
+    # the check is saved, but its first reply gave no verdict: a failed request the summary counts
+    assert (tally.live, tally.attempts, tally.failures) == (2, 2, {"invalid": 1})
     repair = fake_llm.requests[1].json_body["messages"]
     assert repair[-2] == {"role": "assistant", "content": '{"reasoning": "ok", "score": '}
     assert "not valid JSON" in repair[-1]["content"]

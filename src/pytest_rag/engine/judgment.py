@@ -218,6 +218,7 @@ class JudgmentEngine:
         try:
             return self._accept(judge, request, model, reply, tally), reply
         except InvalidVerdict as first:
+            tally.failed("invalid")  # a reply without a verdict, even when the repair saves the check
             repair = self._repair_request(request, reply.text, str(first))
             second = await self._call(judge, repair, tally)
             try:
