@@ -129,7 +129,9 @@ def test_one_repair_that_succeeds_gives_a_score(
     assert fake_llm.request_count == 2
     assert "judge errors" not in result.stdout.str()
     # the repair saved the check, but the first reply was still a request that gave no verdict
-    result.stdout.fnmatch_lines(["judge calls: 2 live, *; requests: 2 sent, 1 failed (1 invalid), 0 retried;*"])
+    result.stdout.fnmatch_lines(
+        ["judge calls: 2 live, *; requests: 2 sent, 1 failed (1 invalid), 0 retried;*"]
+    )
     (check,) = json.loads(report.read_text())["checks"]
     assert (check["attempts"], check["failures"]) == (2, {"invalid": 1})
 
