@@ -272,6 +272,10 @@ def test_a_judge_url_beats_the_run_wide_one() -> None:
             "no judge of this run talks to a server",
         ),
         (
+            ("--rag-judge=openai:a@http://h:2/v1,local", "--rag-judge-base-url=http://h:1/v1"),
+            "every judge of this run that talks to a server names its own URL (openai:a)",
+        ),
+        (
             ("--rag-judge=openai:a,anthropic:b", "--rag-judge-base-url=http://h:1/v1"),
             "judges of different providers (anthropic, openai)",
         ),

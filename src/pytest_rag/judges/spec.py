@@ -193,6 +193,13 @@ def check_base_urls(judges: Sequence[JudgeReach], base_url: str | None, source: 
     if base_url is None:
         return
     if not served:
+        own_urls = [reach.spec.label for reach in judges if not reach.offline and reach.spec.base_url]
+        if own_urls:  # they talk to servers, but each to the one it names
+            raise ConfigError(
+                f"{source} is set to {public_url(base_url)!r}, but every judge of this run that talks "
+                f"to a server names its own URL ({', '.join(own_urls)}), so it would serve none; remove "
+                "it, or the @URL of each judge it should serve"
+            )
         labels = ", ".join(reach.spec.label for reach in judges)
         raise ConfigError(
             f"{source} is set to {public_url(base_url)!r}, but no judge of this run talks to a server ({labels}); "
