@@ -347,6 +347,36 @@ def test_a_refused_connection_names_the_address_and_is_not_retried(
     result.stdout.fnmatch_lines(["*requests: 1 sent, 1 failed (1 unavailable), 0 retried*"])
 
 
+@pytest.mark.parametrize(
+    ("judge", "variable", "value"),
+    [
+        ("ollama:m", "OLLAMA_HOST", "127.0.0.1:{port}"),
+        ("openai:m", "OPENAI_BASE_URL", "http://127.0.0.1:{port}/v1"),
+        ("anthropic:m", "ANTHROPIC_BASE_URL", "http://127.0.0.1:{port}"),
+    ],
+)
+def test_an_unreachable_address_from_the_sdks_variable_names_that_variable(
+    pytester: pytest.Pytester,
+    judge_env: None,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    judge: str,
+    variable: str,
+    value: str,
+) -> None:
+    pytester.makepyfile(FAITHFUL_TEST)
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv(variable, value.format(port=port))
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", f"--rag-judge={judge}", f"--rag-cache-dir={tmp_path}"
+    )
+    result.assert_outcomes(errors=1)
+    # the user set no option: the hint must name the variable the address came from
+    result.stdout.fnmatch_lines([f"E*JudgeUnavailableError: *cannot reach *:{port}*${variable}*"])
+
+
 def test_a_replay_miss_and_an_input_error_stop_at_the_users_line(
     pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
