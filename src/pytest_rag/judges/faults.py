@@ -127,8 +127,15 @@ def translate(
                 kind="unavailable",
             )
         if status == 404:
+            check = "Check the model name in --rag-judge and the base URL"
+            if judge.startswith("anthropic:") and base_url.rstrip("/").endswith("/v1"):
+                # an OpenAI-style address: the request went to .../v1/v1/messages
+                check = (
+                    f"The base URL {public_url(base_url)!r} ends in /v1, but the Anthropic SDK adds /v1 "
+                    "itself: give the address without the /v1. Else check the model name in --rag-judge"
+                )
             return JudgeError(
-                f"HTTP 404: {detail}. Check the model name in --rag-judge and the base URL",
+                f"HTTP 404: {detail}. {check}",
                 judge=judge,
                 kind="rejected",
             )
