@@ -304,10 +304,22 @@ class JudgmentEngine:
                 tally.failed(fault.kind)
                 delay = self._backoff(attempt, fault.retry_after)
                 if attempt >= settings.max_attempts or time.monotonic() + delay > deadline:
+                    # attempts left, but the wait before the next would pass the deadline: say so, or
+                    # the advice to raise --rag-max-attempts reads as the way out
+                    waited_out = ""
+                    if attempt < settings.max_attempts:
+                        who = (
+                            "the server asked to wait" if fault.retry_after is not None else "the backoff is"
+                        )
+                        waited_out = (
+                            f"{who} {delay:.3g}s before the next try, past --rag-deadline "
+                            f"(now {settings.deadline_s:g}s). "
+                        )
                     raise self._error(
                         judge,
                         request,
                         f"gave up after {attempt} attempt(s) in {time.monotonic() - started:.1f}s: {fault}. "
+                        + waited_out
                         + remedy(fault.kind, judge, settings),
                         fault.raw,
                         kind=fault.kind,
