@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
-from ..errors import JudgeError, JudgeUnavailableError, RagError, cut_text
+from ..errors import JudgeError, JudgeUnavailableError, RagError, cut_text, sentence
 from ..judges.protocol import Judge, JudgeReply, TransientFault
 from ..judges.request import REPAIR_SUFFIX, JudgeRequest, Message
 from ..judges.schema import verdict_grades
@@ -318,7 +318,9 @@ class JudgmentEngine:
                     raise self._error(
                         judge,
                         request,
-                        f"gave up after {attempt} attempt(s) in {time.monotonic() - started:.1f}s: {fault}. "
+                        f"gave up after {attempt} attempt(s) in {time.monotonic() - started:.1f}s: "
+                        + sentence(fault)
+                        + " "
                         + waited_out
                         + remedy(fault.kind, judge, settings),
                         fault.raw,

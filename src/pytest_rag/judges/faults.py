@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from ..errors import JudgeError, JudgeUnavailableError
+from ..errors import JudgeError, JudgeUnavailableError, sentence
 from ..ground.redaction import public_url, redact
 from .protocol import TransientFault
 
@@ -135,7 +135,7 @@ def translate(
                     "itself: give the address without the /v1. Else check the model name in --rag-judge"
                 )
             return JudgeError(
-                f"HTTP 404: {detail}. {check}",
+                f"HTTP 404: {sentence(detail)} {check}",
                 judge=judge,
                 kind="rejected",
             )
