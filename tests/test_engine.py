@@ -166,7 +166,7 @@ def test_giving_up_before_the_attempts_run_out_says_the_wait_passed_the_deadline
     with pytest.raises(JudgeError) as info:
         run(ask_once(engine, make_judge(fake_llm)))
     message = str(info.value)
-    assert "the server asked to wait 120s before the next try, past --rag-deadline (now 1s)" in message
+    assert ". The server asked to wait 120s before the next try, past --rag-deadline (now 1s)" in message
     # the server's own sentence ("Rate limit reached for requests.") is not given a second full stop
     assert "requests.. " not in message and "Rate limit reached for requests. " in message
 

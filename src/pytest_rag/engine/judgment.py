@@ -307,9 +307,9 @@ class JudgmentEngine:
                     # attempts left, but the wait before the next would pass the deadline: say so, or
                     # the advice to raise --rag-max-attempts reads as the way out
                     waited_out = ""
-                    if attempt < settings.max_attempts:
+                    if attempt < settings.max_attempts and fault.kind != "deadline":  # not said twice
                         who = (
-                            "the server asked to wait" if fault.retry_after is not None else "the backoff is"
+                            "The server asked to wait" if fault.retry_after is not None else "The backoff is"
                         )
                         waited_out = (
                             f"{who} {delay:.3g}s before the next try, past --rag-deadline "
