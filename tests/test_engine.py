@@ -157,12 +157,27 @@ def test_the_deadline_stops_retrying_before_max_attempts(fake_llm: FakeLLMServer
     assert fake_llm.request_count == 1
 
 
+def test_giving_up_before_the_attempts_run_out_says_the_wait_passed_the_deadline(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    # 9 attempts were left: the message must not leave the user to raise --rag-max-attempts
+    fake_llm.script(Reply.status(429, retry_after=120))
+    engine = make_engine(tmp_path, max_attempts=10, deadline_s=1.0)
+    with pytest.raises(JudgeError) as info:
+        run(ask_once(engine, make_judge(fake_llm)))
+    message = str(info.value)
+    assert ". The server asked to wait 120s before the next try, past --rag-deadline (now 1s)" in message
+    # the server's own sentence ("Rate limit reached for requests.") is not given a second full stop
+    assert "requests.. " not in message and "Rate limit reached for requests. " in message
+
+
 def test_malformed_json_gets_one_repair_that_succeeds(fake_llm: FakeLLMServer, tmp_path: Path) -> None:
     fake_llm.script(Reply.text('{"reasoning": "ok", "score": '), verdict(4))
     engine = make_engine(tmp_path)
     found, tally = run(ask_once(engine, make_judge(fake_llm)))
     assert found.score == 4
-    assert (tally.live, tally.attempts, tally.failures) == (2, 2, {})  # a repaired reply is no failure
+    # the check is saved, but its first reply gave no verdict: a failed request the summary counts
+    assert (tally.live, tally.attempts, tally.failures) == (2, 2, {"invalid": 1})
     repair = fake_llm.requests[1].json_body["messages"]
     assert repair[-2] == {"role": "assistant", "content": '{"reasoning": "ok", "score": '}
     assert "not valid JSON" in repair[-1]["content"]

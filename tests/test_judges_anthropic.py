@@ -95,6 +95,14 @@ def test_bad_credentials_name_the_variable(fake_llm: FakeLLMServer) -> None:
     assert "ANTHROPIC_API_KEY" in str(info.value) and ANTHROPIC_KEY not in str(info.value)
 
 
+def test_an_openai_style_url_ending_in_v1_is_named_as_the_cause_of_the_404(fake_llm: FakeLLMServer) -> None:
+    # the SDK adds /v1 itself: this judge posts to /v1/v1/messages, which no Anthropic server has
+    judge = AnthropicJudge(JudgeSpec("anthropic", "fake-claude", fake_llm.anthropic_base_url + "/v1"))
+    with pytest.raises(JudgeError, match=r"HTTP 404.*the Anthropic SDK adds /v1 itself.*without the /v1"):
+        complete_all(judge)
+    assert fake_llm.requests[0].path == "/v1/v1/messages"
+
+
 def test_a_missing_key_says_how_to_proceed(monkeypatch: pytest.MonkeyPatch, fake_llm: FakeLLMServer) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     with pytest.raises(JudgeError, match=r"ANTHROPIC_API_KEY is not set.*--rag-cache=replay"):

@@ -455,6 +455,8 @@ def test_dual_template_falls_back_to_the_one_valid_rating(server: FakeLLMServer)
     assert (result.score, result.normalized) == (1.0, 0.5)
     ratings = result.evidence_dict()["ratings"]
     assert ratings[0]["rating"] == 1 and ratings[1]["rating"] is None and ratings[1]["error"]
+    # the failed rating's two replies (the garbage and its repair) were sent and are counted with the check
+    assert (result.calls.attempts, result.calls.failures) == (3, {"invalid": 2})
     both_bad = Router([("ThreeLevelRating", (), garbage)])
     with pytest.raises(JudgeError):
         judged(server, both_bad, metric("response_groundedness"), SAMPLE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 
@@ -109,8 +110,8 @@ def test_unparseable_twice_fails_the_test_and_is_counted_as_a_judge_error(
         [
             "faithfulness*openai:fake-gpt*1-5*0*-*-*-*1",
             "",
-            # both replies cost tokens; the failed request is named by its kind
-            "judge calls: 2 live, 0 cached, 0 offline; requests: 2 sent, 1 failed (1 invalid), 0 retried;"
+            # both replies cost tokens, and neither gave a verdict: both are failed requests
+            "judge calls: 2 live, 0 cached, 0 offline; requests: 2 sent, 2 failed (2 invalid), 0 retried;"
             " tokens: * in, * out*",
             "*judge errors: 1 (1 JudgeError); excluded from the means above",
         ]
@@ -122,10 +123,17 @@ def test_one_repair_that_succeeds_gives_a_score(
 ) -> None:
     fake_llm.script(Reply.text('{"reasoning": "ok", "unsupported_statements": [], "score": '), verdict(5))
     pytester.makepyfile(UNPARSEABLE)
-    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c"))
+    report = tmp_path / "r.json"
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "c", f"--rag-report={report}"))
     result.assert_outcomes(passed=1)
     assert fake_llm.request_count == 2
     assert "judge errors" not in result.stdout.str()
+    # the repair saved the check, but the first reply was still a request that gave no verdict
+    result.stdout.fnmatch_lines(
+        ["judge calls: 2 live, *; requests: 2 sent, 1 failed (1 invalid), 0 retried;*"]
+    )
+    (check,) = json.loads(report.read_text())["checks"]
+    assert (check["attempts"], check["failures"]) == (2, {"invalid": 1})
 
 
 def test_rate_limit_then_success_passes(
@@ -337,6 +345,36 @@ def test_a_refused_connection_names_the_address_and_is_not_retried(
     assert "hunter2" not in result.stdout.str() + result.stderr.str() + report.read_text()
     # one attempt in all: the later checks knew the judge was unusable
     result.stdout.fnmatch_lines(["*requests: 1 sent, 1 failed (1 unavailable), 0 retried*"])
+
+
+@pytest.mark.parametrize(
+    ("judge", "variable", "value"),
+    [
+        ("ollama:m", "OLLAMA_HOST", "127.0.0.1:{port}"),
+        ("openai:m", "OPENAI_BASE_URL", "http://127.0.0.1:{port}/v1"),
+        ("anthropic:m", "ANTHROPIC_BASE_URL", "http://127.0.0.1:{port}"),
+    ],
+)
+def test_an_unreachable_address_from_the_sdks_variable_names_that_variable(
+    pytester: pytest.Pytester,
+    judge_env: None,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    judge: str,
+    variable: str,
+    value: str,
+) -> None:
+    pytester.makepyfile(FAITHFUL_TEST)
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv(variable, value.format(port=port))
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", f"--rag-judge={judge}", f"--rag-cache-dir={tmp_path}"
+    )
+    result.assert_outcomes(errors=1)
+    # the user set no option: the hint must name the variable the address came from
+    result.stdout.fnmatch_lines([f"E*JudgeUnavailableError: *cannot reach *:{port}*${variable}*"])
 
 
 def test_a_replay_miss_and_an_input_error_stop_at_the_users_line(

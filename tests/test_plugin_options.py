@@ -272,6 +272,10 @@ def test_a_judge_url_beats_the_run_wide_one() -> None:
             "no judge of this run talks to a server",
         ),
         (
+            ("--rag-judge=openai:a@http://h:2/v1,local", "--rag-judge-base-url=http://h:1/v1"),
+            "every judge of this run that talks to a server names its own URL (openai:a)",
+        ),
+        (
             ("--rag-judge=openai:a,anthropic:b", "--rag-judge-base-url=http://h:1/v1"),
             "judges of different providers (anthropic, openai)",
         ),
@@ -506,6 +510,13 @@ def test_ollama_judges_talk_to_the_local_ollama_server_without_a_key(
     ("host", "args", "expected"),
     [
         ("gpu-box:11434", (), "http://gpu-box:11434/v1"),
+        # Ollama's own reading: no scheme means http, and no port its port 11434 (0.0.0.0 is what its
+        # FAQ tells a server to bind, so the variable often holds just that)
+        ("0.0.0.0", (), "http://0.0.0.0:11434/v1"),
+        ("gpu-box/", (), "http://gpu-box:11434/v1"),
+        (":8080", (), "http://127.0.0.1:8080/v1"),
+        ("[::1]", (), "http://[::1]:11434/v1"),
+        ("http://gpu-box", (), "http://gpu-box/v1"),
         ("https://ollama.internal/", (), "https://ollama.internal/v1"),
         ("", ("--rag-judge-base-url=http://ollama.example:11434/v1",), "http://ollama.example:11434/v1"),
     ],

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from conftest import FAITHFUL_TEST, rag_args
+from fake_llm import FakeLLMServer, Reply
 from pytest_rag.report.repeats import judge_agreement, repeat_rows, straddles
 from pytest_rag.results import CheckRecord, JudgeScore
 from pytest_rag.stats import krippendorff_alpha
@@ -106,3 +111,26 @@ def test_ensemble_summary_shows_each_judge_and_their_agreement(
             "*faithfulness ?openai:judge-a, openai:judge-b?: alpha * over 4 checks",
         ]
     )
+
+
+@pytest.mark.parametrize(
+    ("judge", "extra"),
+    [("openai:fake-gpt,anthropic:fake-claude", ()), ("openai:fake-gpt", ("--rag-judge-repeat=2",))],
+    ids=["ensemble", "repeats"],
+)
+def test_every_failed_judgment_of_a_check_is_counted(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, judge: str, extra: tuple[str, ...]
+) -> None:
+    # both judgments of the one check fail; the check raises only the first error, but both were sent
+    fake_llm.script(Reply.status(500), Reply.status(500))
+    pytester.makepyfile(FAITHFUL_TEST)
+    report = tmp_path / "r.json"
+    args = rag_args(
+        fake_llm, tmp_path / "c", "--rag-max-attempts=1", f"--rag-report={report}", *extra, judge=judge
+    )
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(errors=1)
+    assert fake_llm.request_count == 2
+    result.stdout.fnmatch_lines(["judge calls: 0 live, *; requests: 2 sent, 2 failed (2 server error), *"])
+    (check,) = json.loads(report.read_text())["checks"]
+    assert (check["attempts"], check["failures"]) == (2, {"server error": 2})

@@ -92,6 +92,20 @@ def only_usage_error(result: pytest.RunResult) -> str:
         ),
         (["--rag-judge=openai:m@http:///v1"], {}, "", "*the base URL 'http:///v1' names no host*"),
         (
+            ["--rag-judge=openai:m", "--rag-judge-base-url=ftp://user:hunter2@judges.example/v1"],
+            {},
+            "",
+            "--rag-judge-base-url (command line): the base URL 'ftp://judges.example/v1' does not start "
+            "with http:// or https://*",
+        ),
+        (
+            ["--rag-judge=openai:m", "--rag-judge-base-url=http://[::1/v1"],
+            {},
+            "",
+            "--rag-judge-base-url (command line): the base URL 'http://[[]::1/v1' cannot be read (*)*",
+        ),
+        (["--rag-judge=openai:m@http://[::1/v1"], {}, "", "--rag-judge (command line): *cannot be read*"),
+        (
             ["--rag-judge=local", "--rag-judge-base-url=http://127.0.0.1:9/v1"],
             {},
             "",

@@ -25,13 +25,12 @@ def _openai(spec: JudgeSpec, options: JudgeOptions) -> Judge:
 
 def _ollama(spec: JudgeSpec, options: JudgeOptions) -> Judge:
     from .judges.openai.chat import OpenAIChatJudge
-    from .judges.openai.server import OLLAMA_DEFAULT_BASE_URL
+    from .judges.openai.server import OLLAMA_DEFAULT_BASE_URL, ollama_base_url
 
     base_url = spec.base_url or OLLAMA_DEFAULT_BASE_URL
     host = os.environ.get("OLLAMA_HOST", "").strip()
-    if host and not spec.base_url:  # Ollama's own convention: "http://gpu-box:11434" or "gpu-box:11434"
-        host = host if "://" in host else f"http://{host}"
-        base_url = host.rstrip("/") + "/v1"
+    if host and not spec.base_url:  # Ollama's own convention: "http://gpu-box:11434", "gpu-box", "0.0.0.0"
+        base_url = ollama_base_url(host)
     own = JudgeSpec(spec.provider, spec.model, base_url)
     return OpenAIChatJudge(own, timeout_s=options.timeout_s, key_env="OLLAMA_API_KEY")
 

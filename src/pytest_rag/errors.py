@@ -15,6 +15,13 @@ from typing import Any
 RAW_REPLY_LIMIT = 4000
 
 
+def sentence(text: object) -> str:
+    """``text`` ending as a sentence, for a message that goes on after it: a full stop is added only
+    where none is (a server's own message often ends in one: "Rate limit reached for requests.")."""
+    words = str(text).rstrip()
+    return words if words.endswith((".", "!", "?")) else words + "."
+
+
 def cut_text(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters, with a marker saying how much was left out."""
     if len(text) <= limit:

@@ -63,13 +63,22 @@ class BoundAsker:
         return verdict
 
     async def graded(self, request: JudgeRequest, model: type[V]) -> tuple[V, GradeOdds | None]:
-        verdict, tally, odds = await self.engine.ask_graded(
-            self.judge,
-            request.with_repeat(self.repeat),
-            model,
-            test_id=self.test_id,
-            cache_only=self.cache_only,
-        )
+        try:
+            verdict, tally, odds = await self.engine.ask_graded(
+                self.judge,
+                request.with_repeat(self.repeat),
+                model,
+                test_id=self.test_id,
+                cache_only=self.cache_only,
+            )
+        except JudgeError as exc:
+            # A failed call was sent and paid too. Its counts join this asker's now: when judges or
+            # repeats of one check fail together only the first error is raised, and the counts
+            # carried by the others would be lost with them.
+            if exc.calls is not None:
+                self.tally.add(exc.calls)
+                exc.calls = None
+            raise
         self.tally.add(tally)
         return verdict, odds
 
@@ -125,7 +134,7 @@ async def evaluate(
         )
     except JudgeError as exc:
         # The calls made before the failure (a multi-step metric's first steps) were made and paid:
-        # the error's record counts them with the failed call's own.
+        # the error's record counts them with the failed calls' own, which the askers hold.
         spent = CallTally()
         for asker in askers:
             spent.add(asker.tally)

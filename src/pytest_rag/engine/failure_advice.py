@@ -7,6 +7,7 @@ rate limit less concurrency. Each hint names the option.
 
 from __future__ import annotations
 
+from ..judges.faults import url_settings
 from ..judges.protocol import Judge
 from .limits import EngineSettings
 
@@ -15,6 +16,7 @@ def remedy(kind: str, judge: Judge, settings: EngineSettings) -> str:
     """The advice for a judge call that failed every attempt with faults of ``kind``."""
     timeout = getattr(judge, "timeout_s", None)
     now = f" (now {timeout:g}s)" if isinstance(timeout, (int, float)) else ""
+    settings_of_url = url_settings(judge.spec.label)
     hints = {
         "rate limit": "The judge is rate-limiting this run: lower --rag-concurrency "
         f"(now {settings.concurrency}) or set --rag-rpm/--rag-tpm below your quota; raise "
@@ -26,9 +28,8 @@ def remedy(kind: str, judge: Judge, settings: EngineSettings) -> str:
         "deadline": f"The judgment took longer than --rag-deadline (now {settings.deadline_s:g}s); raise "
         "it, or --rag-timeout for a slow judge",
         "connection": "The connection kept failing: check that the judge server is up and that the "
-        "base URL is right (--rag-judge-base-url, or PROVIDER:MODEL@URL in --rag-judge); raise "
-        "--rag-max-attempts to ride out a flaky network",
+        f"base URL is right ({settings_of_url}); raise --rag-max-attempts to ride out a flaky network",
         "unreadable": "Something that is not the judge's API answered (a proxy or gateway error "
-        "page?): check the base URL (--rag-judge-base-url) and any proxy between",
+        f"page?): check the base URL ({settings_of_url}) and any proxy between",
     }
     return hints.get(kind, f"Raise --rag-max-attempts (now {settings.max_attempts}) or --rag-deadline")

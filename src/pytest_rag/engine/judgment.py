@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
-from ..errors import JudgeError, JudgeUnavailableError, RagError, cut_text
+from ..errors import JudgeError, JudgeUnavailableError, RagError, cut_text, sentence
 from ..judges.protocol import Judge, JudgeReply, TransientFault
 from ..judges.request import REPAIR_SUFFIX, JudgeRequest, Message
 from ..judges.schema import verdict_grades
@@ -231,6 +231,7 @@ class JudgmentEngine:
         try:
             return self._accept(judge, request, model, reply, tally), reply
         except InvalidVerdict as first:
+            tally.failed("invalid")  # a reply without a verdict, even when the repair saves the check
             repair = self._repair_request(request, reply.text, str(first))
             second = await self._call(judge, repair, tally)
             try:
@@ -316,10 +317,24 @@ class JudgmentEngine:
                 tally.failed(fault.kind)
                 delay = self._backoff(attempt, fault.retry_after)
                 if attempt >= settings.max_attempts or time.monotonic() + delay > deadline:
+                    # attempts left, but the wait before the next would pass the deadline: say so, or
+                    # the advice to raise --rag-max-attempts reads as the way out
+                    waited_out = ""
+                    if attempt < settings.max_attempts and fault.kind != "deadline":  # not said twice
+                        who = (
+                            "The server asked to wait" if fault.retry_after is not None else "The backoff is"
+                        )
+                        waited_out = (
+                            f"{who} {delay:.3g}s before the next try, past --rag-deadline "
+                            f"(now {settings.deadline_s:g}s). "
+                        )
                     raise self._error(
                         judge,
                         request,
-                        f"gave up after {attempt} attempt(s) in {time.monotonic() - started:.1f}s: {fault}. "
+                        f"gave up after {attempt} attempt(s) in {time.monotonic() - started:.1f}s: "
+                        + sentence(fault)
+                        + " "
+                        + waited_out
                         + remedy(fault.kind, judge, settings),
                         fault.raw,
                         kind=fault.kind,

@@ -8,17 +8,30 @@ Messages never include credentials: they name the environment variable to check 
 from __future__ import annotations
 
 import email.utils
+import os
 import socket
 import time
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from ..errors import JudgeError, JudgeUnavailableError
+from ..errors import JudgeError, JudgeUnavailableError, sentence
 from ..ground.redaction import public_url, redact
 from .protocol import TransientFault
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+
+URL_VARIABLES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL", "ollama": "OLLAMA_HOST"}
+"""The SDKs' own variable each provider's judges read their address from when no option gives one."""
+
+
+def url_settings(judge: str) -> str:
+    """Where the address of ``judge`` (its label) may have come from, for a hint to check it: the
+    options, and the SDK's variable when it is set (a user who set no option must be told of it)."""
+    variable = URL_VARIABLES.get(judge.partition(":")[0])
+    if variable and os.environ.get(variable, "").strip():
+        return f"--rag-judge-base-url, PROVIDER:MODEL@URL in --rag-judge, or ${variable}, which is set"
+    return "--rag-judge-base-url, or PROVIDER:MODEL@URL in --rag-judge"
 
 
 def retry_after_seconds(headers: Mapping[str, str] | Any) -> float | None:
@@ -92,7 +105,7 @@ def translate(
         if refused is not None:
             return JudgeUnavailableError(
                 f"cannot reach {public_url(base_url)}: {refused}. Is the judge server running there? Check the "
-                "base URL (--rag-judge-base-url, or PROVIDER:MODEL@URL in --rag-judge)",
+                f"base URL ({url_settings(judge)})",
                 judge=judge,
                 kind="unavailable",
             )
@@ -114,8 +127,15 @@ def translate(
                 kind="unavailable",
             )
         if status == 404:
+            check = "Check the model name in --rag-judge and the base URL"
+            if judge.startswith("anthropic:") and base_url.rstrip("/").endswith("/v1"):
+                # an OpenAI-style address: the request went to .../v1/v1/messages
+                check = (
+                    f"The base URL {public_url(base_url)!r} ends in /v1, but the Anthropic SDK adds /v1 "
+                    "itself: give the address without the /v1. Else check the model name in --rag-judge"
+                )
             return JudgeError(
-                f"HTTP 404: {detail}. Check the model name in --rag-judge and the base URL",
+                f"HTTP 404: {sentence(detail)} {check}",
                 judge=judge,
                 kind="rejected",
             )

@@ -103,9 +103,23 @@ def parse_judge_specs(
 
 
 def check_url(url: str) -> None:
-    """A base URL the SDKs can send to: a host, and a port that is a number (the SDK's own error for
-    ``host:port`` arrives only with the first request, as an error of the judge)."""
-    parts = urlsplit(url)
+    """A base URL the SDKs can send to: http or https, a host, and a port that is a number (the SDK's
+    own errors for these arrive only with the first request, as connection errors retried for every
+    check, or as a traceback where the URL cannot be parsed at all)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # e.g. an unclosed IPv6 bracket
+        scheme, sep, rest = url.partition("://")
+        shown = f"{scheme}{sep}{rest.rpartition('@')[2]}"  # without a user and password
+        raise ConfigError(
+            f"the base URL {shown!r} cannot be read ({exc}); write e.g. http://127.0.0.1:8000/v1 "
+            "or, for an IPv6 address, http://[::1]:8000/v1"
+        ) from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ConfigError(
+            f"the base URL {public_url(url)!r} does not start with http:// or https://; write e.g. "
+            "http://127.0.0.1:8000/v1"
+        )
     try:
         parts.port  # noqa: B018  (reading it checks it)
     except ValueError:
@@ -179,6 +193,13 @@ def check_base_urls(judges: Sequence[JudgeReach], base_url: str | None, source: 
     if base_url is None:
         return
     if not served:
+        own_urls = [reach.spec.label for reach in judges if not reach.offline and reach.spec.base_url]
+        if own_urls:  # they talk to servers, but each to the one it names
+            raise ConfigError(
+                f"{source} is set to {public_url(base_url)!r}, but every judge of this run that talks "
+                f"to a server names its own URL ({', '.join(own_urls)}), so it would serve none; remove "
+                "it, or the @URL of each judge it should serve"
+            )
         labels = ", ".join(reach.spec.label for reach in judges)
         raise ConfigError(
             f"{source} is set to {public_url(base_url)!r}, but no judge of this run talks to a server ({labels}); "

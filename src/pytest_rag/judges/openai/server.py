@@ -7,6 +7,7 @@ import os
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OLLAMA_DEFAULT_BASE_URL = "http://localhost:11434/v1"
+OLLAMA_PORT = 11434
 _NO_KEY_NEEDED = "not-needed"
 
 
@@ -17,3 +18,18 @@ def api_key_for(key_env: str, base_url: str) -> str | None:
     if key:
         return key
     return _NO_KEY_NEEDED if base_url.rstrip("/") != OPENAI_DEFAULT_BASE_URL else None
+
+
+def ollama_base_url(host: str) -> str:
+    """The OpenAI-compatible base URL of the Ollama server that ``$OLLAMA_HOST`` names, read as Ollama
+    reads it: without a scheme it is http, and without a port (``0.0.0.0``, which Ollama's own docs
+    have a server bind, or ``gpu-box``) the port is Ollama's 11434, not http's 80; a missing host is
+    127.0.0.1 (``:8080``). With a scheme the URL is taken as written, as Ollama does."""
+    host = host.strip().rstrip("/")
+    if "://" in host:
+        return host + "/v1"
+    address, slash, path = host.partition("/")
+    name, port = address, ""
+    if ":" in address.rpartition("]")[2]:  # a port after the host (an IPv6 host is in brackets)
+        name, _, port = address.rpartition(":")
+    return f"http://{name or '127.0.0.1'}:{port or OLLAMA_PORT}{slash}{path}/v1"
