@@ -163,8 +163,10 @@ class JudgmentCache:
         if self._holds_nothing():
             return None
         store = self._open()
-        with self._using_store():
+        try:  # what _using_store does, without a generator per read: every cached judgment reads here
             value = store.get(key)
+        except (OSError, sqlite3.Error) as exc:
+            raise unusable_store(self.directory, exc) from None
         if not isinstance(value, dict) or "text" not in value:
             return None
         return CachedReply.from_dict(value)
