@@ -3,7 +3,7 @@
 "Monday to Friday, 9 to 5." shares no word with "When are you open?", so the relevance features
 (word overlap, static-vector closeness) read it as off topic, though it is exactly what the question
 asks for. A terse answer (a few words and no clause of its own) can only be read by its kind: a time
-for "when", an amount for "how many" or "how long". This module reads the kind a question asks for
+for "when", an amount for "how many", an amount of time for "how long". This module reads the kind a question asks for
 and whether a terse answer gives one, and nothing else: whether the answer is *true* is the business
 of the grounding and correctness metrics, not of relevance.
 
@@ -136,8 +136,8 @@ def terse_answer_gives(question: str, answer: str) -> AskedFor | None:
 
 def _kind_words(kind: AskedFor, tokens: list[str]) -> set[str]:
     """The tokens that are of ``kind`` (empty when none is): digits, and the words of time for a
-    time, of amounts and units ("kg", "litres") for an amount, of both for an amount of time. A month makes a number a date
-    ("August 2, 1776" says when, not how many)."""
+    time, of amounts and units ("kg", "litres") for an amount, of both for an amount of time. A
+    month makes a number a date ("August 2, 1776" says when, not how many)."""
     if kind is AskedFor.AMOUNT and _MONTHS & set(tokens):
         return set()
     amounts = kind is not AskedFor.TIME
