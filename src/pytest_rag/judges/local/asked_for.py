@@ -23,7 +23,7 @@ from enum import Enum
 
 from ...scoring.text import STOPWORDS, tokenize
 from .lexical import cached_stem
-from .numbers import is_unit
+from .numbers import MONTH_NAMES, is_unit
 
 
 class AskedFor(Enum):
@@ -46,12 +46,10 @@ _CLAUSE_WORDS = frozenset(_CLAUSE_TEXT.split())
 """Verbs that make an answer a clause of its own, which the features read as they read any text
 ("am" and "may" are left out: "9 am", "May 2019")."""
 
-_MONTHS_TEXT = "january february march april june july august september october november december"
-_MONTHS = frozenset(_MONTHS_TEXT.split())
+_MONTHS = frozenset(name for names in MONTH_NAMES.values() for name in names[:1]) - {"may"}
 """Month names that are no other word ("may" is left out: such a date still has its digits)."""
 
 _TIME_TEXT = """
-    may jan feb mar apr jun jul aug sep sept oct nov dec
     monday tuesday wednesday thursday friday saturday sunday weekday weekend
     mon tue tues wed thu thur thurs fri sat sun
     daily weekly monthly yearly annually nightly
@@ -60,7 +58,9 @@ _TIME_TEXT = """
     century decade year month week day hour minute ago since until till
     am pm bc bce ad ce early late mid
 """
-_TIME_STEMS = frozenset(cached_stem(word) for word in (*_MONTHS, *_TIME_TEXT.split()))
+_TIME_STEMS = frozenset(
+    cached_stem(word) for word in (*(n for names in MONTH_NAMES.values() for n in names), *_TIME_TEXT.split())
+)
 """Stems of the words that say when (dates, days, times of day, seasons, eras, durations), so that
 "Saturdays" and "mornings" count as "Saturday" and "morning" do."""
 

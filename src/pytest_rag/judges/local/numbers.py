@@ -141,9 +141,10 @@ _MONTHS_TEXT = """
     january,jan february,feb march,mar april,apr may june,jun july,jul august,aug
     september,sep,sept october,oct november,nov december,dec
 """
-_MONTH_NAMES: dict[int, tuple[str, ...]] = {
+MONTH_NAMES: dict[int, tuple[str, ...]] = {
     number: tuple(group.split(",")) for number, group in enumerate(_MONTHS_TEXT.split(), start=1)
 }
+"""Each month's number and the names it is written with, in full and short."""
 _ISO_PART_RE = re.compile(r"\d\d")
 _YEAR_DIGITS_RE = re.compile(r"[12]\d{3}")
 
@@ -185,7 +186,7 @@ def _date_backed(readings: Sequence[Date], known: frozenset[str], words: frozens
     """Whether the contexts state one of the readings: its day and year as numbers (an ordinal
     day, "14th", is read as its number) and its month by name."""
     return any(
-        str(year) in known and str(day) in known and not words.isdisjoint(_MONTH_NAMES[month])
+        str(year) in known and str(day) in known and not words.isdisjoint(MONTH_NAMES[month])
         for year, month, day in readings
     )
 
