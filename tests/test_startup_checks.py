@@ -106,6 +106,12 @@ def only_usage_error(result: pytest.RunResult) -> str:
         ),
         (["--rag-judge=openai:m@http://[::1/v1"], {}, "", "--rag-judge (command line): *cannot be read*"),
         (
+            ["--rag-judge=openai:m", "--rag-judge-base-url=http://u:hunter2@[::1/v1?api_key=hunter2#hunter2"],
+            {},
+            "",
+            "--rag-judge-base-url (command line): the base URL 'http://[[]::1/v1' cannot be read (*)*",
+        ),
+        (
             ["--rag-judge=local", "--rag-judge-base-url=http://127.0.0.1:9/v1"],
             {},
             "",

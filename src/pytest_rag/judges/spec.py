@@ -110,7 +110,9 @@ def check_url(url: str) -> None:
         parts = urlsplit(url)
     except ValueError as exc:  # e.g. an unclosed IPv6 bracket
         scheme, sep, rest = url.partition("://")
-        shown = f"{scheme}{sep}{rest.rpartition('@')[2]}"  # without a user and password
+        # as public_url shows a URL (which cannot read this one): no user, password, query or fragment
+        address = rest.rpartition("@")[2].partition("?")[0].partition("#")[0]
+        shown = f"{scheme}{sep}{address}"
         raise ConfigError(
             f"the base URL {shown!r} cannot be read ({exc}); write e.g. http://127.0.0.1:8000/v1 "
             "or, for an IPv6 address, http://[::1]:8000/v1"
