@@ -35,6 +35,7 @@ import pytest_rag.report.summary
 import pytest_rag.stats
 from fake_llm import FakeLLMServer, RecordedRequest, Reply, schema_responder
 from fake_llm.replies import JsonReply
+from pytest_rag.judges.local.scorer import LocalScorer
 from pytest_rag.metrics.catalog import builtin_metrics
 
 # batch_support is both imported by the batch tests and loaded as their plugin (its fixtures): its
@@ -96,6 +97,13 @@ def inner_runs_share_the_project_configuration(
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester")  # it clears PYTEST_ADDOPTS as it is set up: set ours after
     monkeypatch.setenv("PYTEST_ADDOPTS", INNER_ADDOPTS)
+
+
+@pytest.fixture(scope="session")
+def scorer() -> LocalScorer:
+    """The offline judge's scorer, loaded once for every test that reads it directly (it holds no
+    state a test changes)."""
+    return LocalScorer.load()
 
 
 @pytest.fixture

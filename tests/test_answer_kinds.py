@@ -26,11 +26,6 @@ from stand_in_asker import StandInAsker, V
 pytest_plugins = ["pytester"]
 
 
-@pytest.fixture(scope="module")
-def scorer() -> LocalScorer:
-    return LocalScorer.load()
-
-
 def packaged_calibration() -> dict[str, Any]:
     text = resources.files("pytest_rag.judges.local").joinpath("calibration.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)

@@ -11,11 +11,6 @@ from pytest_rag.judges.local.scorer import LocalScorer
 from pytest_rag.judges.local.tasks import faithfulness_single
 
 
-@pytest.fixture(scope="module")
-def scorer() -> LocalScorer:
-    return LocalScorer.load()
-
-
 @pytest.mark.parametrize(
     ("reply", "claim"),
     [

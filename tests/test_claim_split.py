@@ -13,11 +13,6 @@ from pytest_rag.judges.local.features import SENTENCE_FEATURES, entailment_log_o
 from pytest_rag.judges.local.scorer import LocalScorer
 
 
-@pytest.fixture(scope="module")
-def scorer() -> LocalScorer:
-    return LocalScorer.load()
-
-
 @pytest.mark.parametrize(
     ("sentence", "claims"),
     [

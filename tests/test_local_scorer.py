@@ -26,11 +26,6 @@ CONTEXTS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def scorer() -> LocalScorer:
-    return LocalScorer.load()
-
-
 def test_copied_sentence_beats_changed_number(scorer: LocalScorer) -> None:
     faithful = scorer.support("The Eiffel Tower was completed in 1889.", CONTEXTS)
     altered = scorer.support("The Eiffel Tower was completed in 1925.", CONTEXTS)

@@ -40,11 +40,6 @@ def page(words: int, fact_at: float) -> str:
 
 
 @pytest.fixture(scope="module")
-def scorer() -> LocalScorer:
-    return LocalScorer.load()
-
-
-@pytest.fixture(scope="module")
 def long_page() -> str:
     text = page(20_000, fact_at=0.93)
     assert len(text.split()) >= 20_000

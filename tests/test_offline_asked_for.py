@@ -18,11 +18,6 @@ ORGAN = "Who repairs the church organ?"
 TICKETS = "How many tickets were sold for the gala?"
 
 
-@pytest.fixture(scope="module")
-def scorer() -> LocalScorer:
-    return LocalScorer.load()
-
-
 def grade(scorer: LocalScorer, question: str, answer: str) -> int:
     verdict = answer_relevancy_single(scorer, {"question": question, "answer": answer})
     score: int = verdict["score"]

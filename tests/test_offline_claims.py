@@ -17,11 +17,6 @@ from pytest_rag.judges.local.tasks import grade_fraction
 PASS = 4  # the faithfulness metric's default pass mark
 
 
-@pytest.fixture(scope="module")
-def scorer() -> LocalScorer:
-    return LocalScorer.load()
-
-
 def _grade(scorer: LocalScorer, answer: str, contexts: list[str]) -> tuple[int, GroundingReport]:
     report = scorer.support(answer, contexts)
     return grade_fraction(report), report

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from pytest_rag.judges.local.context_index import CANDIDATE_SENTENCES, FULL_SCAN_SENTENCES, ContextIndex
 from pytest_rag.judges.local.lexical import SentenceTable
@@ -23,11 +22,6 @@ def filler(count: int) -> list[str]:
         f"{topics[(i * 3 + 1) % 8]} maintenance and published a summary for the region."
         for i in range(count)
     ]
-
-
-@pytest.fixture(scope="module")
-def scorer() -> LocalScorer:
-    return LocalScorer.load()
 
 
 def large_contexts() -> list[str]:

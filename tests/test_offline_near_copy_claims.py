@@ -21,11 +21,6 @@ from pytest_rag.scoring.text import tokenize
 PASS = 4  # the faithfulness metric's default pass mark
 
 
-@pytest.fixture(scope="module")
-def scorer() -> LocalScorer:
-    return LocalScorer.load()
-
-
 def _verdict(scorer: LocalScorer, answer: str, contexts: list[str]) -> dict[str, Any]:
     return faithfulness_single(scorer, {"answer": answer, "contexts": contexts})
 

@@ -14,11 +14,6 @@ from pytest_rag.judges.local.scorer import SUPPORTED, LocalScorer
 from pytest_rag.scoring.text import tokenize
 
 
-@pytest.fixture(scope="module")
-def scorer() -> LocalScorer:
-    return LocalScorer.load()
-
-
 @pytest.mark.parametrize(
     ("context", "answer"),
     [
@@ -91,8 +86,7 @@ def test_another_date_in_digits_is_caught(scorer: LocalScorer, answer: str) -> N
     assert found.probability < SUPPORTED
 
 
-def test_a_pair_of_numbers_is_backed_by_both_and_only_both() -> None:
-    scorer = LocalScorer.load()
+def test_a_pair_of_numbers_is_backed_by_both_and_only_both(scorer: LocalScorer) -> None:
     context = ["The hotline answers calls 24 hours a day, 7 days a week."]
     assert scorer.support("The hotline answers calls 24/7.", context).probability >= SUPPORTED
     assert scorer.support("The hotline is staffed 24/5.", context).sentences[0].unsupported_numbers == (

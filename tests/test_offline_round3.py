@@ -18,12 +18,6 @@ from pytest_rag.judges.request import JudgeRequest
 from pytest_rag.metrics.grounding import Faithfulness
 from stand_in_asker import StandInAsker, V
 
-
-@pytest.fixture(scope="module")
-def scorer() -> LocalScorer:
-    return LocalScorer.load()
-
-
 # -- name and date forms -----------------------------------------------------------------------
 
 ORCHARD = [

@@ -13,12 +13,6 @@ from pytest_rag.judges.local.normalise import NameFormsError, name_forms
 from pytest_rag.judges.local.scorer import EDIT_CAP, GroundingReport, LocalScorer, SentenceSupport
 from pytest_rag.judges.local.tasks import HANDLERS, grade_fraction
 
-
-@pytest.fixture(scope="module")
-def scorer() -> LocalScorer:
-    return LocalScorer.load()
-
-
 # -- added content and swapped nouns -----------------------------------------------------------
 
 BAKERY = [
