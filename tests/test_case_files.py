@@ -21,7 +21,7 @@ from pytest_rag.config import CaseSettings
 from pytest_rag.errors import InputError
 from pytest_rag.inputs import Chunk
 from pytest_rag.metrics.base import Metric
-from pytest_rag.metrics.catalog import builtin_metrics
+from pytest_rag.metrics.catalog import builtin_metrics, resolve_metric
 
 ROWS = [
     {
@@ -299,6 +299,9 @@ def test_the_app_gets_the_history_when_it_takes_it_and_may_be_async() -> None:
 
 
 def metric_class(name: str, mode: str | None) -> type[Metric]:
+    """The built-in class of a metric name or short alias, as ``RagSession.metric_class`` finds it."""
+    if not any(m.name == name for m in builtin_metrics()):
+        name, mode = resolve_metric(name, mode)
     return next(m for m in builtin_metrics() if (m.name, m.mode) == (name, mode or "default"))
 
 
@@ -354,6 +357,57 @@ def test_a_cases_own_metrics_are_strict() -> None:
             CaseSettings(metrics=("context_recall",)),
             metric_class,
         )
+
+
+def test_a_bar_written_with_an_alias_or_for_one_mode_finds_its_check() -> None:
+    aliased = Case(id="a", question="How long?", thresholds={"relevancy": 4})
+    assert checks_of(aliased, WITH_CONTEXTS) == ["faithfulness=None", "answer_relevancy=4.0"]
+    by_mode = Case(
+        id="b",
+        question="How long?",
+        metrics=["faithfulness[claims]", "faithfulness"],
+        thresholds={"faithfulness[claims]": 0.9, "faithful": 4},
+    )
+    assert checks_of(by_mode, WITH_CONTEXTS) == ["faithfulness=0.9", "faithfulness=4.0"]
+
+
+@pytest.mark.parametrize(
+    ("case", "reply", "why"),
+    [
+        (
+            Case(id="a", question="q?", thresholds={"context_recall": 3}),
+            WITH_CONTEXTS,
+            "the case has no reference",
+        ),
+        (
+            Case(id="b", question="q?", thresholds={"faithfulness": 4}),
+            AppReply("Yes."),
+            "the app returned no contexts",
+        ),
+        (
+            Case(id="c", question="q?", metrics=["faithfulness"], thresholds={"relevancy": 4}),
+            WITH_CONTEXTS,
+            "the case is not held to it",
+        ),
+        (
+            Case(id="d", question="q?", metrics=["faithfulness"], thresholds={"faithfulness[claims]": 0.5}),
+            WITH_CONTEXTS,
+            "the case is not held to it",
+        ),
+    ],
+)
+def test_a_bar_for_a_check_the_case_does_not_get_is_an_error_saying_why(
+    case: Case, reply: AppReply, why: str
+) -> None:
+    with pytest.raises(InputError, match=f"thresholds name '[^']+', a check this case does not get: {why}"):
+        checks_of(case, reply)
+
+
+def test_a_case_no_metric_applies_to_is_told_what_the_case_or_the_reply_lacks() -> None:
+    with pytest.raises(InputError) as raised:
+        checks_of(Case(id="a", question="q?"), AppReply("   "))
+    assert "answer_relevancy: the app's answer is empty" in str(raised.value)
+    assert "passage_recall: the case has no expected_contexts" in str(raised.value)
 
 
 def test_conversation_metrics_start_at_the_first_turn_with_earlier_messages_to_compare() -> None:

@@ -79,11 +79,39 @@ def case_options(case: Case, exchange: Exchange) -> dict[str, Any]:
     return options
 
 
-def _threshold(case: Case, label: str, name: str) -> float | None:
-    for key in (label, name):
-        if key in case.thresholds:
-            return float(case.thresholds[key])
-    return None
+class CaseBars:
+    """The case's own ``thresholds``, read through the metric registry: a bar written with a short
+    alias (``relevancy``) or for one mode (``faithfulness[claims]``) finds its check, and a bar that
+    finds none is an error, never a bar quietly left unused while the case passes without it."""
+
+    def __init__(self, case: Case, metric_class: MetricClass) -> None:
+        self._by_check: dict[tuple[str, str | None], str] = {}
+        for label in case.thresholds:
+            name, mode = parse_metric_label(label)
+            metric = metric_class(name, mode)
+            self._by_check[(metric.name, metric.mode if mode is not None else None)] = label
+        self._case = case
+        self._used: set[str] = set()
+
+    def of(self, metric: type[Metric]) -> float | None:
+        """The case's bar for a check of ``metric`` (its mode's bar before the metric's own)."""
+        for key in ((metric.name, metric.mode), (metric.name, None)):
+            label = self._by_check.get(key)
+            if label is not None:
+                self._used.add(label)
+                return float(self._case.thresholds[label])
+        return None
+
+    def require_all_used(self, skipped: Mapping[str, str]) -> None:
+        """Raise if a bar found no check; ``skipped`` says why a metric was left out, by name."""
+        for (name, _), label in self._by_check.items():
+            if label not in self._used:
+                why = skipped.get(name, "the case is not held to it (it is not among the case's metrics)")
+                raise InputError(
+                    f"case {self._case.id!r} ({self._case.where}): thresholds name {label!r}, a check "
+                    f"this case does not get: {why}; name it in the case's metrics or give the case "
+                    "what it needs, or remove the threshold"
+                )
 
 
 def _needs_earlier(metric: type[Metric], history: Sequence[Mapping[str, str]]) -> bool:
@@ -97,7 +125,9 @@ def case_jobs(
 ) -> list[tuple[Check, Sample]]:
     """The checks of every judged exchange of ``case``, in turn order then metric order."""
     labels, strict = metric_labels(case, settings)
+    bars = CaseBars(case, metric_class)
     jobs = []
+    skipped: dict[str, str] = {}
     for exchange in exchanges:
         sample = exchange.sample()
         offered = case_options(case, exchange)
@@ -105,29 +135,51 @@ def case_jobs(
             name, mode = parse_metric_label(label)
             metric = metric_class(name, mode)
             if _needs_earlier(metric, exchange.history):
+                skipped[metric.name] = "it needs earlier turns of a conversation"
                 continue
             options = {key: value for key, value in offered.items() if key in metric.options}
-            if not strict and not applies(metric, options, sample):
+            reason = None if strict else why_not_applicable(metric, options, sample)
+            if reason is not None:
+                skipped[metric.name] = reason
                 continue
-            check = Check(metric=name, mode=mode, threshold=_threshold(case, label, name), options=options)
+            check = Check(metric=name, mode=mode, threshold=bars.of(metric), options=options)
             jobs.append((check, sample))
     if not jobs:
         raise InputError(
-            f"case {case.id!r} ({case.where}): none of the metrics {', '.join(labels)} applies to it; "
-            "name the case's metrics, or give it what they need (a reference, expected contexts)"
+            f"case {case.id!r} ({case.where}): none of the metrics {', '.join(labels)} applies to it "
+            f"({'; '.join(f'{name}: {why}' for name, why in skipped.items())}); name the case's "
+            "metrics, or give it what they need (a reference, expected contexts)"
         )
+    bars.require_all_used(skipped)
     return jobs
 
 
-def applies(metric: type[Metric], options: Mapping[str, Any], sample: Sample) -> bool:
-    """Whether a default metric can judge this sample with these options (its input checks pass)."""
-    needed = NAMED_FOR.get(metric.name)
-    if needed is not None and not getattr(sample, needed):
-        return False
+MISSING: dict[str, str] = {
+    "answer": "the app's answer is empty",
+    "contexts": "the app returned no contexts",
+    "question": "the case has no question",
+    "reference": "the case has no reference",
+    "expected": "the case has no expected_contexts",
+}
+"""What a case lacks, told in the case's terms, by the sample field or option a metric needs."""
+
+
+def why_not_applicable(metric: type[Metric], options: Mapping[str, Any], sample: Sample) -> str | None:
+    """Why a default metric cannot judge this sample with these options, in the case's terms where
+    the missing input is one a case or its app gives (else the metric's own input error); None when
+    it can."""
+    for needed in (*metric.required, NAMED_FOR.get(metric.name)):
+        given = getattr(sample, needed) if needed is not None else True
+        if not (given.strip() if isinstance(given, str) else given):
+            return MISSING.get(str(needed), f"the case has no {needed}")
     instance = metric()
     try:
         instance.check_options(options)
+    except InputError as exc:
+        lacking = [name for name in metric.options if name in MISSING and name not in options]
+        return MISSING[lacking[0]] if lacking else str(exc)
+    try:
         instance.check_inputs(sample)
-    except InputError:
-        return False
-    return True
+    except InputError as exc:
+        return str(exc)
+    return None
