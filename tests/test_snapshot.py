@@ -9,7 +9,7 @@ import pytest
 from syrupy.extensions.amber import AmberSnapshotExtension
 
 from pytest_rag.engine.cache import JudgmentCache
-from pytest_rag.errors import ConfigError
+from pytest_rag.errors import ConfigError, InputError, JudgeError
 from pytest_rag.regression.snapshot import (
     RagSnapshotExtension,
     compare,
@@ -17,7 +17,8 @@ from pytest_rag.regression.snapshot import (
     render_result,
 )
 from pytest_rag.regression.tolerance import Tolerance, parse_tolerance
-from pytest_rag.results import JudgeScore, MetricResult
+from pytest_rag.results import CallTally, JudgeScore, MetricResult
+from pytest_rag.results_table import ResultsTable, Row
 from regression_support import judge_env, marker_server, run_args
 
 
@@ -92,6 +93,35 @@ def test_a_different_judge_is_not_comparable_whatever_the_tolerance() -> None:
 def test_bad_tolerances_are_config_errors(bad: str) -> None:
     with pytest.raises(ConfigError, match="tolerance"):
         parse_tolerance(bad)
+
+
+def test_a_batch_table_is_stored_a_block_per_row_naming_its_sample_without_run_to_run_values() -> None:
+    slow = _result(4).model_copy(update={"calls": CallTally(offline=1, latency_s=0.25)})
+    fast = _result(4).model_copy(update={"calls": CallTally(offline=1, latency_s=0.01)})
+    extension = RagSnapshotExtension()
+
+    def table(first: MetricResult, second_id: str | None) -> ResultsTable:
+        return ResultsTable(
+            [Row(0, None, "faithfulness", first, None), Row(1, second_id, "faithfulness", _result(2), None)]
+        )
+
+    stored = extension.serialize(table(slow, "q2"))
+    assert 'sample: "[#0]"' in stored and 'sample: "[q2]"' in stored and "latency" not in stored
+    assert extension.matches(serialized_data=extension.serialize(table(fast, "q2")), snapshot_data=stored)
+    renamed = extension.serialize(table(fast, "q3"))
+    assert not extension.matches(serialized_data=renamed, snapshot_data=stored)
+    (diff,) = compare(parse_rendered(stored) or [], parse_rendered(renamed) or [], Tolerance())
+    assert diff.reason == "not comparable: sample '[q2]' -> '[q3]'"
+
+
+def test_a_batch_table_with_a_row_without_a_verdict_is_refused_not_locked_in() -> None:
+    failed = Row(1, "q2", "faithfulness", None, JudgeError("the judge timed out"))
+    with pytest.raises(
+        InputError, match=r"1 row\(s\) without a verdict \(the first: faithfulness of sample \[q2\]"
+    ):
+        RagSnapshotExtension().serialize(
+            ResultsTable([Row(0, None, "faithfulness", _result(4), None), failed])
+        )
 
 
 def test_other_data_is_serialized_exactly_as_amber_does() -> None:

@@ -11,10 +11,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from .results import CheckRecord
+
+
+class OfASample(Protocol):
+    """Anything judged on one sample of a test: a check's record, a row of a batch's table."""
+
+    @property
+    def sample_id(self) -> str | None: ...
+
+    @property
+    def sample_index(self) -> int | None: ...
+
 
 _TURN_ID_RE = re.compile(r"turn (\d+)")
 _LABEL_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([A-Za-z_][A-Za-z0-9_]*)\])?")
@@ -46,7 +57,7 @@ def parse_metric_label(label: str) -> tuple[str, str | None]:
     return found.group(1), found.group(2)
 
 
-def sample_tag(record: CheckRecord) -> str:
+def sample_tag(record: OfASample) -> str:
     """Which sample of its test a check judged: ``[q17]`` for a sample with an id, ``[#3]`` for the
     fourth sample of a ``rag_judge.evaluate`` call without one (the index counts from 0, as the
     table ``evaluate`` returns does), and nothing for a check of a single sample."""

@@ -12,9 +12,14 @@ exactly and the score within a tolerance:
   stored score within the range of the new ones (run with ``--rag-judge-repeat N`` so there is a
   range to speak of).
 
-Everything that is not a ``MetricResult`` (or a list of them) is handled exactly as syrupy's Amber
-extension handles it, which is why pytest-rag can make this extension the default of the plain
-``snapshot`` fixture without changing anyone else's snapshots. A snapshot within tolerance is left
+The table of a batch (``rag_judge.evaluate(...)``) is stored as one block per row, each naming its
+sample (``[q17]``, or ``[#3]`` by position), so that its scores compare the same way and nothing
+that changes from run to run (a call's latency) is locked in; a table with a row that has no verdict
+is refused, since a snapshot of it would lock the error in as the expected outcome.
+
+Everything that is not a ``MetricResult`` (a list of them, or such a table) is handled exactly as
+syrupy's Amber extension handles it, which is why pytest-rag can make this extension the default of
+the plain ``snapshot`` fixture without changing anyone else's snapshots. A snapshot within tolerance is left
 as recorded, even under ``--snapshot-update``: otherwise noise would let the reference drift a
 little further down on every update.
 
@@ -36,9 +41,12 @@ from .tolerance import BY_TOLERANCE, Tolerance, class_name, parse_tolerance
 
 if TYPE_CHECKING:
     from ..results import MetricResult
+    from ..results_table import ResultsTable
 
 HEADER = "pytest-rag score"
-IDENTITY_FIELDS = ("metric", "mode", "judge", "scale")
+IDENTITY_FIELDS = ("metric", "mode", "judge", "scale", "sample")
+"""What must match exactly; ``sample`` is written only for the rows of a table (absent, it is None on
+both sides)."""
 
 
 def _number(value: float) -> int | float:
@@ -48,9 +56,11 @@ def _number(value: float) -> int | float:
 # -- the readable block ------------------------------------------------------------------------------
 
 
-def render_result(result: MetricResult) -> str:
-    """One result as ``key: <json>`` lines under a header: readable, diffable, and parseable back."""
+def render_result(result: MetricResult, sample: str | None = None) -> str:
+    """One result as ``key: <json>`` lines under a header: readable, diffable, and parseable back;
+    ``sample`` names the row of a table it came from."""
     fields: list[tuple[str, Any]] = [
+        *([("sample", sample)] if sample is not None else []),
         ("metric", result.metric),
         ("mode", result.mode),
         ("judge", result.judge),
@@ -94,7 +104,8 @@ class StoredScore:
 
     def label(self) -> str:
         mode = "" if self.fields.get("mode") in (None, "default") else f"[{self.fields['mode']}]"
-        return f"{self.fields.get('metric')}{mode} by {self.fields.get('judge')}"
+        sample = f" of sample {self.fields['sample']}" if self.fields.get("sample") is not None else ""
+        return f"{self.fields.get('metric')}{mode}{sample} by {self.fields.get('judge')}"
 
 
 def parse_rendered(data: object) -> list[StoredScore] | None:
@@ -118,7 +129,9 @@ def parse_rendered(data: object) -> list[StoredScore] | None:
     return [StoredScore(b) for b in blocks]
 
 
-def _results_in(data: object) -> list[MetricResult] | None:
+def _results_in(data: object) -> list[tuple[MetricResult, str | None]] | None:
+    """The results ``data`` holds, each with the sample it names (None outside a table), or None
+    when it is not a result, a list of them or the table of a batch."""
     # This extension is syrupy's default in every suite; importing the pydantic models just to learn
     # that a snapshot holds none would cost every suite start-up. If they were never imported, no
     # MetricResult exists to be found.
@@ -127,10 +140,30 @@ def _results_in(data: object) -> list[MetricResult] | None:
         return None
     metric_result: type[MetricResult] = results.MetricResult
     if isinstance(data, metric_result):
-        return [data]
+        return [(data, None)]
     if isinstance(data, (list, tuple)) and data and all(isinstance(d, metric_result) for d in data):
-        return list(data)
+        return [(d, None) for d in data]
+    tables = sys.modules.get("pytest_rag.results_table")
+    if tables is not None and isinstance(data, tables.ResultsTable):
+        return _table_rows(data)
     return None
+
+
+def _table_rows(table: ResultsTable) -> list[tuple[MetricResult, str | None]]:
+    """A table's rows with their samples; a table with a row that has no verdict is refused."""
+    from ..check_keys import sample_tag
+    from ..errors import InputError
+
+    unjudged = [row for row in table if row.result is None]
+    if unjudged:
+        first = unjudged[0]
+        raise InputError(
+            f"this table has {len(unjudged)} row(s) without a verdict (the first: {first.metric} of "
+            f"sample {sample_tag(first)}: {first.error}); a snapshot locks judged scores, and one of "
+            "this table would lock the error in: fix what kept the rows from a verdict, or snapshot "
+            "the results of the rows that have one"
+        )
+    return [(row.result, sample_tag(row)) for row in table if row.result is not None]
 
 
 # -- comparing -----------------------------------------------------------------------------------------
@@ -252,7 +285,7 @@ class RagSnapshotExtension(AmberSnapshotExtension):
         results = _results_in(data)
         if results is None:
             return super().serialize(data, **kwargs)
-        return "\n".join(render_result(r) for r in results)
+        return "\n".join(render_result(result, sample) for result, sample in results)
 
     def matches(self, *, serialized_data: Any, snapshot_data: Any) -> bool:
         new, old = parse_rendered(serialized_data), parse_rendered(snapshot_data)
