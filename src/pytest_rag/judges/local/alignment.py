@@ -44,6 +44,7 @@ from .names import is_name_swap, is_role_swap, names_in
 from .negation import is_negation_flip
 from .normalise import name_is_backed
 from .numbers import miscounted_numbers, unbacked_numbers
+from .rounding import rounded_numbers_backed, rounding_words
 from .slots import noun_swap
 from .spans import JOINED_SPANS, SHORT_CLAIM_WORDS, Candidates, Span, join_spans, stem_all
 from .unbacked import (
@@ -230,8 +231,10 @@ def sentence_evidence(
 
     # The model was fitted on numbers in digits: its feature counts those; a spelled-out one the
     # contexts lack ("two ports" against "four ports") is an edit all the same.
+    numbers_nearby = index.numbers_near(stems)
+    rounded = rounded_numbers_backed(tokens, numbers_nearby, index)
     unbacked_digits, unbacked_spelled = unbacked_numbers(
-        tokens, index.numbers_near(stems), index.clock_times, index.tokens
+        tokens, numbers_nearby, index.clock_times, index.tokens, rounded
     )
     fitted_numbers = tuple(dict.fromkeys([*unbacked_digits, *miscounted_numbers(embedder, tokens, index)]))
     unsupported_numbers = tuple(dict.fromkeys([*fitted_numbers, *unbacked_spelled]))
@@ -245,8 +248,14 @@ def sentence_evidence(
         )
     )
     # A name the contexts give in another form ("Germany" for "German-born", "Austria" for
-    # "Austrian") is found, for the word-overlap features as for the name check.
-    found = index.content | {cached_stem(t) for n in names if n not in unsupported_names for t in tokenize(n)}
+    # "Austrian") is found, for the word-overlap features as for the name check; so is a rounded
+    # number the contexts bear out, with the words that round it ("about 300" for 288).
+    qualifiers = rounding_words(tokens, rounded)
+    found = (
+        index.content
+        | {cached_stem(t) for n in names if n not in unsupported_names for t in tokenize(n)}
+        | {cached_stem(t) for t in (*(tokens[k] for k in rounded), *qualifiers)}
+    )
     register = register_features(sentence, tokens)
     if index.empty or not tokens:
         features = (
@@ -300,7 +309,7 @@ def sentence_evidence(
     swapped_words: tuple[str, ...] = ()
     added_words: tuple[str, ...] = ()
     dropped = ""
-    claimed = claim_words(words)
+    claimed = [w for w in claim_words(words) if w not in qualifiers]
     absent = absent_words(claimed, index)
     if len(set(claimed) - set(absent)) <= SHORT_CLAIM_WORDS:
         swapped_words = noun_swap(embedder, tokens, claimed, absent, half) or ()

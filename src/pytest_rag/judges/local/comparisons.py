@@ -36,6 +36,8 @@ _COMPARISON_FAMILIES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
     (frozenset(up.split()), frozenset(down.split()))
     for up, down in (family.split("|") for family in _COMPARISON_FAMILIES_TEXT.split(";") if family.strip())
 )
+MORE_OR_LESS = next(k for k, (up, _) in enumerate(_COMPARISON_FAMILIES) if "more" in up)
+"""The family of :func:`comparisons_in` whose directions are "more" and "less" (the bounds)."""
 COMPARISON_MARKERS: frozenset[str] = frozenset(
     m for family in _COMPARISON_FAMILIES for side in family for m in side
 )

@@ -30,7 +30,8 @@ from itertools import accumulate, chain, pairwise
 
 import numpy as np
 
-from ...scoring.text import NEGATION_WORDS, STOPWORDS
+from ...scoring.text import NEGATION_WORDS, STOPWORDS, normalize_number
+from .comparisons import MORE_OR_LESS, comparisons_in
 from .embedder import PIECE_RE, FloatArray, StaticEmbedder
 from .lexical import SentenceTable, cached_stem
 from .negation import states_negation
@@ -185,6 +186,15 @@ class ContextIndex:
         """The stemmed words the contexts count with ``number`` (see numbers.numbers_with_units)."""
         return frozenset(
             unit for i in self.table.with_number(number) for n, unit in self._units_of(i) if n == number
+        )
+
+    def bounds(self, number: str) -> bool:
+        """Whether the contexts state ``number`` as a bound ("up to 30 hours", "no more than 6
+        tablets"): a bound of the answer is borne out by an exact number, not by another bound."""
+        return any(
+            family == MORE_OR_LESS and normalize_number(compared) == number
+            for i in self.table.with_number(number)
+            for family, _, compared in comparisons_in(self.table.tokens[i])
         )
 
     def counts_anything_as(self, unit: str) -> bool:

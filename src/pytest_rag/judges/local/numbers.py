@@ -8,7 +8,7 @@ the content words after it (what it counts), for the answer and for the index of
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Protocol
 
 from ...scoring.text import NUMBER_WORDS, STOPWORDS, has_digit, normalize_number, numbers_in, stem
@@ -53,7 +53,7 @@ def same_unit(stem_a: str, stem_b: str) -> bool:
 
 
 _CLOCK_RE = re.compile(r"(\d{1,2}):(\d{2})")
-_YEAR_RE = re.compile(r"1[89]\d\d|20\d\d")
+YEAR_RE = re.compile(r"1[89]\d\d|20\d\d")
 _YEAR_OPENERS = frozenset({"in", "since", "until", "till", "by", "from", "before", "after", "of", "during"})
 
 
@@ -116,12 +116,14 @@ def unbacked_numbers(
     known: frozenset[str],
     times: Callable[[], frozenset[str]],
     words: frozenset[str] = frozenset(),
+    borne_out: Collection[int] = (),
 ) -> tuple[list[str], list[str]]:
     """The numbers of a sentence that the contexts (their numbers in every form: ``known``; their
     clock times, read on demand: ``times``; their words: ``words``) lack: (written in digits, spelled
-    out). A clock time is backed by the same time in another form, and so is a date written in
-    digits (:func:`written_dates`: its day and year among the numbers, its month among the words),
-    and a pair such as "24/7" whose numbers the contexts both state."""
+    out); ``borne_out`` holds the positions of numbers another reading found true of the contexts. A clock time is backed by the same time in
+    another form, and so is a date written in digits (:func:`written_dates`: its day and year among
+    the numbers, its month among the words), a pair such as "24/7" whose numbers the contexts both
+    state."""
     clocks = clock_times(tokens)
     dated = {k for k, readings in written_dates(tokens).items() if _date_backed(readings, known, words)}
     digits = [
@@ -131,6 +133,7 @@ def unbacked_numbers(
         and normalize_number(t) not in known
         and not (k in clocks and clocks[k] in times())
         and k not in dated
+        and k not in borne_out
         and not _parts_backed(t, known)
     ]
     spelled = [n for n in spelled_numbers(tokens).values() if n not in known]
@@ -206,7 +209,7 @@ def numbers_with_units(tokens: Sequence[str], lookahead: int = _UNIT_LOOKAHEAD) 
     """
     pairs: list[tuple[str, str]] = []
     for k, token in enumerate(tokens):
-        if not is_number(token) or (k and tokens[k - 1] in _YEAR_OPENERS and _YEAR_RE.fullmatch(token)):
+        if not is_number(token) or (k and tokens[k - 1] in _YEAR_OPENERS and YEAR_RE.fullmatch(token)):
             continue  # "renovated in 2018 and seats 80 people": a year counts no seats
         found = 0
         for following in tokens[k + 1 : k + 6]:
