@@ -94,3 +94,18 @@ def test_the_words_that_round_a_backed_number_are_no_claim_of_their_own() -> Non
     tokens = tokenize("roughly 2.4 million books, about 7 rooms")
     assert rounding_words(tokens, {1}) == {"roughly", "million"}
     assert rounding_words(tokens, set()) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("answer", "backed"),
+    [
+        ("The reservoir holds 3.1 million cubic metres of water.", True),
+        ("The reservoir holds 3.1 billion cubic metres of water.", False),  # every digit kept
+        ("The reservoir holds 3.1 thousand cubic metres of water.", False),
+    ],
+)
+def test_a_number_at_another_scale_is_another_number(scorer: LocalScorer, answer: str, backed: bool) -> None:
+    context = ["The reservoir holds 3.1 million cubic metres of water when full."]
+    found = scorer.support(answer, context)
+    assert (found.sentences[0].unsupported_numbers == ()) is backed
+    assert (found.probability >= SUPPORTED) is backed

@@ -15,6 +15,8 @@ from ...scoring.text import NUMBER_WORDS, STOPWORDS, has_digit, normalize_number
 from .embedder import StaticEmbedder
 
 _MAGNITUDES = frozenset({"hundred", "thousand", "million", "billion", "trillion", "percent"})
+SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+"""Words that multiply the number before them ("2.4 million"), by how much."""
 _UNIT_LOOKAHEAD = 2  # content words after a number that may name what it counts
 
 # Cardinals an answer spells out ("four Ethernet ports" for "4"), checked like digits. "one" is as
@@ -246,11 +248,15 @@ def miscounted_numbers(embedder: StaticEmbedder, tokens: Sequence[str], index: C
     with this one, or a word the contexts never use while they count this number with another
     ("8 pounds" against "8 kg"); a following word that is in the contexts but never counted there
     ("at 14:35, flight ...") proves nothing and is ignored. Only a word right after the number counts as its unit here ("in
-    1987 a year later" has none), and magnitudes ("4 billion") are not units.
+    1987 a year later" has none), and magnitudes ("4 billion") are not units; a number the
+    contexts state at another scale ("2.4 million" for "2.4 billion") is reported as well.
     """
     found: list[str] = []
     for k, token in enumerate(tokens[:-1]):
         unit = tokens[k + 1]
+        if unit in SCALES and has_digit(token) and _rescaled(normalize_number(token), unit, index):
+            found.append(normalize_number(token))
+            continue
         if not has_digit(token) or has_digit(unit) or unit in STOPWORDS or unit in _MAGNITUDES:
             continue
         number, unit = normalize_number(token), stem(unit)
@@ -266,6 +272,12 @@ def miscounted_numbers(embedder: StaticEmbedder, tokens: Sequence[str], index: C
         ):
             found.append(number)
     return found
+
+
+def _rescaled(number: str, scale: str, index: CountedContexts) -> bool:
+    """Whether the contexts state ``number`` only at another scale: "2.4 million" where they say
+    "2.4 billion" (or "2.4" alone) keeps every digit and changes the fact a thousandfold."""
+    return number in index.numbers and stem(scale) not in index.counted_with(number)
 
 
 _UNIT_LIKENESS = 0.4  # word-vector cosine: pounds~kg 0.40, MB~GB 0.45, minutes~hours 0.58

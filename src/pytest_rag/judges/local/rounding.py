@@ -15,7 +15,7 @@ from typing import Protocol
 
 from ...scoring.text import STOPWORDS, has_digit, normalize_number, stem
 from .comparisons import MORE_OR_LESS, comparisons_in
-from .numbers import YEAR_RE, same_unit
+from .numbers import SCALES, YEAR_RE, same_unit
 
 
 class StatedNumbers(Protocol):
@@ -30,7 +30,6 @@ APPROXIMATION_WORDS = frozenset({"about", "around", "roughly", "approximately", 
 """Words before a number that say it is rounded: "about 30" is true of 29.7 and of 33, not of 40."""
 _SHORT_OF = frozenset({"nearly", "almost"})
 """Words before a rounded number that also say the exact one is below it ("nearly 30" for 29.7)."""
-_ROUNDING_MAGNITUDES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
 
 def rounded_numbers_backed(tokens: Sequence[str], known: frozenset[str], index: StatedNumbers) -> set[int]:
@@ -60,7 +59,7 @@ def rounded_numbers_backed(tokens: Sequence[str], known: frozenset[str], index: 
         if value is None:
             continue
         after = tokens[k + 1] if k + 1 < len(tokens) else ""
-        scale = _ROUNDING_MAGNITUDES.get(after, 1.0)
+        scale = SCALES.get(after, 1.0)
         target, half = value * scale, _last_digit(normalize_number(token)) * scale / 2
         before = tokens[k - 1] if k else ""
         up = bounds.get(stem(token))
@@ -120,6 +119,6 @@ def rounding_words(tokens: Sequence[str], rounded: Collection[int]) -> frozenset
     for k in rounded:
         if k and tokens[k - 1] in APPROXIMATION_WORDS | _SHORT_OF:
             found.add(tokens[k - 1])
-        if k + 1 < len(tokens) and tokens[k + 1] in _ROUNDING_MAGNITUDES:
+        if k + 1 < len(tokens) and tokens[k + 1] in SCALES:
             found.add(tokens[k + 1])
     return frozenset(found)
