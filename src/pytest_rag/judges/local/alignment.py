@@ -40,6 +40,7 @@ from .embedder import FloatArray, StaticEmbedder
 from .entailment import EntailmentModel
 from .features import ALIGNMENT_FEATURES, entailment_log_odds, share
 from .lexical import cached_stem
+from .money import amounts, money_words_backed, other_currency
 from .names import is_name_swap, is_role_swap, names_in
 from .negation import is_negation_flip
 from .normalise import name_is_backed
@@ -236,7 +237,16 @@ def sentence_evidence(
     unbacked_digits, unbacked_spelled = unbacked_numbers(
         tokens, numbers_nearby, index.clock_times, index.tokens, rounded
     )
-    fitted_numbers = tuple(dict.fromkeys([*unbacked_digits, *miscounted_numbers(embedder, tokens, index)]))
+    money = amounts(sentence)
+    fitted_numbers = tuple(
+        dict.fromkeys(
+            [
+                *unbacked_digits,
+                *miscounted_numbers(embedder, tokens, index),
+                *(other_currency(money, index.amounts) if money else ()),
+            ]
+        )
+    )
     unsupported_numbers = tuple(dict.fromkeys([*fitted_numbers, *unbacked_spelled]))
     unsupported_names = tuple(
         dict.fromkeys(
@@ -249,8 +259,11 @@ def sentence_evidence(
     )
     # A name the contexts give in another form ("Germany" for "German-born", "Austria" for
     # "Austrian") is found, for the word-overlap features as for the name check; so is a rounded
-    # number the contexts bear out, with the words that round it ("about 300" for 288).
-    qualifiers = rounding_words(tokens, rounded)
+    # number the contexts bear out, with the words that round it ("about 300" for 288), and a
+    # currency written as a word where the contexts write it as a symbol ("18 euros" for "€18").
+    qualifiers = rounding_words(tokens, rounded) | (
+        money_words_backed(money, index.amounts) if money else frozenset()
+    )
     found = (
         index.content
         | {cached_stem(t) for n in names if n not in unsupported_names for t in tokenize(n)}

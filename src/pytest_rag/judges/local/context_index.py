@@ -34,6 +34,7 @@ from ...scoring.text import NEGATION_WORDS, STOPWORDS, normalize_number
 from .comparisons import MORE_OR_LESS, comparisons_in
 from .embedder import PIECE_RE, FloatArray, StaticEmbedder
 from .lexical import SentenceTable, cached_stem
+from .money import Amount, amounts
 from .negation import states_negation
 from .normalise import context_forms, name_forms
 from .numbers import clock_times, number_set, numbers_with_units
@@ -97,6 +98,11 @@ class ContextIndex:
             for context in contexts:
                 pieces.update(PIECE_RE.findall(context))
             self.pooled_vector = embedder.pooled_from_pieces(pieces)
+
+    @cached_property
+    def amounts(self) -> tuple[Amount, ...]:
+        """The amounts of money the contexts state, each with its currency (see :mod:`.money`)."""
+        return tuple(amount for text in self.table.texts for amount in amounts(text))
 
     @cached_property
     def name_forms(self) -> frozenset[str]:
