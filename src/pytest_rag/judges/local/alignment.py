@@ -36,6 +36,7 @@ from .comparisons import comparisons_in, is_comparison_flip
 from .conditions import dropped_condition
 from .context_index import ContextIndex, shared_index
 from .conversational_register import register_features
+from .durations import durations_backed, durations_changed
 from .embedder import FloatArray, StaticEmbedder
 from .entailment import EntailmentModel
 from .features import ALIGNMENT_FEATURES, entailment_log_odds, share
@@ -234,8 +235,9 @@ def sentence_evidence(
     # contexts lack ("two ports" against "four ports") is an edit all the same.
     numbers_nearby = index.numbers_near(stems)
     rounded = rounded_numbers_backed(tokens, numbers_nearby, index)
+    converted = durations_backed(tokens, numbers_nearby, index.counted_with)
     unbacked_digits, unbacked_spelled = unbacked_numbers(
-        tokens, numbers_nearby, index.clock_times, index.tokens, rounded
+        tokens, numbers_nearby, index.clock_times, index.tokens, rounded | converted
     )
     money = amounts(sentence)
     fitted_numbers = tuple(
@@ -243,6 +245,7 @@ def sentence_evidence(
             [
                 *unbacked_digits,
                 *miscounted_numbers(embedder, tokens, index),
+                *durations_changed(tokens, numbers_nearby, index.counted_with),
                 *(other_currency(money, index.amounts) if money else ()),
             ]
         )
@@ -261,13 +264,15 @@ def sentence_evidence(
     # "Austrian") is found, for the word-overlap features as for the name check; so is a rounded
     # number the contexts bear out, with the words that round it ("about 300" for 288), and a
     # currency written as a word where the contexts write it as a symbol ("18 euros" for "€18").
-    qualifiers = rounding_words(tokens, rounded) | (
-        money_words_backed(money, index.amounts) if money else frozenset()
+    qualifiers = (
+        rounding_words(tokens, rounded)
+        | {tokens[k + 1] for k in converted}
+        | (money_words_backed(money, index.amounts) if money else frozenset())
     )
     found = (
         index.content
         | {cached_stem(t) for n in names if n not in unsupported_names for t in tokenize(n)}
-        | {cached_stem(t) for t in (*(tokens[k] for k in rounded), *qualifiers)}
+        | {cached_stem(t) for t in (*(tokens[k] for k in rounded | converted), *qualifiers)}
     )
     register = register_features(sentence, tokens)
     if index.empty or not tokens:

@@ -138,7 +138,7 @@ def unbacked_numbers(
         and k not in borne_out
         and not _parts_backed(t, known)
     ]
-    spelled = [n for n in spelled_numbers(tokens).values() if n not in known]
+    spelled = [n for k, n in spelled_numbers(tokens).items() if n not in known and k not in borne_out]
     return digits, spelled
 
 
