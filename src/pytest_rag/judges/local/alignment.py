@@ -47,6 +47,7 @@ from .negation import is_negation_flip
 from .normalise import name_is_backed
 from .numbers import miscounted_numbers, unbacked_numbers
 from .rounding import rounded_numbers_backed, rounding_words
+from .shares import share_positions, shares, shares_backed
 from .slots import noun_swap
 from .spans import JOINED_SPANS, SHORT_CLAIM_WORDS, Candidates, Span, join_spans, stem_all
 from .unbacked import (
@@ -236,8 +237,10 @@ def sentence_evidence(
     numbers_nearby = index.numbers_near(stems)
     rounded = rounded_numbers_backed(tokens, numbers_nearby, index)
     converted = durations_backed(tokens, numbers_nearby, index.counted_with)
+    stated_shares = shares(sentence)
+    shared = share_positions(tokens, shares_backed(stated_shares, index.shares)) if stated_shares else set()
     unbacked_digits, unbacked_spelled = unbacked_numbers(
-        tokens, numbers_nearby, index.clock_times, index.tokens, rounded | converted
+        tokens, numbers_nearby, index.clock_times, index.tokens, rounded | converted | shared
     )
     money = amounts(sentence)
     fitted_numbers = tuple(
@@ -267,6 +270,7 @@ def sentence_evidence(
     qualifiers = (
         rounding_words(tokens, rounded)
         | {tokens[k + 1] for k in converted}
+        | {tokens[k] for k in shared}
         | (money_words_backed(money, index.amounts) if money else frozenset())
     )
     found = (

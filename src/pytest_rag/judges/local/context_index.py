@@ -38,6 +38,7 @@ from .money import Amount, amounts
 from .negation import states_negation
 from .normalise import context_forms, name_forms
 from .numbers import clock_times, number_set, numbers_with_units
+from .shares import Share, shares
 from .spans import MAX_WINDOW, Candidates, Span
 
 FULL_SCAN_SENTENCES = 64
@@ -103,6 +104,11 @@ class ContextIndex:
     def amounts(self) -> tuple[Amount, ...]:
         """The amounts of money the contexts state, each with its currency (see :mod:`.money`)."""
         return tuple(amount for text in self.table.texts for amount in amounts(text))
+
+    @cached_property
+    def shares(self) -> tuple[Share, ...]:
+        """The shares the contexts state, as percentages (see :mod:`.shares`)."""
+        return tuple(share for text in self.table.texts for share in shares(text))
 
     @cached_property
     def name_forms(self) -> frozenset[str]:
