@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rag.judges.local.durations import durations_backed, durations_changed
+from pytest_rag.judges.local.durations import read_durations
 from pytest_rag.judges.local.scorer import SUPPORTED, LocalScorer
 from pytest_rag.scoring.text import tokenize
 
@@ -58,7 +58,12 @@ def counted_days(number: str) -> frozenset[str]:
 
 def test_which_numbers_of_time_convert() -> None:
     known = frozenset({"14", "30"})
-    assert durations_backed(tokenize("two weeks or 336 hours"), known, counted_days) == {0, 3}
-    assert durations_backed(tokenize("a fortnight"), known, counted_days) == set()  # no number
-    assert durations_backed(tokenize("30 days"), known, counted_days) == set()  # a month has no fixed days
-    assert durations_changed(tokenize("14 weeks, 30 years, 15 days"), known, counted_days) == ["14", "30"]
+    assert read_durations(tokenize("two weeks or 336 hours"), known, counted_days).backed == {0, 3}
+    assert read_durations(tokenize("a fortnight"), known, counted_days).backed == set()  # no number
+    assert (
+        read_durations(tokenize("30 days"), known, counted_days).backed == set()
+    )  # a month has no fixed days
+    assert read_durations(tokenize("14 weeks, 30 years, 15 days"), known, counted_days).changed == (
+        "14",
+        "30",
+    )

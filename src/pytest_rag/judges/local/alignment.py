@@ -36,7 +36,7 @@ from .comparisons import comparisons_in, is_comparison_flip
 from .conditions import dropped_condition
 from .context_index import ContextIndex, shared_index
 from .conversational_register import register_features
-from .durations import durations_backed, durations_changed
+from .durations import read_durations
 from .embedder import FloatArray, StaticEmbedder
 from .entailment import EntailmentModel
 from .features import ALIGNMENT_FEATURES, entailment_log_odds, share
@@ -236,7 +236,8 @@ def sentence_evidence(
     # contexts lack ("two ports" against "four ports") is an edit all the same.
     numbers_nearby = index.numbers_near(stems)
     rounded = rounded_numbers_backed(tokens, numbers_nearby, index)
-    converted = durations_backed(tokens, numbers_nearby, index.counted_with)
+    times = read_durations(tokens, numbers_nearby, index.counted_with)
+    converted = times.backed
     stated_shares = shares(sentence)
     shared = share_positions(tokens, shares_backed(stated_shares, index.shares)) if stated_shares else set()
     unbacked_digits, unbacked_spelled = unbacked_numbers(
@@ -248,7 +249,7 @@ def sentence_evidence(
             [
                 *unbacked_digits,
                 *miscounted_numbers(embedder, tokens, index),
-                *durations_changed(tokens, numbers_nearby, index.counted_with),
+                *times.changed,
                 *(other_currency(money, index.amounts) if money else ()),
             ]
         )

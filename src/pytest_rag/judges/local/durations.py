@@ -9,9 +9,10 @@ time (months to decades); a month is no fixed number of days, so "30 days" is no
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ...scoring.text import stem
-from .numbers import is_number, number_value
+from .numbers import as_float, is_number, number_value
 
 _CLOCK_SECONDS = {"second": 1, "sec": 1, "minut": 60, "min": 60, "hour": 3600, "hr": 3600, "day": 86400}
 _CLOCK_SECONDS |= {"week": 7 * 86400, "fortnight": 14 * 86400}
@@ -37,7 +38,7 @@ def _times_of(
     found = []
     for k, token in enumerate(tokens[:-1]):
         number = number_value(token) if is_number(token) else ""
-        value = _as_number(number)
+        value = as_float(number)
         converted = _in_base_unit(value, tokens[k + 1]) if value is not None else None
         if converted is not None:
             found.append((k, number, converted))
@@ -50,7 +51,7 @@ def _stated(
     """The amounts of time the contexts state, by the number that states them."""
     stated: dict[str, set[tuple[int, float]]] = {}
     for number in known:
-        value = _as_number(number)
+        value = as_float(number)
         for unit in counted(number) if value is not None else ():
             converted = _in_base_unit(value, unit) if value is not None else None
             if converted is not None:
@@ -58,39 +59,38 @@ def _stated(
     return stated
 
 
-def durations_backed(
-    tokens: Sequence[str], known: frozenset[str], counted: Callable[[str], frozenset[str]]
-) -> set[int]:
-    """Positions of the sentence's numbers of time (a number, spelled or in digits, before a unit
-    of time) that equal, converted, a number of time the contexts state in another unit: "two
-    weeks" where ``known`` holds 14 and ``counted`` says the contexts count days with it."""
-    times = _times_of(tokens)
-    if not times:
-        return set()
-    every = {amount for amounts in _stated(known, counted).values() for amount in amounts}
-    return {k for k, _, amount in times if amount in every}
+@dataclass(frozen=True)
+class TimeReading:
+    """What the contexts make of a sentence's amounts of time."""
+
+    backed: frozenset[int]
+    """Positions of numbers of time (a number, spelled or in digits, before a unit of time) that
+    equal, converted, an amount of time the contexts state in another unit: "two weeks" where
+    they count days with 14."""
+    changed: tuple[str, ...]
+    """Numbers of time the contexts state with a unit of the same family while the amount differs
+    from every amount of time they state: "90 minutes" where they say "90 seconds", "14 weeks" for
+    "14 days" (every digit kept, and the word close enough to pass for a synonym)."""
 
 
-def durations_changed(
+NO_TIMES = TimeReading(frozenset(), ())
+
+
+def read_durations(
     tokens: Sequence[str], known: frozenset[str], counted: Callable[[str], frozenset[str]]
-) -> list[str]:
-    """Numbers of time the contexts state with a unit of the same family, while the amount differs
-    from every amount of time they state: "90 minutes" where the contexts say "90 seconds", "14
-    weeks" for "14 days" (every digit kept, and the word close enough to pass for a synonym)."""
+) -> TimeReading:
+    """The sentence's amounts of time against those of the contexts: the numbers ``known`` near
+    it, and what they count with each (``counted``)."""
     times = _times_of(tokens)
     if not times:
-        return []
+        return NO_TIMES
     stated = _stated(known, counted)
     every = {amount for amounts in stated.values() for amount in amounts}
-    return [
-        number
-        for _, number, amount in times
-        if amount not in every and any(family == amount[0] for family, _ in stated.get(number, ()))
-    ]
-
-
-def _as_number(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
+    return TimeReading(
+        frozenset(k for k, _, amount in times if amount in every),
+        tuple(
+            number
+            for _, number, amount in times
+            if amount not in every and any(family == amount[0] for family, _ in stated.get(number, ()))
+        ),
+    )

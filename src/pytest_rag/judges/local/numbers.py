@@ -7,6 +7,7 @@ the content words after it (what it counts), for the answer and for the index of
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Protocol
@@ -67,6 +68,15 @@ def is_number(token: str) -> bool:
 # Every word normalize_number turns into digits, and the spelled cardinals: a word is looked up
 # here rather than run through normalize_number's patterns (a corpus has tens of thousands).
 _WORD_VALUES = {**NUMBER_WORDS, **SPELLED}
+
+
+def as_float(number: str) -> float | None:
+    """A normalised number (:func:`number_value`) as a finite float; None for anything else."""
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def number_value(token: str) -> str:

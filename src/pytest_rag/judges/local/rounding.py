@@ -9,13 +9,12 @@ through :mod:`.numbers`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from ...scoring.text import STOPWORDS, has_digit, normalize_number, stem
 from .comparisons import MORE_OR_LESS, comparisons_in
-from .numbers import SCALES, YEAR_RE, same_unit
+from .numbers import SCALES, YEAR_RE, as_float, same_unit
 
 
 class StatedNumbers(Protocol):
@@ -49,13 +48,13 @@ def rounded_numbers_backed(tokens: Sequence[str], known: frozenset[str], index: 
     count the same with theirs: "over 500 employees" is not borne out by "founded in 2019", "512
     stores" or a bare "512", and "below 100 degrees" not by whatever number stands near.
     """
-    values = [(number, value) for number in known if (value := _as_float(number)) is not None]
-    if not values:
-        return set()
+    if not known or not any(has_digit(token) for token in tokens):
+        return set()  # most sentences: read nothing more
+    values = [(number, value) for number in known if (value := as_float(number)) is not None]
     bounds = {compared: up for family, up, compared in comparisons_in(tokens) if family == MORE_OR_LESS}
     found: set[int] = set()
     for k, token in enumerate(tokens):
-        value = _as_float(normalize_number(token)) if has_digit(token) else None
+        value = as_float(normalize_number(token)) if has_digit(token) else None
         if value is None:
             continue
         after = tokens[k + 1] if k + 1 < len(tokens) else ""
@@ -81,14 +80,6 @@ def rounded_numbers_backed(tokens: Sequence[str], known: frozenset[str], index: 
         ):
             found.add(k)
     return found
-
-
-def _as_float(number: str) -> float | None:
-    try:
-        value = float(number)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
 
 
 def _last_digit(number: str) -> float:
