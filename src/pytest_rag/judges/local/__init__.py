@@ -26,6 +26,10 @@ The modules:
   :mod:`.negation`, :mod:`.comparisons`, :mod:`.names`, :mod:`.slots`, :mod:`.unbacked`, :mod:`.conditions`, with the word
   lists they share in :mod:`.opposites`, :mod:`.normalise` (name and date forms, ``name_forms.json``)
   and :mod:`.conversational_register` (first person and chat words);
+* one module per form a number takes that the number check would otherwise call unbacked:
+  :mod:`.rounding` (rounded numbers and bounds), :mod:`.money` (a currency as a symbol, a code or a
+  word), :mod:`.durations` (an amount of time in another unit) and :mod:`.shares` (a percentage or a
+  fraction);
 * :mod:`.framing` (sentences about the answer itself), :mod:`.chat_frames` (the chat around a
   claim: "Oh yeah, I think ..."), :mod:`.question` (short answers read with their question) and
   :mod:`.dialogue` (a conversation's turn read with the turns before it);
