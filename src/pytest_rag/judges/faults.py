@@ -127,20 +127,34 @@ def translate(
                 kind="unavailable",
             )
         if status == 404:
-            check = "Check the model name in --rag-judge and the base URL"
-            if judge.startswith("anthropic:") and base_url.rstrip("/").endswith("/v1"):
-                # an OpenAI-style address: the request went to .../v1/v1/messages
-                check = (
-                    f"The base URL {public_url(base_url)!r} ends in /v1, but the Anthropic SDK adds /v1 "
-                    "itself: give the address without the /v1. Else check the model name in --rag-judge"
-                )
-            return JudgeError(
-                f"HTTP 404: {sentence(detail)} {check}",
-                judge=judge,
-                kind="rejected",
-            )
+            return not_found(judge, detail, base_url)
         return JudgeError(f"HTTP {status}: {detail}", judge=judge, kind="rejected")
     return JudgeError(f"{type(exc).__name__}: {redact(str(exc), key_env)}", judge=judge)
+
+
+def not_found(judge: str, detail: str, base_url: str) -> JudgeUnavailableError:
+    """A 404 to a judgment request: the server has no such model (or no such API at that address).
+    Every later request would get the same answer, so the judge is unavailable for the run, and the
+    message names the model and the two ways to put it right."""
+    provider, _, model = judge.partition(":")
+    address = public_url(base_url)
+    if provider == "anthropic" and base_url.rstrip("/").endswith("/v1"):
+        # an OpenAI-style address: the request went to .../v1/v1/messages
+        return JudgeUnavailableError(
+            f"HTTP 404 from {address}: {sentence(detail)} The base URL ends in /v1, but the Anthropic "
+            f"SDK adds /v1 itself: give the address without the /v1 ({url_settings(judge)}). "
+            f"Else check the model name {model!r} in --rag-judge",
+            judge=judge,
+            kind="unavailable",
+        )
+    listing = f"{address}/v1/models" if provider == "anthropic" else f"{address}/models"
+    return JudgeUnavailableError(
+        f"the model {model!r} was not found at {address} (HTTP 404: {detail.rstrip().rstrip('.')}). Give the "
+        f"name of a model this server serves as {provider}:MODEL in --rag-judge ({listing} lists them); "
+        f"if the name is right, check the base URL ({url_settings(judge)})",
+        judge=judge,
+        kind="unavailable",
+    )
 
 
 def unreadable(judge: str, what: str, raw: object, key_env: str) -> TransientFault:
