@@ -52,3 +52,36 @@ def test_an_unknown_model_makes_the_judge_unavailable_naming_the_model_and_the_f
     first, second = checks(report)
     assert first["failures"] == {"unavailable": 1} and first["passed"] is None
     assert second["passed"] is None and second["error"]
+
+
+ONE_CHECK = """
+def test_grounded(rag_judge):
+    rag_judge.assert_faithful("Refunds take five days.", ["Refunds are processed within five days."])
+"""
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("reply", ["refusal", "empty text"])
+def test_a_failure_report_never_shows_an_empty_raw_reply_block(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, provider: str, reply: str
+) -> None:
+    """OpenAI sends a refusal in its own field with no content, Anthropic as a ``refusal`` stop: the
+    report shows what the judge said, and a reply with nothing in it gets no block at all."""
+    refusal = "I must decline to grade this answer."
+    fake_llm.responder = lambda request: Reply.refusal(refusal) if reply == "refusal" else Reply.text("")
+    pytester.makepyfile(ONE_CHECK)
+    report = tmp_path / "results.json"
+    args = rag_args(fake_llm, tmp_path / "cache", f"--rag-report={report}", judge=f"{provider}:m")
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(errors=1)
+    output = result.stdout.str()
+    lines = [line.removeprefix("E").strip() for line in result.stdout.lines]
+    for at, line in enumerate(lines):
+        if line == "--- raw judge reply ---":
+            assert lines[at + 1] not in ("", "--- end of reply ---"), output
+    (check,) = checks(report)
+    if reply == "refusal":
+        assert f"the judge refused: {refusal}" in output
+        assert check["evidence"].get("raw_reply", refusal) == refusal
+    else:
+        assert "--- raw judge reply ---" not in output

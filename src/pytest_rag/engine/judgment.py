@@ -265,7 +265,8 @@ class JudgmentEngine:
         else:
             return parse_verdict(model, reply.text)
         tally.failed(failure[0])
-        raise self._error(judge, request, failure[1], reply.text, kind=failure[0])
+        # a refusal given in its own field (OpenAI's) leaves the text empty: the refusal is what it said
+        raise self._error(judge, request, failure[1], reply.text or refusal, kind=failure[0])
 
     def _repair_request(self, request: JudgeRequest, raw: str, problem: str) -> JudgeRequest:
         fix = (
