@@ -85,3 +85,52 @@ def test_a_failure_report_never_shows_an_empty_raw_reply_block(
         assert check["evidence"].get("raw_reply", refusal) == refusal
     else:
         assert "--- raw judge reply ---" not in output
+
+
+def test_an_ensemble_check_with_a_failed_member_shows_what_each_member_said(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    """One judge of two rejects every request: the checks have no score, and their failures and
+    records say what the other judge scored, on the loop and on the cached path alike."""
+
+    def answer(request: Any) -> Reply:
+        if request.path.endswith("/messages"):
+            return Reply.status(401)
+        return Reply.json({"reasoning": "supported", "unsupported_statements": [], "score": 4})
+
+    fake_llm.responder = answer
+    pytester.makepyfile(TWO_CHECKS)
+    report = tmp_path / "results.json"
+    args = rag_args(
+        fake_llm, tmp_path / "cache", f"--rag-report={report}", judge="openai:fake-gpt,anthropic:fake-claude"
+    )
+    first_run = pytester.runpytest(*args)
+    again = pytester.runpytest(*args)  # the OpenAI verdicts come from the cache now
+    for run in (first_run, again):
+        run.assert_outcomes(errors=2)
+        assert run.stdout.str().count("Each judgment of this check: openai:fake-gpt scored 4; ") == 2
+    first, second = checks(report)
+    assert "openai:fake-gpt scored 4; anthropic:fake-claude failed: HTTP 401" in first["error"]
+    assert (
+        "openai:fake-gpt scored 4; anthropic:fake-claude failed: the judge is unavailable" in second["error"]
+    )
+
+
+def test_a_replayed_ensemble_names_the_member_the_store_lacks_and_what_the_other_scored(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    """In a replay the checks never reach the loop: the first member's miss must not hide the score
+    the store holds for the second."""
+    fake_llm.responder = lambda request: Reply.json(
+        {"reasoning": "ok", "unsupported_statements": [], "score": 4}
+    )
+    pytester.makepyfile(ONE_CHECK)
+    cache = tmp_path / "cache"
+    pytester.runpytest(*rag_args(fake_llm, cache, judge="openai:fake-gpt")).assert_outcomes(passed=1)
+    asked = fake_llm.request_count
+    both = "anthropic:fake-claude,openai:fake-gpt"
+    result = pytester.runpytest(*rag_args(fake_llm, cache, "--rag-cache=replay", judge=both))
+    result.assert_outcomes(errors=1)
+    assert fake_llm.request_count == asked
+    assert "; openai:fake-gpt scored 4" in result.stdout.str()
+    assert "Each judgment of this check: anthropic:fake-claude failed: " in result.stdout.str()
