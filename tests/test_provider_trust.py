@@ -134,3 +134,45 @@ def test_a_replayed_ensemble_names_the_member_the_store_lacks_and_what_the_other
     assert fake_llm.request_count == asked
     assert "; openai:fake-gpt scored 4" in result.stdout.str()
     assert "Each judgment of this check: anthropic:fake-claude failed: " in result.stdout.str()
+
+
+BATCH_TABLE = """
+def test_table(rag_judge):
+    table = rag_judge.evaluate(
+        [{"answer": "Refunds take five days.", "contexts": ["Refunds are processed within five days."]},
+         {"answer": "Shipping is free.", "contexts": ["Shipping costs nothing."]}],
+        metrics=["faithfulness"],
+        batch=True,
+    )
+    assert all(row.error is not None for row in table.rows)
+"""
+
+
+@pytest.mark.parametrize("cause", ["no API key", "batch API refused"])
+def test_a_batch_evaluate_that_cannot_submit_records_every_check_as_an_error_saying_why(
+    pytester: pytest.Pytester,
+    fake_llm: FakeLLMServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cause: str,
+) -> None:
+    """Each check gets the reason as its error, the summary counts them, the results file has them:
+    the user learns that nothing was judged, and why, whether or not the test reads the table."""
+    report = tmp_path / "results.json"
+    if cause == "no API key":  # OpenAI itself: a server of our own would need no key
+        monkeypatch.delenv("OPENAI_API_KEY")
+        judge, why = "openai:gpt-4o-mini", "OPENAI_API_KEY is not set"
+    else:
+        fake_llm.batches.refuse(401, 401)
+        judge, why = "openai:fake-gpt", "HTTP 401"
+    args = rag_args(fake_llm, tmp_path / "cache", f"--rag-report={report}", judge=judge)
+    if cause == "no API key":
+        args = [f"--rag-judge={judge}" if a.startswith("--rag-judge=") else a for a in args]
+    pytester.makepyfile(BATCH_TABLE)
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(errors=1)
+    output = result.stdout.str()
+    assert "judge errors: 2 (2 JudgeError)" in output
+    assert f"[faithfulness by {judge}] no verdict: " in output and why in output
+    assert [check["error"] is not None and why in check["error"] for check in checks(report)] == [True, True]
+    assert fake_llm.batches.created == []
