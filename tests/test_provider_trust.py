@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import rag_args
+from conftest import rag_args, verdict
 from fake_llm import FakeLLMServer, Reply
 
 TWO_CHECKS = """
@@ -176,3 +176,41 @@ def test_a_batch_evaluate_that_cannot_submit_records_every_check_as_an_error_say
     assert f"[faithfulness by {judge}] no verdict: " in output and why in output
     assert [check["error"] is not None and why in check["error"] for check in checks(report)] == [True, True]
     assert fake_llm.batches.created == []
+
+
+SLOW_SET_UP = """
+import time
+
+import pytest
+
+from pytest_rag.judges.anthropic.messages import AnthropicJudge
+from pytest_rag.judges.openai.chat import OpenAIChatJudge
+
+
+@pytest.fixture(autouse=True)
+def slow_client(monkeypatch):
+    # a client that takes long to build, as on a first import of the SDK on a loaded machine
+    for judge in (OpenAIChatJudge, AnthropicJudge):
+        build = judge._new_client
+
+        def slow(self, build=build):
+            time.sleep(2.0)
+            return build(self)
+
+        monkeypatch.setattr(judge, "_new_client", slow)
+"""
+
+
+@pytest.mark.parametrize("judge", ["openai:fake-gpt", "anthropic:fake-claude"])
+def test_the_judges_one_off_set_up_is_not_counted_in_the_deadline(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, judge: str
+) -> None:
+    """--rag-deadline bounds the judgment: a set-up longer than the deadline (the SDK's import and
+    client) must not fail the first check of the run."""
+    fake_llm.responder = lambda request: verdict(5)
+    pytester.makeconftest(SLOW_SET_UP)
+    pytester.makepyfile(ONE_CHECK)
+    args = rag_args(fake_llm, tmp_path / "cache", judge=judge)
+    result = pytester.runpytest(*[a for a in args if not a.startswith("--rag-deadline")], "--rag-deadline=1")
+    result.assert_outcomes(passed=1)
+    assert fake_llm.request_count == 1

@@ -94,6 +94,13 @@ class AnthropicJudge:
             return True
         return False
 
+    def prepare(self) -> None:
+        """Import the SDK and build this loop's client, before the engine times the first call (the
+        import alone takes seconds)."""
+        from anthropic.types import Message  # noqa: F401  (imported once, here)
+
+        self.clients.get()
+
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         import anthropic
         from anthropic.types import Message

@@ -76,6 +76,10 @@ class OpenAIEmbedder:
             api_key=self._api_key(), base_url=self.base_url, timeout=self.timeout_s, max_retries=0
         )
 
+    def prepare(self) -> None:
+        """Import the SDK and build this loop's client before the engine times the first call."""
+        self.clients.get()
+
     async def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
         import openai
 
