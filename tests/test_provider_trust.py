@@ -214,3 +214,36 @@ def test_the_judges_one_off_set_up_is_not_counted_in_the_deadline(
     result = pytester.runpytest(*[a for a in args if not a.startswith("--rag-deadline")], "--rag-deadline=1")
     result.assert_outcomes(passed=1)
     assert fake_llm.request_count == 1
+
+
+@pytest.mark.parametrize(
+    ("judge", "key_env"), [("openai:m", "OPENAI_API_KEY"), ("anthropic:m", "ANTHROPIC_API_KEY")]
+)
+def test_a_gateway_at_a_base_url_takes_no_key_until_it_asks_for_one(
+    pytester: pytest.Pytester,
+    fake_llm: FakeLLMServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    judge: str,
+    key_env: str,
+) -> None:
+    """Both providers follow one rule: the provider's own address needs its key; a server or gateway
+    named by a base URL is asked without one, and if it answers 401 the error says which variable to
+    set, not that the key was wrong."""
+    monkeypatch.delenv(key_env)
+    fake_llm.responder = lambda request: verdict(5)
+    pytester.makepyfile(ONE_CHECK)
+    args = rag_args(fake_llm, tmp_path / "cache", judge=judge)
+    pytester.runpytest(*args).assert_outcomes(passed=1)
+    assert fake_llm.request_count == 1
+
+    fake_llm.responder = lambda request: Reply.status(401)
+    result = pytester.runpytest(*args, "--rag-cache=off")
+    result.assert_outcomes(errors=1)
+    assert f"wants an API key, and {key_env} is not set: export it" in result.stdout.str()
+
+    own_address = [f"--rag-judge={judge}" if a.startswith("--rag-judge=") else a for a in args]
+    result = pytester.runpytest(*own_address, "--rag-cache=off")
+    result.assert_outcomes(errors=1)
+    assert f"{key_env} is not set, so {judge} cannot be called" in result.stdout.str()
+    assert fake_llm.request_count == 2

@@ -120,9 +120,14 @@ def translate(
                 f"HTTP {status} from {judge}: {detail}", retry_after_seconds(headers), kind=kind
             )
         if status in (401, 403):
+            check = f"the judge rejected the credentials; check {key_env} (the key itself is never printed)"
+            if not os.environ.get(key_env):  # a server of our own or a gateway, sent no key of the user's
+                check = (
+                    f"the server at {public_url(base_url)} wants an API key, and {key_env} is not set: "
+                    "export it with the key that server takes"
+                )
             return JudgeUnavailableError(
-                f"HTTP {status}: the judge rejected the credentials; check {key_env} "
-                "(the key itself is never printed)",
+                f"HTTP {status}: {check}",
                 judge=judge,
                 kind="unavailable",
             )
