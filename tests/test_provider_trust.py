@@ -7,6 +7,7 @@ summary and the results file.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,8 @@ import pytest
 
 from conftest import rag_args, verdict
 from fake_llm import FakeLLMServer, Reply
+from pytest_rag.errors import JudgeUnavailableError
+from pytest_rag.judges.openai.embeddings import OpenAIEmbedder
 
 TWO_CHECKS = """
 def test_first(rag_judge):
@@ -247,3 +250,22 @@ def test_a_gateway_at_a_base_url_takes_no_key_until_it_asks_for_one(
     result.assert_outcomes(errors=1)
     assert f"{key_env} is not set, so {judge} cannot be called" in result.stdout.str()
     assert fake_llm.request_count == 2
+
+
+def test_an_unknown_embeddings_model_points_at_the_option_that_named_it(fake_llm: FakeLLMServer) -> None:
+    """The embeddings model is named by the check's ``embedding_model=``, not by --rag-judge: the 404
+    must send the user to the option that can put it right."""
+    fake_llm.script(Reply.status(404))
+    embedder = OpenAIEmbedder("no-such-embedder", base_url=fake_llm.openai_base_url, key_env="OPENAI_API_KEY")
+
+    async def embed() -> None:
+        try:
+            await embedder.embed(["a text"])
+        finally:
+            await embedder.clients.aclose()
+
+    with pytest.raises(JudgeUnavailableError) as info:
+        asyncio.run(embed())
+    assert "'no-such-embedder' was not found" in str(info.value)
+    assert "in the embedding_model= option of the check" in str(info.value)
+    assert "--rag-judge (" not in str(info.value)

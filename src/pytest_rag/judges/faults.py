@@ -94,10 +94,17 @@ def _refused_connection(exc: BaseException) -> str | None:
 
 
 def translate(
-    exc: BaseException, sdk: ModuleType, *, judge: str, key_env: str, base_url: str
+    exc: BaseException,
+    sdk: ModuleType,
+    *,
+    judge: str,
+    key_env: str,
+    base_url: str,
+    model_option: str | None = None,
 ) -> BaseException:
     """Map an SDK exception to TransientFault (retry) or JudgeError (final). Server text is redacted:
-    a proxy that echoes the request's headers must not put the key into a message."""
+    a proxy that echoes the request's headers must not put the key into a message. ``model_option``
+    says where the model was named, when not in --rag-judge (an embeddings model)."""
     if isinstance(exc, sdk.APITimeoutError):
         return TransientFault(f"request timed out ({judge})", kind="timeout")
     if isinstance(exc, sdk.APIConnectionError):
@@ -132,12 +139,14 @@ def translate(
                 kind="unavailable",
             )
         if status == 404:
-            return not_found(judge, detail, base_url)
+            return not_found(judge, detail, base_url, model_option)
         return JudgeError(f"HTTP {status}: {detail}", judge=judge, kind="rejected")
     return JudgeError(f"{type(exc).__name__}: {redact(str(exc), key_env)}", judge=judge)
 
 
-def not_found(judge: str, detail: str, base_url: str) -> JudgeUnavailableError:
+def not_found(
+    judge: str, detail: str, base_url: str, model_option: str | None = None
+) -> JudgeUnavailableError:
     """A 404 to a judgment request: the server has no such model (or no such API at that address).
     Every later request would get the same answer, so the judge is unavailable for the run, and the
     message names the model and the two ways to put it right."""
@@ -153,9 +162,10 @@ def not_found(judge: str, detail: str, base_url: str) -> JudgeUnavailableError:
             kind="unavailable",
         )
     listing = f"{address}/v1/models" if provider == "anthropic" else f"{address}/models"
+    named = model_option or f"as {provider}:MODEL in --rag-judge"
     return JudgeUnavailableError(
         f"the model {model!r} was not found at {address} (HTTP 404: {detail.rstrip().rstrip('.')}). Give the "
-        f"name of a model this server serves as {provider}:MODEL in --rag-judge ({listing} lists them); "
+        f"name of a model this server serves {named} ({listing} lists them); "
         f"if the name is right, check the base URL ({url_settings(judge)})",
         judge=judge,
         kind="unavailable",

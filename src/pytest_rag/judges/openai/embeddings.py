@@ -91,7 +91,12 @@ class OpenAIEmbedder:
             )
         except openai.OpenAIError as exc:
             raise translate(
-                exc, openai, judge=self.label, key_env=self.key_env, base_url=self.base_url
+                exc,
+                openai,
+                judge=self.label,
+                key_env=self.key_env,
+                base_url=self.base_url,
+                model_option="in the embedding_model= option of the check",
             ) from None
         if not isinstance(getattr(response, "data", None), list):  # a proxy's page instead of the API
             raise unreadable(self.label, "no list of embeddings in the body", response, self.key_env)
