@@ -104,9 +104,9 @@ def test_an_openai_style_url_ending_in_v1_is_named_as_the_cause_of_the_404(fake_
 
 
 def test_a_missing_key_says_how_to_proceed(monkeypatch: pytest.MonkeyPatch, fake_llm: FakeLLMServer) -> None:
-    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")  # Anthropic itself needs one (a gateway is asked without)
     with pytest.raises(JudgeError, match=r"ANTHROPIC_API_KEY is not set.*--rag-cache=replay"):
-        complete_all(judge_for(fake_llm))
+        complete_all(AnthropicJudge(JudgeSpec("anthropic", "fake-claude", None)))
     assert fake_llm.request_count == 0
 
 

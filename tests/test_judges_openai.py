@@ -14,7 +14,7 @@ import pytest
 from conftest import OPENAI_KEY, verdict
 from fake_llm import FakeLLMServer, Reply
 from judge_requests import GradeVerdict, grading_request
-from pytest_rag.errors import JudgeError
+from pytest_rag.errors import JudgeError, JudgeUnavailableError
 from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
 from pytest_rag.judges.request import JudgeRequest, Sampling
@@ -106,7 +106,9 @@ def test_rejected_credentials_name_the_variable_not_the_key(fake_llm: FakeLLMSer
 
 def test_an_unknown_model_points_at_the_spec_and_base_url(fake_llm: FakeLLMServer) -> None:
     fake_llm.script(Reply.status(404))
-    with pytest.raises(JudgeError, match=r"HTTP 404.*--rag-judge and the base URL"):
+    with pytest.raises(
+        JudgeUnavailableError, match=r"'fake-gpt' was not found.*--rag-judge.*check the base URL"
+    ):
         complete_all(judge_for(fake_llm), request())
 
 

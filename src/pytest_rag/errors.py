@@ -80,7 +80,8 @@ class JudgeError(RagError):
     ) -> None:
         self.judge = judge
         self.metric = metric
-        self.raw_reply = None if raw_reply is None else cut_text(raw_reply, RAW_REPLY_LIMIT)
+        # a blank reply is no reply: an empty block under the message would read as a lost one
+        self.raw_reply = cut_text(raw_reply, RAW_REPLY_LIMIT) if raw_reply and raw_reply.strip() else None
         self.kind = kind
         self.calls: Any = None  # the CallTally of the judge calls made before failing (they cost tokens)
         self.reason = message

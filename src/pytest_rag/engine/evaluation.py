@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import numpy as np
 from pydantic import BaseModel
 
-from ..errors import JudgeError
+from ..errors import JudgeError, NotJudgedError, cut_text
 from ..inputs import Sample
 from ..judges.embeddings import EmbeddingJudge, StoredVectors, Vectors, embedding_request
 from ..judges.protocol import Judge
@@ -110,6 +110,29 @@ def ensemble_label(judges: Sequence[Judge]) -> str:
     return labels[0] if len(labels) == 1 else "ensemble(" + ",".join(labels) + ")"
 
 
+def tell_each_judgment(
+    exc: JudgeError,
+    askers: Sequence[BoundAsker],
+    outcomes: Mapping[int, Scored | JudgeError],
+    repeats: int,
+) -> None:
+    """Add what every judgment of an ensemble (or of repeats) said to the error of the one that
+    failed: the check has no score, but a member's score is what the user needs to weigh the
+    failure (one judge down, or all of them), and the error is all the report and record keep."""
+    said = []
+    for at, asker in enumerate(askers):
+        name = asker.judge_label + (f" (repeat {asker.repeat + 1})" if repeats > 1 else "")
+        outcome = outcomes.get(at)
+        if isinstance(outcome, JudgeError):
+            said.append(f"{name} failed: {cut_text(outcome.reason, 200)}")
+        elif outcome is not None:
+            said.append(f"{name} scored {outcome.score:g}")
+        else:
+            said.append(f"{name} was not asked")
+    text, block, raw = str(exc).partition("\n--- raw judge reply")
+    exc.args = (f"{text}\nEach judgment of this check: {'; '.join(said)}{block}{raw}",)
+
+
 async def evaluate(
     engine: JudgmentEngine,
     metric: Metric,
@@ -128,11 +151,23 @@ async def evaluate(
         for judge in judges
         for repeat in range(repeats)
     ]
+    outcomes: dict[int, Scored | JudgeError] = {}
+
+    async def scored(at: int, asker: BoundAsker) -> Scored:
+        try:
+            outcomes[at] = await metric.score(asker, sample, options)
+        except JudgeError as exc:
+            outcomes[at] = exc
+            raise
+        return outcomes[at]  # type: ignore[return-value]
+
     try:
         runs: list[Scored] = await gather_all(
-            cache_only, [metric.score(asker, sample, options) for asker in askers]
+            cache_only, [scored(at, asker) for at, asker in enumerate(askers)]
         )
     except JudgeError as exc:
+        if len(askers) > 1 and not isinstance(exc, NotJudgedError):  # not judged by design: no failure
+            tell_each_judgment(exc, askers, outcomes, repeats)
         # The calls made before the failure (a multi-step metric's first steps) were made and paid:
         # the error's record counts them with the failed calls' own, which the askers hold.
         spent = CallTally()

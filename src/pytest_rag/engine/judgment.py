@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 from pydantic import BaseModel
 
 from ..errors import JudgeError, JudgeUnavailableError, RagError, cut_text, sentence
-from ..judges.protocol import Judge, JudgeReply, TransientFault
+from ..judges.protocol import Judge, JudgeReply, TransientFault, set_up
 from ..judges.request import REPAIR_SUFFIX, JudgeRequest, Message
 from ..judges.schema import verdict_grades
 from ..results import CallTally
@@ -265,7 +265,8 @@ class JudgmentEngine:
         else:
             return parse_verdict(model, reply.text)
         tally.failed(failure[0])
-        raise self._error(judge, request, failure[1], reply.text, kind=failure[0])
+        # a refusal given in its own field (OpenAI's) leaves the text empty: the refusal is what it said
+        raise self._error(judge, request, failure[1], reply.text or refusal, kind=failure[0])
 
     def _repair_request(self, request: JudgeRequest, raw: str, problem: str) -> JudgeRequest:
         fix = (
@@ -299,10 +300,11 @@ class JudgmentEngine:
                     reply = await self._send(judge, request)
                 else:
                     async with self._limit():
+                        tally.attempts += 1
                         if queued:  # waiting for a free slot is queueing, not judging: start the clock now
                             queued = False
+                            set_up(judge)  # and so is the judge's one-off set-up
                             deadline = time.monotonic() + settings.deadline_s
-                        tally.attempts += 1
                         # the deadline bounds each attempt too, not only the waits between them
                         remaining = max(0.001, deadline - time.monotonic())
                         try:

@@ -50,16 +50,21 @@ async def gather_all(cache_only: bool, awaitables: list[Awaitable[T]]) -> list[T
     are cached and counted even when a sibling fails."""
     if cache_only:
         done: list[T] = []
-        try:
-            for awaitable in awaitables:
+        failure: Exception | None = None
+        for at, awaitable in enumerate(awaitables):
+            try:
                 done.append(await awaitable)
-        except BaseException:
-            # The fast path stops at the first miss; close the siblings it never reached, or each
-            # would warn "coroutine ... was never awaited" when collected.
-            for rest in awaitables[len(done) + 1 :]:
-                if asyncio.iscoroutine(rest):
-                    rest.close()
-            raise
+            except Exception as exc:
+                if isinstance(exc, NeedsLiveCall):
+                    # The evaluation goes live and starts again: close the siblings not reached, or
+                    # each would warn "coroutine ... was never awaited" when collected.
+                    for rest in awaitables[at + 1 :]:
+                        if asyncio.iscoroutine(rest):
+                            rest.close()
+                    raise
+                failure = failure or exc  # as on the loop: the siblings still run, then it is raised
+        if failure is not None:
+            raise failure
         return done
     outcomes = await asyncio.gather(*awaitables, return_exceptions=True)
     for outcome in outcomes:

@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import JudgeError
-from .protocol import JudgeReply, JudgeSpec
+from .protocol import JudgeReply, JudgeSpec, set_up
 from .request import JudgeRequest, JudgeTask, Message, Sampling
 
 EMBEDDING_TEMPLATE_ID = "embeddings"
@@ -147,6 +147,10 @@ class EmbeddingJudge:
 
     def identity(self) -> Mapping[str, Any]:
         return self.embedder.identity()
+
+    def prepare(self) -> None:
+        """The embedder's one-off set-up, if it has one (see :class:`~pytest_rag.judges.protocol.Judge`)."""
+        set_up(self.embedder)
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         texts = [str(t) for t in request.task.inputs["texts"]]

@@ -94,10 +94,17 @@ def _refused_connection(exc: BaseException) -> str | None:
 
 
 def translate(
-    exc: BaseException, sdk: ModuleType, *, judge: str, key_env: str, base_url: str
+    exc: BaseException,
+    sdk: ModuleType,
+    *,
+    judge: str,
+    key_env: str,
+    base_url: str,
+    model_option: str | None = None,
 ) -> BaseException:
     """Map an SDK exception to TransientFault (retry) or JudgeError (final). Server text is redacted:
-    a proxy that echoes the request's headers must not put the key into a message."""
+    a proxy that echoes the request's headers must not put the key into a message. ``model_option``
+    says where the model was named, when not in --rag-judge (an embeddings model)."""
     if isinstance(exc, sdk.APITimeoutError):
         return TransientFault(f"request timed out ({judge})", kind="timeout")
     if isinstance(exc, sdk.APIConnectionError):
@@ -120,27 +127,49 @@ def translate(
                 f"HTTP {status} from {judge}: {detail}", retry_after_seconds(headers), kind=kind
             )
         if status in (401, 403):
+            check = f"the judge rejected the credentials; check {key_env} (the key itself is never printed)"
+            if not os.environ.get(key_env):  # a server of our own or a gateway, sent no key of the user's
+                check = (
+                    f"the server at {public_url(base_url)} wants an API key, and {key_env} is not set: "
+                    "export it with the key that server takes"
+                )
             return JudgeUnavailableError(
-                f"HTTP {status}: the judge rejected the credentials; check {key_env} "
-                "(the key itself is never printed)",
+                f"HTTP {status}: {check}",
                 judge=judge,
                 kind="unavailable",
             )
         if status == 404:
-            check = "Check the model name in --rag-judge and the base URL"
-            if judge.startswith("anthropic:") and base_url.rstrip("/").endswith("/v1"):
-                # an OpenAI-style address: the request went to .../v1/v1/messages
-                check = (
-                    f"The base URL {public_url(base_url)!r} ends in /v1, but the Anthropic SDK adds /v1 "
-                    "itself: give the address without the /v1. Else check the model name in --rag-judge"
-                )
-            return JudgeError(
-                f"HTTP 404: {sentence(detail)} {check}",
-                judge=judge,
-                kind="rejected",
-            )
+            return not_found(judge, detail, base_url, model_option)
         return JudgeError(f"HTTP {status}: {detail}", judge=judge, kind="rejected")
     return JudgeError(f"{type(exc).__name__}: {redact(str(exc), key_env)}", judge=judge)
+
+
+def not_found(
+    judge: str, detail: str, base_url: str, model_option: str | None = None
+) -> JudgeUnavailableError:
+    """A 404 to a judgment request: the server has no such model (or no such API at that address).
+    Every later request would get the same answer, so the judge is unavailable for the run, and the
+    message names the model and the two ways to put it right."""
+    provider, _, model = judge.partition(":")
+    address = public_url(base_url)
+    if provider == "anthropic" and base_url.rstrip("/").endswith("/v1"):
+        # an OpenAI-style address: the request went to .../v1/v1/messages
+        return JudgeUnavailableError(
+            f"HTTP 404 from {address}: {sentence(detail)} The base URL ends in /v1, but the Anthropic "
+            f"SDK adds /v1 itself: give the address without the /v1 ({url_settings(judge)}). "
+            f"Else check the model name {model!r} in --rag-judge",
+            judge=judge,
+            kind="unavailable",
+        )
+    listing = f"{address}/v1/models" if provider == "anthropic" else f"{address}/models"
+    named = model_option or f"as {provider}:MODEL in --rag-judge"
+    return JudgeUnavailableError(
+        f"the model {model!r} was not found at {address} (HTTP 404: {detail.rstrip().rstrip('.')}). Give the "
+        f"name of a model this server serves {named} ({listing} lists them); "
+        f"if the name is right, check the base URL ({url_settings(judge)})",
+        judge=judge,
+        kind="unavailable",
+    )
 
 
 def unreadable(judge: str, what: str, raw: object, key_env: str) -> TransientFault:

@@ -73,7 +73,12 @@ class TransientFault(Exception):
 
 @runtime_checkable
 class Judge(Protocol):
-    """What the engine needs from a judge provider."""
+    """What the engine needs from a judge provider.
+
+    A judge may also have a synchronous ``prepare()``: the one-off set-up of its first call (importing
+    its SDK, building its client), which the engine runs on its loop before the clock of
+    ``--rag-deadline`` starts, so that the deadline bounds the judgment alone. It is optional (not a
+    member of this protocol, which a judge without one still satisfies) and must be cheap once done."""
 
     spec: JudgeSpec
 
@@ -113,3 +118,10 @@ class JudgeFactory(Protocol):
     """Builds a judge for a spec; registered per provider name through ``pytest_rag_judge_providers``."""
 
     def __call__(self, spec: JudgeSpec, options: JudgeOptions) -> Judge: ...
+
+
+def set_up(judge: object) -> None:
+    """Run the optional one-off set-up of a judge (or of an embedder), ``prepare()``, if it has one."""
+    prepare = getattr(judge, "prepare", None)
+    if callable(prepare):
+        prepare()

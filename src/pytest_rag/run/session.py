@@ -17,7 +17,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..config import RagSettings, read_settings
-from ..engine.batch.rounds import BatchRounds
+from ..engine.batch.rounds import BatchRounds, not_submitted
 from ..engine.batch.run import open_desk
 from ..engine.cache import JudgmentCache
 from ..engine.judgment import JudgmentEngine
@@ -312,6 +312,7 @@ class RagSession:
                 run,
                 waiting=lambda outcome: isinstance(outcome[0], WaitingForBatchError),
                 carry=carry_calls,
+                failed=lambda outcome, problem: (not_submitted(outcome[0], problem),),
             )
         else:
             settled = run(live)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from ...errors import JudgeError
 from ...judges.batch_api import BatchProblem
 from ..limits import BatchSettings
 from .collect import wait
@@ -24,6 +25,14 @@ R = TypeVar("R")
 
 MAX_ROUNDS = 12
 """More rounds than the longest metric needs (nuggets: one per step, and a repair)."""
+
+
+def not_submitted(waited: object, problem: BatchProblem) -> JudgeError:
+    """The error of a check whose request waited for a batch this call could not submit or follow."""
+    judge, metric = str(getattr(waited, "judge", "") or ""), str(getattr(waited, "metric", "") or "")
+    error = JudgeError(f"no verdict: {problem}", judge=judge, metric=metric, kind="batch")
+    error.calls = getattr(waited, "calls", None)  # what earlier rounds spent on the check
+    return error
 
 
 class BatchRounds:
@@ -46,16 +55,28 @@ class BatchRounds:
         run_once: Callable[[Sequence[J]], Sequence[R]],
         waiting: Callable[[R], bool],
         carry: Callable[[R, R], None],
+        failed: Callable[[R, BatchProblem], R],
     ) -> list[R]:
         """Outcomes of ``jobs``; ``waiting`` says which outcome is a check still waiting for a batch, and
         ``carry(waited, later)`` moves what a waiting round spent (replies of earlier steps, counted
-        there) onto the outcome that replaces it, so the check's record counts every call once."""
+        there) onto the outcome that replaces it, so the check's record counts every call once. When
+        the batches cannot be submitted or followed, ``failed(waited, problem)`` is the outcome of each
+        check still waiting: it gets no verdict from this call, and it is told why, as a check whose
+        live call failed would be (the problem raised instead would leave every check unrecorded)."""
         scope = BatchScope()
         with scope.active():
             results = list(run_once(jobs))
         for _ in range(MAX_ROUNDS):
             todo = [i for i, outcome in enumerate(results) if waiting(outcome)]
-            if not todo or not self._submit_and_wait(scope):
+            if not todo:
+                break
+            try:
+                finished = self._submit_and_wait(scope)
+            except BatchProblem as problem:
+                for i in todo:
+                    results[i] = failed(results[i], problem)
+                break
+            if not finished:
                 break
             scope = BatchScope()
             with scope.active():

@@ -8,7 +8,6 @@ must be 1-64 characters of ``[A-Za-z0-9_-]``: a cache key (64 hex digits) is one
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -21,9 +20,10 @@ from ..batch_api import (
     ProviderBatches,
     QueuedRequest,
 )
+from ..openai.server import api_key_for
 from ..protocol import Judge, JudgeReply
 from ..request import JudgeRequest
-from .messages import AnthropicJudge
+from .messages import ANTHROPIC_DEFAULT_BASE_URL, AnthropicJudge
 
 MESSAGES = "/v1/messages"
 #: Error types worth asking again (the request itself was fine).
@@ -48,7 +48,7 @@ class AnthropicBatches(ProviderBatches):
         return judge.request_body(request)
 
     def api_key(self, target: BatchTarget) -> str | None:
-        return os.environ.get(target.key_env)
+        return api_key_for(target.key_env, target.base_url, ANTHROPIC_DEFAULT_BASE_URL)
 
     def submit(self, target: BatchTarget, requests: Sequence[QueuedRequest]) -> tuple[str, str | None]:
         with self.client(target, "submit a message batch") as client:

@@ -16,6 +16,7 @@ from ...errors import JudgeError
 from ..adapting import send_adapting
 from ..clients import LoopClients
 from ..faults import missing_key
+from ..openai.server import api_key_for
 from ..protocol import JudgeOptions, JudgeReply, JudgeSpec
 from ..request import JudgeRequest
 
@@ -52,9 +53,9 @@ class AnthropicJudge:
     def _new_client(self) -> Any:
         import anthropic
 
-        key = os.environ.get(self.key_env)
-        if not key:
-            raise missing_key(self.spec.label, self.key_env, base_url_hint=False)
+        key = api_key_for(self.key_env, self.base_url, ANTHROPIC_DEFAULT_BASE_URL)
+        if key is None:
+            raise missing_key(self.spec.label, self.key_env, base_url_hint=True)
         return anthropic.AsyncAnthropic(
             api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
         )
@@ -93,6 +94,13 @@ class AnthropicJudge:
             self._drop_temperature = True
             return True
         return False
+
+    def prepare(self) -> None:
+        """Import the SDK and build this loop's client, before the engine times the first call (the
+        import alone takes seconds)."""
+        from anthropic.types import Message  # noqa: F401  (imported once, here)
+
+        self.clients.get()
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         import anthropic

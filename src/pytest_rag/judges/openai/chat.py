@@ -127,6 +127,13 @@ class OpenAIChatJudge:
                 return True
         return False
 
+    def prepare(self) -> None:
+        """Import the SDK and build this loop's client, before the engine times the first call (the
+        import alone takes a second)."""
+        from openai.types.chat import ChatCompletion  # noqa: F401  (imported once, here)
+
+        self.clients.get()
+
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         import openai
         from openai.types.chat import ChatCompletion

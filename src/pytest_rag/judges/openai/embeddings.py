@@ -76,6 +76,10 @@ class OpenAIEmbedder:
             api_key=self._api_key(), base_url=self.base_url, timeout=self.timeout_s, max_retries=0
         )
 
+    def prepare(self) -> None:
+        """Import the SDK and build this loop's client before the engine times the first call."""
+        self.clients.get()
+
     async def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
         import openai
 
@@ -87,7 +91,12 @@ class OpenAIEmbedder:
             )
         except openai.OpenAIError as exc:
             raise translate(
-                exc, openai, judge=self.label, key_env=self.key_env, base_url=self.base_url
+                exc,
+                openai,
+                judge=self.label,
+                key_env=self.key_env,
+                base_url=self.base_url,
+                model_option="in the embedding_model= option of the check",
             ) from None
         if not isinstance(getattr(response, "data", None), list):  # a proxy's page instead of the API
             raise unreadable(self.label, "no list of embeddings in the body", response, self.key_env)

@@ -11,13 +11,15 @@ OLLAMA_PORT = 11434
 _NO_KEY_NEEDED = "not-needed"
 
 
-def api_key_for(key_env: str, base_url: str) -> str | None:
-    """The key an OpenAI-compatible client sends: ``$key_env`` when set, a placeholder for a
-    self-hosted server (they usually take any key), None when OpenAI itself would need one."""
+def api_key_for(key_env: str, base_url: str, provider_url: str = OPENAI_DEFAULT_BASE_URL) -> str | None:
+    """The key a client sends: ``$key_env`` when set, a placeholder for a self-hosted server or a
+    gateway (they usually take any key, and one that wants a real key says so with a 401, whose
+    error names ``key_env``), None when the provider itself, at ``provider_url``, would need one.
+    The rule of OpenAI-compatible servers and of Anthropic gateways alike."""
     key = os.environ.get(key_env)
     if key:
         return key
-    return _NO_KEY_NEEDED if base_url.rstrip("/") != OPENAI_DEFAULT_BASE_URL else None
+    return _NO_KEY_NEEDED if base_url.rstrip("/") != provider_url.rstrip("/") else None
 
 
 def ollama_base_url(host: str) -> str:
