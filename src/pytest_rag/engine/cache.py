@@ -2,7 +2,8 @@
 
 Backed by diskcache (SQLite underneath), which is safe with several pytest-xdist workers writing at
 once. Entries hold the reply text and its usage, never credentials: the key material is built from
-the judge's identity (provider, model, base URL), which excludes API keys by construction.
+the judge's identity (provider, model, base URL), which excludes API keys by construction, and a
+base URL enters it without its user name, password and query (:func:`judgment_key`).
 
 Modes:
 ``rw``       read, and write what was judged live (default)
@@ -18,14 +19,19 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..ground.command_options import ValueOption
+from ..ground.redaction import without_credentials
+
+if TYPE_CHECKING:
+    from ..judges.protocol import Judge
+    from ..judges.request import JudgeRequest
 
 CACHE_MODES = ("rw", "ro", "replay", "refresh", "off")
 DEFAULT_CACHE_DIR = ".rag_cache"
@@ -87,6 +93,20 @@ CACHE_DIR_OPTION = ValueOption(
     default=DEFAULT_CACHE_DIR,
 )
 """The ``--cache-dir`` option of the ``pytest-rag`` commands that work on a cache directory."""
+
+
+def judgment_key(judge: Judge, request: JudgeRequest) -> str:
+    """The key of ``request`` asked of ``judge``. The judge enters it by what names it, never by what
+    opens it: a base URL's user name, password and query (where a proxy may take its key) are left
+    out, so a rotated password still finds the recording, and a key that cannot be in the key
+    cannot be read back from it. A URL without them enters as given, so its keys are unchanged."""
+    identity: Mapping[str, Any] = judge.identity()
+    url = identity.get("base_url")
+    if isinstance(url, str):
+        named = without_credentials(url)
+        if named != url:
+            identity = {**identity, "base_url": named}
+    return request.cache_key(identity)
 
 
 def check_mode(mode: str) -> str:

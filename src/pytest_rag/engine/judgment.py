@@ -27,7 +27,7 @@ from ..judges.request import REPAIR_SUFFIX, JudgeRequest, Message
 from ..judges.schema import verdict_grades
 from ..results import CallTally
 from ..scoring.grade_odds import GradeOdds
-from .cache import CachedReply, JudgmentCache
+from .cache import CachedReply, JudgmentCache, judgment_key
 from .failure_advice import remedy
 from .grade_tokens import grade_odds, score_alternatives
 from .limits import EngineSettings
@@ -92,7 +92,7 @@ class JudgmentEngine:
         log-probabilities, an entry stored without them). The one entry: a caller that needs no odds
         drops them."""
         request = self._with_token_limit(request)
-        key = request.cache_key(judge.identity()) if judge.cacheable and self.cache.mode != "off" else None
+        key = judgment_key(judge, request) if judge.cacheable and self.cache.mode != "off" else None
         tally = CallTally()
         if key is not None and self.cache.reads:
             stored = self._stored(key, model)
