@@ -328,20 +328,37 @@ def test_the_default_cache_dir_is_under_the_rootdir(
 
 
 @pytest.mark.parametrize("mode", ["rw", "replay"])
-def test_a_damaged_store_errs_each_check_saying_what_to_do(
-    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, mode: str
+@pytest.mark.parametrize("damage", ["not a database", "a file in its place"])
+def test_a_damaged_store_is_one_start_up_error_saying_what_to_do(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, mode: str, damage: str
 ) -> None:
+    """A cache that cannot be used is the run's configuration: said once, before any test, with the
+    way out; never counted as a judge error of each check."""
     store = tmp_path / "c"
-    store.mkdir()
-    (store / "cache.db").write_bytes(b"half a download " * 300)
+    if damage == "not a database":
+        store.mkdir()
+        (store / "cache.db").write_bytes(b"half a download " * 300)
+        says = f"{store / 'cache.db'} is not a SQLite database"
+    else:
+        store.write_text("not a directory")
+        says = f"{store} is a file, not a directory"
     pytester.makepyfile(THREE_CHECKS)
     result = pytester.runpytest(*rag_args(fake_llm, store, f"--rag-cache={mode}"))
-    result.assert_outcomes(errors=3)
-    result.stdout.fnmatch_lines(
-        [f"E*ConfigError: the judgment cache cannot be used: {store}*cache.db is not a SQLite database*"]
-    )
-    assert "sqlite3.DatabaseError" not in result.stdout.str()  # the reason, not diskcache's traceback
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = result.stdout.str() + result.stderr.str()
+    assert output.count("the judgment cache cannot be used") == 1
+    assert says in output and "Point --rag-cache-dir" in output
+    assert "judge error" not in output and "sqlite3.DatabaseError" not in output
     assert fake_llm.request_count == 0
+
+
+def test_an_offline_run_does_not_look_at_the_cache(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """The offline judge is never cached: a damaged store is no reason to stop its run."""
+    store = tmp_path / "c"
+    store.write_text("not a directory")
+    pytester.makepyfile(THREE_CHECKS)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--rag-judge=local", f"--rag-cache-dir={store}")
+    result.assert_outcomes(passed=3)
 
 
 def test_a_changed_model_is_not_served_the_old_models_verdicts(

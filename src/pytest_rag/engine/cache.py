@@ -134,6 +134,35 @@ def unusable_store(directory: Path, exc: OSError | sqlite3.Error) -> ConfigError
     )
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""How every SQLite database file begins (an empty file is one too: SQLite fills it)."""
+
+
+def check_store(directory: Path, mode: str) -> None:
+    """Raise what :func:`unusable_store` says when the store at ``directory`` cannot serve ``mode``,
+    before any check asks it: a fault of the cache is one of the run's configuration, found once at
+    start-up, not the same error in every check that needs a judgment. Cheap and without side
+    effects: no directory is created, diskcache is not imported. A store that breaks later (locked
+    by another process, its disk gone) is still found by the read or write that meets it."""
+    if mode == "off" or not os.path.lexists(directory):
+        return
+    if not directory.is_dir():
+        raise unusable_store(directory, NotADirectoryError(20, "Not a directory"))
+    database = directory / STORE_FILE
+    try:
+        with open(database, "rb") as handle:
+            start = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        start = None
+    except OSError as exc:
+        raise unusable_store(directory, exc) from None
+    if start and start != SQLITE_HEADER:
+        raise unusable_store(directory, sqlite3.DatabaseError("file is not a database"))
+    writes = mode in ("rw", "refresh")
+    if writes and not os.access(directory, os.W_OK | os.X_OK):
+        raise unusable_store(directory, PermissionError(13, "Permission denied"))
+
+
 class JudgmentCache:
     """Lazy: the directory is created and diskcache imported on the first read or write. A store
     that cannot be opened, read or written raises :class:`~pytest_rag.errors.ConfigError` saying why
