@@ -222,8 +222,18 @@ class ReplayMisses:
         return CacheMissError(
             f"--rag-cache=replay: no stored judgment for test {test_id!r}, metric {request.metric!r}; asked of model {asked['model']} at base "
             f"URL {base_url}, template {request.template_id} v{request.template_version}, key {key}: "
-            f"{reason}. Record it with a judge and --rag-cache=rw, or import the store (pytest-rag cache "
-            "import FILE)",
+            f"{reason}. {_refresh(unreadable is not None)}",
             judge=judge.spec.label,
             metric=request.metric,
         )
+
+
+def _refresh(stored: bool) -> str:
+    """How to put a verdict under the key: an unreadable entry is judged again and overwritten by a
+    recording run, which a missing one is recorded by."""
+    if stored:
+        return (
+            "Record it again with a judge and --rag-cache=rw or --rag-cache=refresh (either overwrites "
+            "the entry), or import a store that has it (pytest-rag cache import FILE)"
+        )
+    return "Record it with a judge and --rag-cache=rw, or import the store (pytest-rag cache import FILE)"
