@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rag.engine.cache import CACHE_MODES, CachedReply, JudgmentCache, check_mode
+from judge_requests import ClaimsVerdict, grading_request
+from pytest_rag.engine.cache import CACHE_MODES, CachedReply, JudgmentCache, check_mode, judgment_key
 from pytest_rag.errors import ConfigError
+from pytest_rag.judges.openai.chat import OpenAIChatJudge
+from pytest_rag.judges.protocol import JudgeSpec
 
 REPLY = CachedReply(text='{"score": 4}', input_tokens=120, output_tokens=9, model="gpt-4o-2024-08-06")
 
@@ -130,3 +133,26 @@ def test_a_file_where_the_store_should_be_is_a_config_error(tmp_path: Path) -> N
     with pytest.raises(ConfigError, match=r"notes\.txt is a file, not a directory.*--rag-cache-dir"):
         cache.put("k", REPLY)
     assert taken.read_text() == "mine"
+
+
+def test_a_judgment_key_covers_the_server_and_model_never_the_credentials_of_the_base_url() -> None:
+    asked = grading_request(ClaimsVerdict, "Paris is in France.", template_id="t", system="Grade.", inputs={})
+
+    def key_at(url: str, model: str = "m") -> str:
+        return judgment_key(OpenAIChatJudge(JudgeSpec("openai", model, url)), asked)
+
+    plain = key_at("https://proxy.example:8443/v1")
+    for dressed in (
+        "https://bob:first-pw@proxy.example:8443/v1",
+        "https://proxy.example:8443/v1?api_key=first-qk",
+        "https://bob:rotated-pw@proxy.example:8443/v1?api_key=rotated-qk#frag",
+    ):
+        assert key_at(dressed) == plain
+    # what names the judge still counts
+    assert len({plain, key_at("http://proxy.example:8443/v1"), key_at("https://other.example:8443/v1")}) == 3
+    assert len({plain, key_at("https://proxy.example:9443/v1"), key_at("https://proxy.example:8443/v2")}) == 3
+    assert key_at("https://proxy.example:8443/v1", model="n") != plain
+    # a URL without credentials is keyed as written, as before
+    assert plain == asked.cache_key(
+        {"provider": "openai", "model": "m", "base_url": "https://proxy.example:8443/v1"}
+    )

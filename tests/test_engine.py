@@ -20,7 +20,7 @@ import pytest
 from conftest import OPENAI_KEY, verdict
 from fake_llm import FakeLLMServer, Reply
 from judge_requests import ClaimsVerdict, grading_request
-from pytest_rag.engine.cache import JudgmentCache
+from pytest_rag.engine.cache import CachedReply, JudgmentCache
 from pytest_rag.engine.judgment import JudgmentEngine, NeedsLiveCall
 from pytest_rag.engine.limits import EngineSettings
 from pytest_rag.engine.parsing import InvalidVerdict, parse_verdict
@@ -494,3 +494,27 @@ def test_a_refused_connection_counts_one_request_sent_and_failed(tmp_path: Path)
         run(ask_once(make_engine(tmp_path), judge))
     assert info.value.sent
     assert (info.value.calls.attempts, info.value.calls.failures) == (1, {"unavailable": 1})
+
+
+def test_a_replay_miss_of_an_unreadable_entry_reads_it_once_and_says_how_to_refresh_it(
+    fake_llm: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    judge = make_judge(fake_llm)
+    key = request().cache_key(judge.identity())
+    engine = make_engine(tmp_path, "replay")
+    engine.cache.raw_set(key, {"text": '{"reasoning": "r", "unsupported_statements": [], "score": 9}'})
+    reads: list[str] = []
+    get = engine.cache.get
+
+    def counted(asked: str) -> CachedReply | None:
+        reads.append(asked)
+        return get(asked)
+
+    monkeypatch.setattr(engine.cache, "get", counted)
+    with pytest.raises(CacheMissError) as info:
+        run(ask_once(engine, judge))
+    assert reads == [key]
+    said = str(info.value)
+    assert f"key {key}: the store holds this request, but its reply no longer reads as a verdict" in said
+    assert "--rag-cache=refresh (either overwrites the entry)" in said
+    assert fake_llm.request_count == 0

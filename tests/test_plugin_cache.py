@@ -171,27 +171,31 @@ def test_a_replay_miss_names_the_one_part_the_stored_request_differs_in(
     assert f"asked of model {model} at base URL {url}, template faithfulness.single v1" in output
 
 
-def test_a_replay_miss_from_a_changed_password_in_the_base_url_does_not_blame_the_inputs(
+def test_replay_serves_a_recording_made_with_another_password_in_the_base_url(
     pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
+    """The key covers the server and model, not the credentials: rotating them keeps the entries (a
+    key in the URL's query is dropped the same way, see test_cache)."""
     pytester.makepyfile(THREE_CHECKS)
 
-    def judged_at(user: str) -> list[str]:
-        url = fake_llm.openai_base_url.replace("://", f"://{user}@")
-        args = rag_args(fake_llm, tmp_path / "c", "--rag-cache=replay" if user != "bob:first-pw" else "-q")
+    def judged_with(credentials: str, *extra: str) -> list[str]:
+        url = fake_llm.openai_base_url.replace("://", f"://{credentials}@")
+        args = rag_args(fake_llm, tmp_path / "c", *extra)
         return [a if not a.startswith("--rag-judge=") else f"--rag-judge=openai:fake-gpt@{url}" for a in args]
 
-    pytester.runpytest(*judged_at("bob:first-pw")).assert_outcomes(passed=3)
-    result = pytester.runpytest(*judged_at("bob:rotated-pw"))
-    result.assert_outcomes(errors=3)
-    output = result.stdout.str()
-    assert "none of these inputs" not in output
-    assert (
-        "the store has this very request (same judge, prompt, inputs and sampling) under another key: "
-        "the user name, password or query of the base URL (never stored) differs from the recording's"
-    ) in output
-    assert "first-pw" not in output and "rotated-pw" not in output
+    recorded = pytester.runpytest(*judged_with("bob:first-pw", "--rag-cache-export=j.jsonl"))
+    recorded.assert_outcomes(passed=3)
+    replayed = pytester.runpytest(*judged_with("bob:rotated-pw", "--rag-cache=replay"))
+    replayed.assert_outcomes(passed=3)
     assert fake_llm.request_count == 3
+    written = b"".join(
+        path.read_bytes()
+        for path in [*(tmp_path / "c").rglob("*"), pytester.path / "j.jsonl"]
+        if path.is_file()
+    )
+    said = recorded.stdout.str() + replayed.stdout.str()
+    for secret in ("first-pw", "rotated-pw"):
+        assert secret.encode() not in written and secret not in said
 
 
 def test_a_replay_of_an_entry_that_no_longer_reads_says_so_not_that_inputs_changed(
@@ -324,20 +328,37 @@ def test_the_default_cache_dir_is_under_the_rootdir(
 
 
 @pytest.mark.parametrize("mode", ["rw", "replay"])
-def test_a_damaged_store_errs_each_check_saying_what_to_do(
-    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, mode: str
+@pytest.mark.parametrize("damage", ["not a database", "a file in its place"])
+def test_a_damaged_store_is_one_start_up_error_saying_what_to_do(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path, mode: str, damage: str
 ) -> None:
+    """A cache that cannot be used is the run's configuration: said once, before any test, with the
+    way out; never counted as a judge error of each check."""
     store = tmp_path / "c"
-    store.mkdir()
-    (store / "cache.db").write_bytes(b"half a download " * 300)
+    if damage == "not a database":
+        store.mkdir()
+        (store / "cache.db").write_bytes(b"half a download " * 300)
+        says = f"{store / 'cache.db'} is not a SQLite database"
+    else:
+        store.write_text("not a directory")
+        says = f"{store} is a file, not a directory"
     pytester.makepyfile(THREE_CHECKS)
     result = pytester.runpytest(*rag_args(fake_llm, store, f"--rag-cache={mode}"))
-    result.assert_outcomes(errors=3)
-    result.stdout.fnmatch_lines(
-        [f"E*ConfigError: the judgment cache cannot be used: {store}*cache.db is not a SQLite database*"]
-    )
-    assert "sqlite3.DatabaseError" not in result.stdout.str()  # the reason, not diskcache's traceback
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = result.stdout.str() + result.stderr.str()
+    assert output.count("the judgment cache cannot be used") == 1
+    assert says in output and "Point --rag-cache-dir" in output
+    assert "judge error" not in output and "sqlite3.DatabaseError" not in output
     assert fake_llm.request_count == 0
+
+
+def test_an_offline_run_does_not_look_at_the_cache(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """The offline judge is never cached: a damaged store is no reason to stop its run."""
+    store = tmp_path / "c"
+    store.write_text("not a directory")
+    pytester.makepyfile(THREE_CHECKS)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--rag-judge=local", f"--rag-cache-dir={store}")
+    result.assert_outcomes(passed=3)
 
 
 def test_a_changed_model_is_not_served_the_old_models_verdicts(

@@ -212,3 +212,30 @@ def test_replay_ci_runs_from_the_committed_file_alone(
     replayed.assert_outcomes(passed=3)
     replayed.stdout.fnmatch_lines(["*3 cached*", "*imported 3 judgment(s): 3 added*"])
     assert _git(repo, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_exporting_after_a_run_that_stored_nothing_notes_it_and_keeps_the_file(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The offline judge is computed, never cached: an export after its run has nothing to write,
+    which is no fault of the tests, so the run passes and the committed file is left as it was."""
+    judge_env(monkeypatch)
+    pytester.makepyfile(
+        test_offline="""
+def test_grounded(rag_judge):
+    rag_judge.assert_faithful("Refunds take five days.", ["Refunds take five days."])
+"""
+    )
+    committed = pytester.path / "judgments.jsonl"
+    committed.write_text(_one_entry())
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--rag-judge=local", f"--rag-cache-export={committed}"
+    )
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        ["nothing to export: this run stored no judgment (the offline judge is computed, never cached*"]
+    )
+    assert "gate" not in result.stdout.str()
+    assert f"{committed} was left as it was" in result.stdout.str()
+    assert committed.read_text() == _one_entry()

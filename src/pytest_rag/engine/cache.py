@@ -2,7 +2,8 @@
 
 Backed by diskcache (SQLite underneath), which is safe with several pytest-xdist workers writing at
 once. Entries hold the reply text and its usage, never credentials: the key material is built from
-the judge's identity (provider, model, base URL), which excludes API keys by construction.
+the judge's identity (provider, model, base URL), which excludes API keys by construction, and a
+base URL enters it without its user name, password and query (:func:`judgment_key`).
 
 Modes:
 ``rw``       read, and write what was judged live (default)
@@ -18,14 +19,19 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..ground.command_options import ValueOption
+from ..ground.redaction import without_credentials
+
+if TYPE_CHECKING:
+    from ..judges.protocol import Judge
+    from ..judges.request import JudgeRequest
 
 CACHE_MODES = ("rw", "ro", "replay", "refresh", "off")
 DEFAULT_CACHE_DIR = ".rag_cache"
@@ -89,6 +95,20 @@ CACHE_DIR_OPTION = ValueOption(
 """The ``--cache-dir`` option of the ``pytest-rag`` commands that work on a cache directory."""
 
 
+def judgment_key(judge: Judge, request: JudgeRequest) -> str:
+    """The key of ``request`` asked of ``judge``. The judge enters it by what names it, never by what
+    opens it: a base URL's user name, password and query (where a proxy may take its key) are left
+    out, so a rotated password still finds the recording, and a key that cannot be in the key
+    cannot be read back from it. A URL without them enters as given, so its keys are unchanged."""
+    identity: Mapping[str, Any] = judge.identity()
+    url = identity.get("base_url")
+    if isinstance(url, str):
+        named = without_credentials(url)
+        if named != url:
+            identity = {**identity, "base_url": named}
+    return request.cache_key(identity)
+
+
 def check_mode(mode: str) -> str:
     if mode not in CACHE_MODES:
         raise ConfigError(f"unknown cache mode {mode!r}; use one of {', '.join(CACHE_MODES)} (--rag-cache)")
@@ -112,6 +132,35 @@ def unusable_store(directory: Path, exc: OSError | sqlite3.Error) -> ConfigError
         "pytest-rag commands) at another directory, or move this one away and record again or load "
         "the committed judgments (pytest-rag cache import FILE)"
     )
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""How every SQLite database file begins (an empty file is one too: SQLite fills it)."""
+
+
+def check_store(directory: Path, mode: str) -> None:
+    """Raise what :func:`unusable_store` says when the store at ``directory`` cannot serve ``mode``,
+    before any check asks it: a fault of the cache is one of the run's configuration, found once at
+    start-up, not the same error in every check that needs a judgment. Cheap and without side
+    effects: no directory is created, diskcache is not imported. A store that breaks later (locked
+    by another process, its disk gone) is still found by the read or write that meets it."""
+    if mode == "off" or not os.path.lexists(directory):
+        return
+    if not directory.is_dir():
+        raise unusable_store(directory, NotADirectoryError(20, "Not a directory"))
+    database = directory / STORE_FILE
+    try:
+        with open(database, "rb") as handle:
+            start = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        start = None
+    except OSError as exc:
+        raise unusable_store(directory, exc) from None
+    if start and start != SQLITE_HEADER:
+        raise unusable_store(directory, sqlite3.DatabaseError("file is not a database"))
+    writes = mode in ("rw", "refresh")
+    if writes and not os.access(directory, os.W_OK | os.X_OK):
+        raise unusable_store(directory, PermissionError(13, "Permission denied"))
 
 
 class JudgmentCache:

@@ -27,7 +27,7 @@ from ..judges.request import REPAIR_SUFFIX, JudgeRequest, Message
 from ..judges.schema import verdict_grades
 from ..results import CallTally
 from ..scoring.grade_odds import GradeOdds
-from .cache import CachedReply, JudgmentCache
+from .cache import CachedReply, JudgmentCache, judgment_key
 from .failure_advice import remedy
 from .grade_tokens import grade_odds, score_alternatives
 from .limits import EngineSettings
@@ -92,15 +92,14 @@ class JudgmentEngine:
         log-probabilities, an entry stored without them). The one entry: a caller that needs no odds
         drops them."""
         request = self._with_token_limit(request)
-        key = request.cache_key(judge.identity()) if judge.cacheable and self.cache.mode != "off" else None
+        key = judgment_key(judge, request) if judge.cacheable and self.cache.mode != "off" else None
         tally = CallTally()
         if key is not None and self.cache.reads:
-            stored = self._stored(key, model)
+            stored, unreadable = self._read(key, model)
             if stored is not None:
                 tally.cached = 1
                 return stored[0], tally, stored[1]
             if self.cache.mode == "replay":
-                unreadable = self._unreadable(key, model)
                 raise self._replay_misses.error(judge, request, key, test_id, unreadable)
         if cache_only and not judge.offline:
             raise NeedsLiveCall()
@@ -122,25 +121,19 @@ class JudgmentEngine:
     def _stored(self, key: str, model: type[V]) -> tuple[V, GradeOdds | None] | None:
         """The cached verdict of ``key`` with the odds of its grade; None when there is none, or it no
         longer reads (a stale or hand-edited entry is judged again as if missing)."""
-        hit = self.cache.get(key)
-        if hit is None:
-            return None
-        try:
-            return parse_verdict(model, hit.text), grade_odds(model, hit.score_logprobs)
-        except InvalidVerdict:
-            return None
+        return self._read(key, model)[0]
 
-    def _unreadable(self, key: str, model: type[V]) -> str | None:
-        """Why the entry stored under ``key`` is no verdict (the :class:`InvalidVerdict` message), so a
-        replay miss says the request is there and its reply is what fails; None when there is none."""
+    def _read(self, key: str, model: type[V]) -> tuple[tuple[V, GradeOdds | None] | None, str | None]:
+        """One read of ``key``: its verdict and odds, or why the entry stored there is no verdict (the
+        :class:`InvalidVerdict` message, so a replay miss says the request is there and its reply is
+        what fails, without reading the store again); (None, None) when nothing is stored."""
         hit = self.cache.get(key)
         if hit is None:
-            return None
+            return None, None
         try:
-            parse_verdict(model, hit.text)
+            return (parse_verdict(model, hit.text), grade_odds(model, hit.score_logprobs)), None
         except InvalidVerdict as exc:
-            return str(exc)
-        return None
+            return None, str(exc)
 
     async def _judged_meanwhile(self, key: str, model: type[V]) -> tuple[V, GradeOdds | None] | None:
         """The verdict of a check on this loop that is asking the very same request right now: this

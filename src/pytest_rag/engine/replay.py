@@ -120,15 +120,15 @@ def _differences(stored: dict[str, Any], asked: dict[str, Any]) -> list[str]:
 
 def _alike_but_for_the_unkept(alike: list[dict[str, Any]], asked: dict[str, Any]) -> str:
     """Why requests stored alike in every part their identity keeps miss: the key also covers the
-    metric's name, the key's format version, and the whole base URL, whose user name, password and
-    query are never stored (a rotated password or another ``api-version`` makes new keys)."""
+    metric's name, the key's format version, and the base URL as written (the identity keeps its
+    host in lower case); never its user name, password or query, which neither keeps."""
     metrics = sorted({str(s.get("metric")) for s in alike if s.get("metric") is not None})
     if metrics and asked.get("metric") not in metrics:
         return f"the store has this request for metric {', '.join(metrics)}, not {asked.get('metric')}"
     return (
         "the store has this very request (same judge, prompt, inputs and sampling) under another key: "
-        "the user name, password or query of the base URL (never stored) differs from the recording's, "
-        "or another pytest-rag version keyed it. Replay with the base URL and version it was recorded with"
+        "another pytest-rag version keyed it, or the base URL is written otherwise (its host name in "
+        "other letter case). Replay with the version and base URL it was recorded with"
     )
 
 
@@ -222,8 +222,18 @@ class ReplayMisses:
         return CacheMissError(
             f"--rag-cache=replay: no stored judgment for test {test_id!r}, metric {request.metric!r}; asked of model {asked['model']} at base "
             f"URL {base_url}, template {request.template_id} v{request.template_version}, key {key}: "
-            f"{reason}. Record it with a judge and --rag-cache=rw, or import the store (pytest-rag cache "
-            "import FILE)",
+            f"{reason}. {_refresh(unreadable is not None)}",
             judge=judge.spec.label,
             metric=request.metric,
         )
+
+
+def _refresh(stored: bool) -> str:
+    """How to put a verdict under the key: an unreadable entry is judged again and overwritten by a
+    recording run, which a missing one is recorded by."""
+    if stored:
+        return (
+            "Record it again with a judge and --rag-cache=rw or --rag-cache=refresh (either overwrites "
+            "the entry), or import a store that has it (pytest-rag cache import FILE)"
+        )
+    return "Record it with a judge and --rag-cache=rw, or import the store (pytest-rag cache import FILE)"

@@ -56,13 +56,23 @@ _FULL_URLS: dict[str, str] = {}
 """Base URLs with a user name, password or query that this process was given, by their public form."""
 
 
+def without_credentials(url: str) -> str:
+    """``url`` as given when it carries no user name, password, query or fragment, else its public
+    form (:func:`public_url`): what names the server, never what opens it."""
+    if "@" not in url and "?" not in url and "#" not in url:
+        return url  # nothing to leave out (the common case, and a cache key is built on every check)
+    parts = urlsplit(url)
+    if not (parts.username or parts.password or parts.query or parts.fragment):
+        return url
+    return public_url(url)
+
+
 def stored_url(url: str) -> tuple[str, bool]:
     """What may be written to disk of a base URL: its public form, and whether anything was left out
     (a user name, password, query or fragment). The full URL is remembered in this process, so a
     later step of the same run can still reach the server (:func:`full_url`)."""
-    parts = urlsplit(url)
-    public = public_url(url)
-    if not (parts.username or parts.password or parts.query or parts.fragment):
+    public = without_credentials(url)
+    if public == url:
         return url, False
     _FULL_URLS[public] = url
     return public, True

@@ -21,6 +21,7 @@ import pytest
 
 from ..check_keys import report_order
 from ..engine.batch.run import end_of_run
+from ..engine.cache import STORE_FILE
 from ..errors import RagError
 from ..regression.gates import Conclusion, conclude
 from ..regression.store_io import export_store, import_store
@@ -140,11 +141,29 @@ def _export(rag: RagSession) -> tuple[list[str], Exception | None]:
     path = rag.settings.regression.cache_export
     if path is None:
         return [], None
+    if not (rag.settings.cache_dir / STORE_FILE).is_file():
+        return [_nothing_to_export(rag.settings.cache_mode, rag.settings.cache_dir, path)], None
     try:
         count = export_store(rag.settings.cache_dir, path)
     except (RagError, OSError) as exc:
         return [], exc
     return [f"exported {count} judgment(s) to {path}"], None
+
+
+def _nothing_to_export(mode: str, cache_dir: Path, path: Path) -> str:
+    """Why an export after the run writes nothing: the run's cache directory has no store, so this
+    run stored nothing and no earlier one (or import) did. That is no fault of the tests (a suite
+    judged offline has nothing to store), so it is said, not failed, and a committed file is kept:
+    exporting nothing over it would leave its header line alone."""
+    why = (
+        f"--rag-cache={mode} never writes"
+        if mode in ("ro", "replay")
+        else "the offline judge is computed, never cached, and a check without a verdict stores nothing"
+    )
+    return (
+        f"nothing to export: this run stored no judgment ({why}) and {cache_dir} holds none; "
+        f"{path} was left as it was"
+    )
 
 
 def _fail_session(session: pytest.Session, failed: bool) -> None:

@@ -23,9 +23,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..config import RagSettings, in_ini_file, on_command_line
+from ..engine.cache import check_store
 from ..errors import ConfigError
 from ..ground.redaction import remember_url
-from ..judges.spec import check_base_urls, check_url, parse_judge_specs, reach_of_builtin
+from ..judges.protocol import JudgeSpec
+from ..judges.spec import SPEC_FORMS, check_base_urls, check_url, parse_judge_specs, reach_of_builtin
 from ..metrics.catalog import ALIASES
 
 THRESHOLD_KEY = "rag_threshold_"
@@ -33,7 +35,9 @@ THRESHOLD_KEY = "rag_threshold_"
 
 def check_configuration(config: Any, settings: RagSettings, metric_names: Sequence[str]) -> None:
     """Raise :class:`~pytest_rag.errors.ConfigError` for the first setting that cannot work."""
-    check_judges(config.hook, settings)
+    specs = check_judges(config.hook, settings)
+    if not all(spec.provider in SPEC_FORMS and SPEC_FORMS[spec.provider].offline for spec in specs):
+        check_store(settings.cache_dir, settings.cache_mode)  # offline judges are never cached
     check_threshold_keys(settings.threshold_keys, metric_names)
     gates = settings.regression.fail_under
     if settings.thresholds or gates:
@@ -53,9 +57,10 @@ def check_configuration(config: Any, settings: RagSettings, metric_names: Sequen
     check_output_paths(config, settings)
 
 
-def check_judges(hook: Any, settings: RagSettings) -> None:
+def check_judges(hook: Any, settings: RagSettings) -> list[JudgeSpec]:
     """The judge spec against the registered providers; a run-wide or per-judge URL that no judge
-    would use, when every judge is a built-in one (a plugin's judge is checked once it is built)."""
+    would use, when every judge is a built-in one (a plugin's judge is checked once it is built).
+    Returns the run's judge specs."""
     assert settings.judge is not None
     if settings.base_url is not None:
         try:
@@ -72,6 +77,7 @@ def check_judges(hook: Any, settings: RagSettings) -> None:
     reach = reach_of_builtin(specs)
     if reach is not None:
         check_base_urls(reach, settings.base_url, settings.base_url_source)
+    return specs
 
 
 def check_threshold_keys(keys: Sequence[str], names: Sequence[str]) -> None:

@@ -35,6 +35,7 @@ from ...judges.batch_api import BatchAPI, BatchTarget, CollectedReply, QueuedReq
 from ...judges.protocol import Judge, JudgeReply, TransientFault
 from ...judges.request import JudgeRequest
 from ...results import CallTally
+from ..cache import judgment_key
 from ..grade_tokens import reply_of_stored
 from ..ratelimit import estimate_output_tokens, estimate_prompt_tokens
 from .providers import api_for_judge
@@ -118,7 +119,7 @@ class BatchDesk:
         """True when a finished batch answered ``request`` (so no live call is needed to judge it)."""
         if not self._replies or self._route(judge) is None:
             return False
-        return self.store.reply(request.cache_key(judge.identity())) is not None
+        return self.store.reply(judgment_key(judge, request)) is not None
 
     async def answer(self, judge: Judge, request: JudgeRequest, tally: CallTally) -> JudgeReply | None:
         """The collected reply for ``request``; or queue it and raise WaitingForBatchError; or None
@@ -127,7 +128,7 @@ class BatchDesk:
         if route is None:
             return None
         api, target = route
-        key = request.cache_key(judge.identity())
+        key = judgment_key(judge, request)
         parent = _ASKED.get() if request.is_repair else None
         if not request.is_repair:
             _ASKED.set(key)
