@@ -26,6 +26,7 @@ from pathlib import Path
 from ..check_keys import metric_label
 from ..errors import InputError, RagError
 from ..report.comparison import paired_changes
+from ..report.html.verdict import RunVerdict
 from ..report.repeats import format_alpha
 from ..report.results_file import read_results
 from ..report.summary import SummaryRow, summary_rows
@@ -56,6 +57,11 @@ class Conclusion:
         message = f"pytest-rag: {exc}"
         self.failures.append(message)
         self.lines.append(message)
+
+    @property
+    def verdict(self) -> RunVerdict:
+        """What the HTML report shows first: whether the run failed, why, and every line."""
+        return RunVerdict(self.failed, tuple(self.failure_lines), tuple(self.lines))
 
     @property
     def summary_lines(self) -> list[str]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -41,12 +42,13 @@ from ..check_keys import keyed_records, metric_label, report_order
 from ..errors import InputError, NotJudgedError
 from ..ground.command_options import SubCommand, SwitchOption, ValueOption
 from ..report.html.page import write_html_report
+from ..report.html.verdict import RunVerdict
 from ..report.results_file import REPORT_SUFFIXES, VERSION, read_results_file, write_reports
 from ..report.summary import summary_text
 from ..results import CheckRecord
 from ..run_record import RunRecord, ShardEntry, new_run_id
 from .gate_bars import check_min_alpha, parse_fail_under
-from .gates import check_gate_names, conclude
+from .gates import Conclusion, check_gate_names, conclude
 
 
 @dataclass(frozen=True)
@@ -262,43 +264,61 @@ def merge(
     unjudged = Counter(
         r.error_kind or "no score" for r in records if r.error is not None and r.error_kind not in pending
     )
+    unjudged_lines: list[str] = []
     if unjudged:
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(unjudged.items()))
-        header.append(
+        unjudged_lines.append(
             f"pytest-rag: {sum(unjudged.values())} check(s) of these shards ended without a verdict ({kinds}), "
             "so the merge fails as the unsharded run would: each shard job's log names its tests, "
             "reported as errors"
         )
+        header.extend(unjudged_lines)
     if problems:
         header.append("merged anyway (--allow-partial); the summary covers only what these shards judged:")
         header.extend(f"  {line}" for line in problems)
     run = merged_run(shards, partial=bool(problems))
-    notes: list[str] = []
-    html_error = None
-    if html is not None:
-        title = f"pytest-rag report · {len(shards)} shard(s) merged"
-        notes, html_error = write_html_report(html, records, baseline, title, run=run)
     conclusion = conclude(
         records,
         fail_under=fail_under or {},
         gold=gold,
         min_alpha=min_alpha,
         baseline=baseline,
-        notes=notes,
         pending=pending,
     )
-    failed = conclusion.failed or bool(unjudged)
-    if (failed or html_error is not None) and run.exit_status == 0:
-        run = dataclasses.replace(run, exit_status=1)
+    verdict = functools.partial(_merge_verdict, conclusion, unjudged_lines)
+    html_lines: list[str] = []
+    title = f"pytest-rag report · {len(shards)} shard(s) merged"
+    if html is not None:  # after the gates, so the report shows the merge's verdict
+        html_lines, html_error = write_html_report(
+            html, records, baseline, title, run=_with_status(run, verdict().failed), verdict=verdict()
+        )
+        if html_error is not None:
+            conclusion.fail(html_error)
+    run = _with_status(run, verdict().failed)
     written, error = write_reports(reports, records, run)
-    conclusion.lines.extend(written)
-    for failure in (html_error, error):
-        if failure is not None:
-            conclusion.fail(failure)
+    conclusion.lines.extend([*written, *html_lines])
+    if error is not None:
+        conclusion.fail(error)
+        if html is not None and html_lines:  # the report written must not read green for this failure
+            write_html_report(html, records, baseline, title, run=run, verdict=verdict())
     lines = summary_text(records, conclusion.summary_lines, quiet=quiet, dry_run=dry_run)
     if not lines:  # no check in any shard: still say so, and why a gate failed
         lines = [f"no judged check in {len(shards)} shard file(s)", *conclusion.summary_lines]
-    return MergeOutcome(header, lines, failed or conclusion.failed)
+    return MergeOutcome(header, lines, verdict().failed)
+
+
+def _merge_verdict(conclusion: Conclusion, unjudged: Sequence[str]) -> RunVerdict:
+    """The merge's verdict as it stands: the gates', and the checks without a verdict, which fail
+    the merge as they fail their tests in a run, though no gate failed."""
+    found = conclusion.verdict
+    return dataclasses.replace(
+        found, failed=found.failed or bool(unjudged), reasons=(*unjudged, *found.reasons)
+    )
+
+
+def _with_status(run: RunRecord, failed: bool) -> RunRecord:
+    """The merged run record with exit status 1 when the merge failed and the shards ended 0."""
+    return dataclasses.replace(run, exit_status=1) if failed and run.exit_status == 0 else run
 
 
 def merge_command(args: argparse.Namespace) -> int:

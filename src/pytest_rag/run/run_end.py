@@ -81,13 +81,6 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     records = final_records(rag)
     run = run_of(session)
     notes = config.stash.setdefault(NOTES_KEY, [])
-    html_error = None
-    if settings.html_path is not None:
-        title = f"pytest-rag report · {Path(str(config.rootpath)).name}"
-        html_lines, html_error = write_html_report(
-            settings.html_path, records, settings.regression.baseline, title, run=run
-        )
-        notes.extend(html_lines)
     # --rag-batch: submit what this run queued and say what happened to earlier batches; a batch
     # refused for good fails the session (its checks would wait forever), one that may pass stays queued
     batches = end_of_run(
@@ -102,7 +95,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         # a gate would fail such a run for judging nothing, and gold agreement or a baseline change
         # would weigh nothing
         regression = dataclasses.replace(regression, fail_under={}, gold=None, min_alpha=None, baseline=None)
-    if not records and not notes and html_error is None and not regression.any_requested():
+    if not records and not notes and settings.html_path is None and not regression.any_requested():
         return  # a run that judged nothing and asked for no file or gate: nothing to conclude
     conclusion = conclude(
         records,
@@ -115,16 +108,52 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     )
     conclusion.unsubmitted.extend(batches.failures)
     exported, export_error = _export(rag)  # before the results files, which record the exit status
-    _fail_session(session, conclusion.failed or export_error is not None or html_error is not None)
+    conclusion.lines.extend(exported)
+    if export_error is not None:
+        conclusion.fail(export_error)
+    # the HTML report shows the verdict, so it is written once the gates have concluded, and before
+    # the results files, which record the exit status its own failure sets
+    html_lines, html_error = _write_html(session, rag, records, run, conclusion)
+    if html_error is not None:
+        conclusion.fail(html_error)
+    _fail_session(session, conclusion.failed)
     if run is not None:
         run = dataclasses.replace(run, exit_status=int(session.exitstatus))
     written, error = write_reports(regression.reports, records, run)
-    conclusion.lines.extend([*written, *exported])
-    for failure in (html_error, error, export_error):
-        if failure is not None:
-            conclusion.fail(failure)
-    _fail_session(session, conclusion.failed)
+    conclusion.lines.extend([*written, *html_lines])
+    if error is not None:
+        conclusion.fail(error)
+        _fail_session(session, conclusion.failed)
+        if html_lines:  # the report already written must not read green for the run this failed
+            _write_html(session, rag, records, run, conclusion)
     config.stash[CONCLUSION_KEY] = conclusion
+
+
+def _write_html(
+    session: pytest.Session,
+    rag: RagSession,
+    records: Sequence[CheckRecord],
+    run: RunRecord | None,
+    conclusion: Conclusion,
+) -> tuple[list[str], RagError | None]:
+    """``--rag-html``: the report of the run as it ends, its verdict included (the gates, and the
+    exit status pytest-rag is about to set); nothing when no report was asked for."""
+    settings = rag.settings
+    if settings.html_path is None:
+        return [], None
+    if run is not None:
+        failed = conclusion.failed and session.exitstatus == pytest.ExitCode.OK
+        status = pytest.ExitCode.TESTS_FAILED if failed else session.exitstatus
+        run = dataclasses.replace(run, exit_status=int(status))
+    title = f"pytest-rag report · {Path(str(session.config.rootpath)).name}"
+    return write_html_report(
+        settings.html_path,
+        records,
+        settings.regression.baseline,
+        title,
+        run=run,
+        verdict=conclusion.verdict,
+    )
 
 
 #: pytest's options that run no test body by design: they list the tests (an IDE, pytest-split's

@@ -48,6 +48,7 @@ from .payload import (
     script_json,
 )
 from .plots import change_panel, distribution_panel
+from .verdict import RunVerdict, verdict_html
 
 
 @functools.cache
@@ -225,15 +226,18 @@ def render_html(
     generated_at: _dt.datetime | None = None,
     size_limit: int = SIZE_LIMIT,
     run: RunRecord | None = None,
+    verdict: RunVerdict | None = None,
 ) -> str:
     """The whole report as one HTML string (``runs``: earlier runs to compare, the current last;
-    ``run``: what the run was, for the tests pytest counted)."""
+    ``run``: what the run was, for the tests pytest counted; ``verdict``: how the run ended, its
+    gates included, shown first)."""
     records = list(records)
     when = (generated_at or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     judges = sorted({r.judge for r in records if r.judge})
     subtitle = f"generated {when} · {len(records):,} checks · judges: {', '.join(judges) or 'none'}"
     body = "".join(
         [
+            verdict_html(verdict, run),
             f"<section><h2>Run</h2>{_summary_cards(records, run)}</section>",
             f"<section><h2>Scores by metric and judge</h2>{_plots_html(records)}</section>",
             _comparison_html(runs),
@@ -257,9 +261,10 @@ def write_html(
     runs: Sequence[Run] = (),
     title: str = "pytest-rag report",
     run: RunRecord | None = None,
+    verdict: RunVerdict | None = None,
 ) -> Path:
     """Write the report to ``path`` atomically (a half-written report never replaces a good one)."""
-    page = render_html(records, runs=runs, title=title, run=run)
+    page = render_html(records, runs=runs, title=title, run=run, verdict=verdict)
     write_atomically(path, page, "the HTML report")
     return path
 
@@ -271,10 +276,12 @@ def write_html_report(
     title: str,
     *,
     run: RunRecord | None = None,
+    verdict: RunVerdict | None = None,
 ) -> tuple[list[str], RagError | None]:
     """Write the HTML report of ``records`` (compared with ``baseline`` when that file exists), for
-    the end of a run and for ``pytest-rag merge``; returns the line the summary shows (where it
-    went), or the error that fails the run, as a results file that cannot be written does."""
+    the end of a run and for ``pytest-rag merge``, with the ``verdict`` they concluded; returns the
+    line the summary shows (where it went), or the error that fails the run, as a results file that
+    cannot be written does."""
     runs: list[Run] = []
     if baseline is not None and baseline.exists():
         try:
@@ -285,7 +292,7 @@ def write_html_report(
         except RagError:
             runs = []  # the regression summary reports what is wrong with the baseline file
     try:
-        write_html(path, records, runs=runs, title=title, run=run)
+        write_html(path, records, runs=runs, title=title, run=run, verdict=verdict)
     except FileWriteError as exc:
         return [], exc
     except OSError as exc:  # reading the page's own assets (a broken install)
