@@ -239,18 +239,23 @@ def sentence_evidence(
     times = read_durations(tokens, numbers_nearby, index.counted_with)
     converted = times.backed
     stated_shares = shares(sentence)
-    shared = share_positions(tokens, shares_backed(stated_shares, index.shares)) if stated_shares else set()
+    shared = (
+        share_positions(tokens, shares_backed(stated_shares, index.shares_for(stated_shares)))
+        if stated_shares
+        else set()
+    )
     unbacked_digits, unbacked_spelled = unbacked_numbers(
         tokens, numbers_nearby, index.clock_times, index.tokens, rounded | converted | shared
     )
     money = amounts(sentence)
+    stated_money = index.amounts_for({a.number for a in money}) if money else []
     fitted_numbers = tuple(
         dict.fromkeys(
             [
                 *unbacked_digits,
                 *miscounted_numbers(embedder, tokens, index),
                 *times.changed,
-                *(other_currency(money, index.amounts) if money else ()),
+                *other_currency(money, stated_money),
             ]
         )
     )
@@ -272,7 +277,7 @@ def sentence_evidence(
         rounding_words(tokens, rounded)
         | {tokens[k + 1] for k in converted}
         | {tokens[k] for k in shared}
-        | (money_words_backed(money, index.amounts) if money else frozenset())
+        | money_words_backed(money, stated_money)
     )
     found = (
         index.content

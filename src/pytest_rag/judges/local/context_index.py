@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate, chain, pairwise
@@ -38,7 +38,7 @@ from .money import Amount, amounts
 from .negation import states_negation
 from .normalise import context_forms, name_forms
 from .numbers import clock_times, number_set, numbers_with_units
-from .shares import Share, shares
+from .shares import FRACTION_STEMS, Share, percent_numbers, shares
 from .spans import MAX_WINDOW, Candidates, Span
 
 FULL_SCAN_SENTENCES = 64
@@ -78,6 +78,7 @@ class ContextIndex:
         self._spans: dict[tuple[int, int], tuple[Span, FloatArray]] = {}
         self._units: dict[int, tuple[tuple[str, str], ...]] = {}
         self._words: dict[int, _SentenceWords] = {}
+        self._forms: dict[int, _SentenceForms] = {}
         dim = embedder.dim
         self._bigrams: frozenset[tuple[str, ...]] = frozenset()
         self._found_bigrams: dict[tuple[str, ...], bool] = {}
@@ -100,15 +101,28 @@ class ContextIndex:
                 pieces.update(PIECE_RE.findall(context))
             self.pooled_vector = embedder.pooled_from_pieces(pieces)
 
-    @cached_property
-    def amounts(self) -> tuple[Amount, ...]:
-        """The amounts of money the contexts state, each with its currency (see :mod:`.money`)."""
-        return tuple(amount for text in self.table.texts for amount in amounts(text))
+    def amounts_for(self, numbers: Collection[str]) -> list[Amount]:
+        """The amounts of money the contexts state with these numbers, each with its currency (see
+        :mod:`.money`), read from the sentences that hold them: a long page is not read whole."""
+        held = sorted({i for number in numbers for i in self.table.with_number(number)})
+        return [amount for i in held for amount in self._read(i).amounts if amount.number in numbers]
 
-    @cached_property
-    def shares(self) -> tuple[Share, ...]:
-        """The shares the contexts state, as percentages (see :mod:`.shares`)."""
-        return tuple(share for text in self.table.texts for share in shares(text))
+    def shares_for(self, wanted: Sequence[Share]) -> list[Share]:
+        """The shares the contexts state that could write ``wanted`` in the other form (see
+        :mod:`.shares`): their percentages near a fraction, their fractions for a percentage."""
+        held: set[int] = set()
+        for share in wanted:
+            if share.in_words:
+                held.update(i for number in percent_numbers(share) for i in self.table.with_number(number))
+            else:
+                held.update(i for word in FRACTION_STEMS for i in self.table.with_stem(word))
+        return [found for i in sorted(held) for found in self._read(i).shares]
+
+    def _read(self, i: int) -> _SentenceForms:
+        if i not in self._forms:
+            text = self.table.texts[i]
+            self._forms[i] = _SentenceForms(tuple(amounts(text)), tuple(shares(text)))
+        return self._forms[i]
 
     @cached_property
     def name_forms(self) -> frozenset[str]:
@@ -313,6 +327,14 @@ class ContextIndex:
                 states_negation=has_negation and states_negation(tokens),
             )
             self._spans[(start, width)] = (span, vectors[row])
+
+
+@dataclass(frozen=True)
+class _SentenceForms:
+    """The amounts of money and the shares of one context sentence, read when an answer asks."""
+
+    amounts: tuple[Amount, ...]
+    shares: tuple[Share, ...]
 
 
 @dataclass(frozen=True)

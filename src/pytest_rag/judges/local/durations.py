@@ -37,7 +37,9 @@ def _times_of(
     """(position, number, its amount of time in its family's base unit) of each number of time."""
     found = []
     for k, token in enumerate(tokens[:-1]):
-        number = number_value(token) if is_number(token) else ""
+        if not is_number(token):
+            continue  # most words: no conversion to try
+        number = number_value(token)
         value = as_float(number)
         converted = _in_base_unit(value, tokens[k + 1]) if value is not None else None
         if converted is not None:

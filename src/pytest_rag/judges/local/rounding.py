@@ -13,7 +13,7 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from ...scoring.text import STOPWORDS, has_digit, normalize_number, stem
-from .comparisons import MORE_OR_LESS, comparisons_in
+from .comparisons import COMPARISON_MARKERS, MORE_OR_LESS, comparisons_in
 from .numbers import SCALES, YEAR_RE, as_float, same_unit
 
 
@@ -29,6 +29,17 @@ APPROXIMATION_WORDS = frozenset({"about", "around", "roughly", "approximately", 
 """Words before a number that say it is rounded: "about 30" is true of 29.7 and of 33, not of 40."""
 _SHORT_OF = frozenset({"nearly", "almost"})
 """Words before a rounded number that also say the exact one is below it ("nearly 30" for 29.7)."""
+
+
+_ROUNDING_CUES = frozenset(
+    {
+        *APPROXIMATION_WORDS,
+        *_SHORT_OF,
+        *SCALES,
+        *(word for marker in COMPARISON_MARKERS for word in marker.split("_")),
+    }
+)
+"""Words without which no number of a sentence is read as rounded or as a bound."""
 
 
 def rounded_numbers_backed(tokens: Sequence[str], known: frozenset[str], index: StatedNumbers) -> set[int]:
@@ -48,8 +59,8 @@ def rounded_numbers_backed(tokens: Sequence[str], known: frozenset[str], index: 
     count the same with theirs: "over 500 employees" is not borne out by "founded in 2019", "512
     stores" or a bare "512", and "below 100 degrees" not by whatever number stands near.
     """
-    if not known or not any(has_digit(token) for token in tokens):
-        return set()  # most sentences: read nothing more
+    if not known or not any(has_digit(token) for token in tokens) or _ROUNDING_CUES.isdisjoint(tokens):
+        return set()  # most sentences: no number, or none said to be rounded or a bound
     values = [(number, value) for number in known if (value := as_float(number)) is not None]
     bounds = {compared: up for family, up, compared in comparisons_in(tokens) if family == MORE_OR_LESS}
     found: set[int] = set()

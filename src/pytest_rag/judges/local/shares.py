@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...scoring.text import normalize_number
+from ...scoring.text import normalize_number, stem
 
 _FRACTIONS = {"half": 50.0, "halves": 50.0, "third": 100 / 3, "thirds": 100 / 3, "quarter": 25.0}
 _FRACTIONS |= {"quarters": 25.0, "fifth": 20.0, "fifths": 20.0, "tenth": 10.0, "tenths": 10.0}
@@ -22,6 +22,8 @@ _SHARE_RE = re.compile(
     r"(?P<number>\d+(?:\.\d+)?)\s?(?:%|percent\b|per cent\b)"
     rf"|(?:\b(?P<count>{'|'.join(_COUNTS)})[\s-])?\b(?P<fraction>{'|'.join(_FRACTIONS)})\b"
 )
+FRACTION_STEMS = frozenset(stem(word) for word in _FRACTIONS)
+"""The fraction words as the context index keeps them, to find the sentences that may write one."""
 _PERCENT_WORDS = frozenset({"percent", "per", "cent"})
 ROUNDING = 0.5
 """How far a percentage may be from a fraction it writes: "33%" is a third, "67%" two thirds."""
@@ -88,3 +90,11 @@ def share_positions(tokens: Sequence[str], backed: Sequence[Share]) -> set[int]:
                 found.add(following)
                 following += 1
     return found
+
+
+def percent_numbers(share: Share) -> set[str]:
+    """The numbers a percentage within :data:`ROUNDING` of ``share`` may be written with: "33",
+    "33.3" and "34" for a third."""
+    whole = int(share.percent)
+    candidates = {whole, whole + 1, round(share.percent, 1)}
+    return {normalize_number(f"{value:g}") for value in candidates if abs(value - share.percent) <= ROUNDING}
