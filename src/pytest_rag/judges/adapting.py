@@ -11,44 +11,54 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from types import ModuleType
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from ..errors import JudgeError
 from .faults import rejected_param, translate, unreadable
+from .protocol import JudgeSpec
 
 T = TypeVar("T")
 
 
+class AdaptingJudge(Protocol):
+    """A judge that can change what it sends when its model rejects a parameter."""
+
+    spec: JudgeSpec
+    key_env: str
+    base_url: str
+
+    def adapt(self, param: str | None) -> bool: ...
+
+
 async def send_adapting(
     send: Callable[[], Awaitable[object]],
-    adapt: Callable[[str | None], bool],
     sdk: ModuleType,
     base_error: str,
     *,
+    judge: AdaptingJudge,
     expect: type[T],
     tries: int,
-    judge: str,
-    key_env: str,
-    base_url: str,
 ) -> T:
-    """The response of ``send()``, which builds its request afresh each time (so a change ``adapt``
-    made is in it), sent at most ``tries`` times. ``sdk`` is the SDK module (its ``BadRequestError``
-    and the base error class named ``base_error`` are caught); nothing here imports one. A response
-    that is not an ``expect`` is the text the SDK hands back for a body that is not JSON."""
+    """The response of ``send()``, which builds its request afresh each time (so a change
+    ``judge.adapt`` made is in it), sent at most ``tries`` times. ``sdk`` is the SDK module (its
+    ``BadRequestError`` and the base error class named ``base_error`` are caught); nothing here
+    imports one. A response that is not an ``expect`` is the text the SDK hands back for a body
+    that is not JSON. Faults are told with the judge's label, key variable and base URL."""
+    label, key_env, base_url = judge.spec.label, judge.key_env, judge.base_url
     for _ in range(tries):
         try:
             response = await send()
         except sdk.BadRequestError as exc:
-            if adapt(rejected_param(exc)):
+            if judge.adapt(rejected_param(exc)):
                 continue
-            raise translate(exc, sdk, judge=judge, key_env=key_env, base_url=base_url) from None
+            raise translate(exc, sdk, judge=label, key_env=key_env, base_url=base_url) from None
         except getattr(sdk, base_error) as exc:
-            raise translate(exc, sdk, judge=judge, key_env=key_env, base_url=base_url) from None
+            raise translate(exc, sdk, judge=label, key_env=key_env, base_url=base_url) from None
         except ValueError as exc:  # a body sent as JSON that is not JSON
             raise unreadable(
-                judge, f"a body that is not valid JSON ({exc})", getattr(exc, "doc", ""), key_env
+                label, f"a body that is not valid JSON ({exc})", getattr(exc, "doc", ""), key_env
             ) from None
         if not isinstance(response, expect):
-            raise unreadable(judge, "a body that is not JSON (an error page of a proxy?)", response, key_env)
+            raise unreadable(label, "a body that is not JSON (an error page of a proxy?)", response, key_env)
         return response
-    raise JudgeError("the server kept rejecting request parameters", judge=judge, kind="rejected")
+    raise JudgeError("the server kept rejecting request parameters", judge=label, kind="rejected")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 C = TypeVar("C")
 
@@ -48,3 +48,17 @@ class LoopClients(Generic[C]):
         close = getattr(client, "close", None)
         if close is not None:
             await close()
+
+
+class HasClients(Protocol):
+    """A judge or an embedder that keeps its SDK clients in :class:`LoopClients`."""
+
+    @property
+    def clients(self) -> LoopClients[Any]: ...
+
+
+def prepare_clients(judge: HasClients) -> None:
+    """The ``prepare()`` of a judge or embedder with an SDK client: build the running loop's client,
+    which imports the SDK (a second for ``openai``, three for ``anthropic``, types included), before
+    the engine starts timing the first call."""
+    judge.clients.get()

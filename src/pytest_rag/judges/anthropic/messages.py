@@ -14,7 +14,7 @@ from typing import Any
 
 from ...errors import JudgeError
 from ..adapting import send_adapting
-from ..clients import LoopClients
+from ..clients import LoopClients, prepare_clients
 from ..faults import missing_key
 from ..openai.server import api_key_for
 from ..protocol import JudgeOptions, JudgeReply, JudgeSpec
@@ -27,6 +27,8 @@ TOOL_NAME = "submit_verdict"
 class AnthropicJudge:
     offline = False
     cacheable = True
+
+    prepare = prepare_clients  # its one-off set-up: the SDK's import and client
 
     def __init__(
         self,
@@ -95,13 +97,6 @@ class AnthropicJudge:
             return True
         return False
 
-    def prepare(self) -> None:
-        """Import the SDK and build this loop's client, before the engine times the first call (the
-        import alone takes seconds)."""
-        from anthropic.types import Message  # noqa: F401  (imported once, here)
-
-        self.clients.get()
-
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         import anthropic
         from anthropic.types import Message
@@ -109,14 +104,11 @@ class AnthropicJudge:
         client = self.clients.get()
         response = await send_adapting(
             lambda: client.messages.create(**self._payload(request)),
-            self.adapt,
             anthropic,
             "AnthropicError",
+            judge=self,
             expect=Message,
             tries=2,  # temperature is the one parameter it may drop
-            judge=self.spec.label,
-            key_env=self.key_env,
-            base_url=self.base_url,
         )
         return self.reply_of(response)
 

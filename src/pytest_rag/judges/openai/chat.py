@@ -22,7 +22,7 @@ from typing import Any
 
 from ...errors import JudgeError
 from ..adapting import send_adapting
-from ..clients import LoopClients
+from ..clients import LoopClients, prepare_clients
 from ..faults import missing_key, unreadable
 from ..protocol import JudgeOptions, JudgeReply, JudgeSpec, TokenLogprob
 from ..request import JudgeRequest
@@ -40,6 +40,8 @@ class OpenAIChatJudge:
 
     offline = False
     cacheable = True
+
+    prepare = prepare_clients  # its one-off set-up: the SDK's import and client
 
     def __init__(
         self, spec: JudgeSpec, *, timeout_s: float = JudgeOptions.timeout_s, key_env: str = "OPENAI_API_KEY"
@@ -127,13 +129,6 @@ class OpenAIChatJudge:
                 return True
         return False
 
-    def prepare(self) -> None:
-        """Import the SDK and build this loop's client, before the engine times the first call (the
-        import alone takes a second)."""
-        from openai.types.chat import ChatCompletion  # noqa: F401  (imported once, here)
-
-        self.clients.get()
-
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         import openai
         from openai.types.chat import ChatCompletion
@@ -141,14 +136,11 @@ class OpenAIChatJudge:
         client = self.clients.get()
         response = await send_adapting(
             lambda: client.chat.completions.create(**self.request_body(request)),
-            self.adapt,
             openai,
             "OpenAIError",
+            judge=self,
             expect=ChatCompletion,
             tries=4,  # at most one adaptation per parameter
-            judge=self.spec.label,
-            key_env=self.key_env,
-            base_url=self.base_url,
         )
         return self.reply_of(response)
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import JudgeError, JudgeUnavailableError
-from ..clients import LoopClients
+from ..clients import LoopClients, prepare_clients
 from ..embeddings import EmbeddingBatch, Vectors
 from ..faults import translate, unreadable
 from ..protocol import JudgeOptions
@@ -34,6 +34,8 @@ class OpenAIEmbedder:
     key and timeout (closed by :func:`close_embedding_clients` at the end of the session)."""
 
     offline = False
+
+    prepare = prepare_clients  # its one-off set-up: the SDK's import and client
 
     def __init__(
         self,
@@ -75,10 +77,6 @@ class OpenAIEmbedder:
         return openai.AsyncOpenAI(
             api_key=self._api_key(), base_url=self.base_url, timeout=self.timeout_s, max_retries=0
         )
-
-    def prepare(self) -> None:
-        """Import the SDK and build this loop's client before the engine times the first call."""
-        self.clients.get()
 
     async def embed(self, texts: Sequence[str]) -> EmbeddingBatch:
         import openai
