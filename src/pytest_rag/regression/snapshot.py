@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from syrupy.extensions.amber import AmberSnapshotExtension
 
+from ..check_keys import sample_tag
+from ..errors import InputError
 from .tolerance import BY_TOLERANCE, Tolerance, class_name, parse_tolerance
 
 if TYPE_CHECKING:
@@ -151,9 +153,6 @@ def _results_in(data: object) -> list[tuple[MetricResult, str | None]] | None:
 
 def _table_rows(table: ResultsTable) -> list[tuple[MetricResult, str | None]]:
     """A table's rows with their samples; a table with a row that has no verdict is refused."""
-    from ..check_keys import sample_tag
-    from ..errors import InputError
-
     unjudged = [row for row in table if row.result is None]
     if unjudged:
         first = unjudged[0]

@@ -12,18 +12,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ...scoring.text import stem
-from .numbers import as_float, is_number, number_value
+from .numbers import as_float, is_number, number_value, unit_form
 
-_CLOCK_SECONDS = {"second": 1, "sec": 1, "minut": 60, "min": 60, "hour": 3600, "hr": 3600, "day": 86400}
-_CLOCK_SECONDS |= {"week": 7 * 86400, "fortnight": 14 * 86400}
+_CLOCK_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400}
+_CLOCK_SECONDS |= {"fortnight": 14 * 86400}
 _CALENDAR_MONTHS = {"month": 1, "year": 12, "decad": 120}
 _FAMILIES = (_CLOCK_SECONDS, _CALENDAR_MONTHS)
 
 
 def _in_base_unit(value: float, word: str) -> tuple[int, float] | None:
     """``value`` of the unit ``word`` in its family's base unit, with the family's index; None for a
-    word that is no unit of time."""
-    stemmed = stem(word)
+    word that is no unit of time. A unit written short ("min", "hrs") is read as the number checks
+    read it (:func:`.numbers.unit_form`)."""
+    stemmed = unit_form(stem(word))
     for family, factors in enumerate(_FAMILIES):
         factor = factors.get(stemmed)
         if factor is not None:

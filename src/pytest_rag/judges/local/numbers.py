@@ -49,6 +49,12 @@ def is_unit(word: str) -> bool:
     return stem(word) in _UNIT_FORMS
 
 
+def unit_form(stemmed: str) -> str:
+    """The one form of the unit a stemmed word names ("min", "minut" and "mins" are "minute"); any
+    other stem as it is."""
+    return _UNIT_FORMS.get(stemmed, stemmed)
+
+
 def same_unit(stem_a: str, stem_b: str) -> bool:
     """Whether two stemmed words are forms of one unit ("kilogram" and "kg")."""
     unit = _UNIT_FORMS.get(stem_a)
