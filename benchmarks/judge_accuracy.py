@@ -157,11 +157,11 @@ def report(scores: dict[str, SetScores], resamples: int, coverage: bool) -> None
         )
         print(f"{'':<23}{', '.join(figures.mean_sets)}")
     if coverage:
-        print("\nBA of the most confident verdicts (confidence = |probability - cut|), by coverage")
+        print("\nThe most confident verdicts (confidence = |probability - cut|): accuracy/BA by coverage")
         print(f"{'set':<16} " + " ".join(f"{f'{c:.0%}':>12}" for c in COVERAGES))
         for name, s in scores.items():
             curve = coverage_curve(s)
-            print(f"{name:<16} " + " ".join(f"{curve[c][1]:>6.3f} ({curve[c][0]:>3})" for c in COVERAGES))
+            print(f"{name:<16} " + " ".join(f"{curve[c].show():>12}" for c in COVERAGES))
 
 
 def compare(path: Path, scores: dict[str, SetScores], resamples: int) -> None:

@@ -107,7 +107,7 @@ SETS: tuple[DevSet, ...] = (
     ),
     DevSet(
         "expertqa",
-        "claims of search/RAG answers (GPT-4, Bing Chat, retrieve-and-read) vs cited web pages",
+        "claims of retrieval-augmented GPT-4 answers vs the web pages they cite",
         "MIT",
         "chaitanyamalaviya/ExpertQA@1aa7ba8",
         "suite",
@@ -401,17 +401,32 @@ def paired_changes(
     return Change(per_set, mean, unshared, not reasons, tuple(reasons))
 
 
-def coverage_curve(
-    scores: SetScores, coverages: Iterable[float] = COVERAGES
-) -> dict[float, tuple[int, float]]:
-    """Per coverage c: (records kept, BA of the verdicts) over the ``ceil(c * n)`` most confident
-    verdicts (ties kept in the set's order). A confidence that means something makes this fall as
-    coverage grows; a flat curve says the judge is as sure where it is wrong as where it is right."""
+@dataclass(frozen=True)
+class CoveragePoint:
+    """The ``kept`` most confident verdicts: their accuracy, and their BA (None when they hold one
+    label only, where BA is undefined)."""
+
+    kept: int
+    accuracy: float
+    ba: float | None
+
+    def show(self) -> str:
+        return f"{self.accuracy:.3f}/" + ("  -  " if self.ba is None else f"{self.ba:.3f}")
+
+
+def coverage_curve(scores: SetScores, coverages: Iterable[float] = COVERAGES) -> dict[float, CoveragePoint]:
+    """Per coverage c: the ``ceil(c * n)`` most confident verdicts (ties kept in the set's order). A
+    confidence that means something makes accuracy fall as coverage grows; a flat curve says the
+    judge is as sure where it is wrong as where it is right."""
     order = np.argsort(-scores.confidence, kind="stable")
     curve = {}
     for coverage in coverages:
         keep = order[: max(1, math.ceil(coverage * len(order)))]
-        curve[coverage] = (len(keep), balanced_accuracy(scores.y[keep], scores.verdict[keep]))
+        y, verdict = scores.y[keep], scores.verdict[keep]
+        both = 0 < y.sum() < len(y)
+        curve[coverage] = CoveragePoint(
+            len(keep), float((y == verdict).mean()), balanced_accuracy(y, verdict) if both else None
+        )
     return curve
 
 

@@ -201,8 +201,17 @@ def test_the_most_confident_verdicts_are_measured_apart() -> None:
     # make the verdicts right exactly where the judge is most confident
     confidence = np.where(s.verdict == s.y, 1.0, 0.0) + np.linspace(0, 0.1, 100)
     curve = coverage_curve(SetScores(s.ids, s.y, s.p, s.verdict, confidence))
-    assert curve[0.3] == (30, 1.0)
-    assert curve[1.0] == (100, balanced_accuracy(s.y, s.verdict))
+    assert (curve[0.3].kept, curve[0.3].accuracy, curve[0.3].ba) == (30, 1.0, 1.0)
+    assert curve[1.0].kept == 100 and curve[1.0].ba == balanced_accuracy(s.y, s.verdict)
+    assert curve[1.0].accuracy == float((s.y == s.verdict).mean())
+
+
+def test_confident_verdicts_of_one_label_have_no_balanced_accuracy() -> None:
+    s = synthetic(100, 0.7, 4)
+    confidence = s.y + np.linspace(0, 0.1, 100)  # the faithful records are the most confident
+    curve = coverage_curve(SetScores(s.ids, s.y, s.p, s.verdict, confidence))
+    assert curve[0.3].ba is None and curve[0.3].show().endswith("-  ")
+    assert curve[1.0].ba is not None
 
 
 # -- paired changes -----------------------------------------------------------------------------

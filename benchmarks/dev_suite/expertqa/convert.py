@@ -7,7 +7,9 @@ pinned commit: questions written by experts, answered by six systems (GPT-4 alon
 GPT-4 retrieve-and-read or post-hoc citing over Google search or Sphere); the experts split each
 answer into claims and judged whether the cited evidence supports each claim (Complete / Partial /
 Incomplete / Missing / N/A). A record is one claim against the text of the web pages it cites: the
-passages the annotators saw (evidence given as a URL only, without text, is dropped). Faithful =
+passages the annotators saw. Evidence given as a URL only, without text, is dropped, and with it
+every claim of GPT-4 alone and of Bing Chat, whose citations are URLs: what remains are the four
+GPT-4 systems that retrieve (Google search or Sphere) and read or cite post hoc. Faithful =
 Complete; unfaithful = Partial or Incomplete; Missing (no evidence cited) and N/A are left out.
 Citation marks ("[1]") are taken out of the claim. The full ``r2_compiled_anon.jsonl`` is 4 MiB and
 more and absent from the snapshot; ``rand_*`` are its random split. See README.md.
