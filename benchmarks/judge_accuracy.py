@@ -30,9 +30,12 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
+import numpy.typing as npt
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -64,30 +67,74 @@ SEED = 13
 ANCHORS = {"nq301": "GPT-4 84.3% · text-davinci-003 85.0% · BEM 81.1% (accuracy, same 660 records)"}
 HELD_OUT = ("lfqa_answer", "lfqa_sentence", "begin", "nq301")
 PASS_MARK = 4  # the faithfulness metric's default threshold on its 1-5 scale
+Array = npt.NDArray[np.float64]
+
+
+def _load_fit_module() -> ModuleType:
+    """scripts/fit_local_judge.py (also for benchmarks/entailment_dev_sets.py)."""
+    return load_script("fit_local_judge")
+
+
+def bootstrap(
+    y: Array, statistic: Callable[[npt.NDArray[np.int64]], float], n: int, seed: int
+) -> tuple[float, float]:
+    """Seeded percentile bootstrap 95% interval of ``statistic(indices)`` over records, skipping
+    one-label resamples. Kept for benchmarks/answer_kind_accuracy.py and entailment_dev_sets.py, whose
+    printed figures rest on it; the suite's figures use pytest_rag.stats (testkit/dev_suite.py)."""
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(n):
+        idx = rng.integers(0, len(y), len(y))
+        if y[idx].min() == y[idx].max():
+            continue  # a resample with one class has no balanced accuracy or AUROC
+        values.append(statistic(idx))
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def paired_change(
+    y: Array,
+    before: tuple[Array, Array],
+    after: tuple[Array, Array],
+    statistic: Callable[[Array, Array, Array], float],
+    n: int,
+    seed: int,
+) -> tuple[float, float, float]:
+    """``statistic(after) - statistic(before)`` and its paired percentile bootstrap 95% interval
+    (``before``, ``after``: scores and thresholds of the same records); for answer_kind_accuracy.py."""
+
+    def delta(idx: npt.NDArray[np.int64]) -> float:
+        return statistic(y[idx], *(a[idx] for a in after)) - statistic(y[idx], *(b[idx] for b in before))
+
+    low, high = bootstrap(y, delta, n, seed)
+    return delta(np.arange(len(y))), low, high
+
+
+def held_out_predictions(fit: ModuleType, root: Path) -> dict[str, tuple[Array, Array, Array]]:
+    """Per team set: labels, held-out probabilities, and the threshold each was judged by."""
+    from pytest_rag.judges.local.embedder import load_embedder
+
+    embedder = load_embedder()
+    records = fit.load_grounding(root, embedder)
+    out: dict[str, tuple[Array, Array, Array]] = {}
+    for dataset in ("lfqa_answer", "lfqa_sentence", "begin"):
+        y, p, threshold = fit.file_out_predictions(records, dataset)
+        out[dataset] = (y, p, np.full(len(y), threshold))
+    x, y, questions = fit.load_correctness(root, embedder)
+    out["nq301"] = (y, *fit.grouped_cv_predictions(x, y, questions, fit.CORRECTNESS_FEATURES))
+    return out
 
 
 def held_out_scores(datasets: Path, names: list[str]) -> dict[str, SetScores]:
     """The team's sets, scored by calibrations fitted without them (scripts/fit_local_judge.py)."""
-    from pytest_rag.judges.local.embedder import load_embedder
-
-    fit = load_script("fit_local_judge")
-    embedder = load_embedder()
+    if not names:
+        return {}
     out: dict[str, SetScores] = {}
-    files = {name: datasets / BY_NAME[name].path for name in names}
-    ids = {
-        name: [json.loads(line)["id"] for line in path.open(encoding="utf-8") if line.strip()]
-        for name, path in files.items()
-    }
-    grounding = [name for name in names if name != "nq301"]
-    if grounding:
-        records = fit.load_grounding(datasets, embedder)
-        for name in grounding:
-            y, p, threshold = fit.file_out_predictions(records, name)
-            out[name] = _scores(ids[name], y, p, p >= threshold, np.abs(p - threshold))
-    if "nq301" in names:
-        x, y, questions = fit.load_correctness(datasets, embedder)
-        p, thresholds = fit.grouped_cv_predictions(x, y, questions, fit.CORRECTNESS_FEATURES)
-        out["nq301"] = _scores(ids["nq301"], y, p, p >= thresholds, np.abs(p - thresholds))
+    for name, (y, p, threshold) in held_out_predictions(_load_fit_module(), datasets).items():
+        if name in names:
+            path = datasets / BY_NAME[name].path
+            ids = [json.loads(line)["id"] for line in path.open(encoding="utf-8") if line.strip()]
+            out[name] = _scores(ids, y, p, p >= threshold, np.abs(p - threshold))
     return out
 
 

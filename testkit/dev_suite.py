@@ -223,10 +223,12 @@ class SetScores:
     verdict: Array
     confidence: Array
 
-    def take(self, index: npt.NDArray[np.int64]) -> SetScores:
-        """These scores at ``index`` (positions, repeats allowed: a resample)."""
+    def take(self, index: npt.NDArray[np.int64], ids: bool = True) -> SetScores:
+        """These scores at ``index`` (positions, repeats allowed: a resample); without their ids
+        when ``ids`` is false (a bootstrap resample needs none, and copying them is most of its
+        cost)."""
         return SetScores(
-            tuple(self.ids[i] for i in index) if self.ids else (),
+            tuple(self.ids[i] for i in index) if ids else (),
             self.y[index],
             self.p[index],
             self.verdict[index],
@@ -292,7 +294,7 @@ def resampled(
 
     def on(positions: Array) -> float:
         index = positions.astype(np.int64)
-        return float(statistic(*(s.take(index) for s in scores)))
+        return float(statistic(*(s.take(index, ids=False) for s in scores)))
 
     return resampled_statistic(np.arange(n, dtype=np.float64), on, resamples, set_seed(name, seed))
 

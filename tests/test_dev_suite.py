@@ -304,3 +304,21 @@ def test_the_converters_sample_each_label_in_turn_from_every_group() -> None:
     assert sum(r["faithful"] for r in chosen) == 20 and len(chosen) == 40
     assert sum(r["g"] == "small" for r in chosen) == 6  # a small group keeps all it has
     assert chosen == common.sample(pool, 20, 13, group=lambda r: r["g"])  # seeded
+
+
+def test_a_set_that_moves_within_its_interval_does_not_block_a_kept_change() -> None:
+    before = {"summedits": synthetic(300, 0.6, 1), "dialfact": synthetic(300, 0.8, 2)}
+    noisy = before["dialfact"]
+    wrong = np.flatnonzero(noisy.verdict != noisy.y)[:3]
+    right = np.flatnonzero(noisy.verdict == noisy.y)[:4]
+    verdict = noisy.verdict.copy()
+    verdict[wrong] = noisy.y[wrong]
+    verdict[right] = 1 - noisy.y[right]
+    after = {
+        "summedits": improved(before["summedits"], 1.0, 3),
+        "dialfact": SetScores(noisy.ids, noisy.y, noisy.p, verdict, noisy.confidence),
+    }
+    change = paired_changes(before, after, resamples=300)
+    dialfact = change.per_set["dialfact"]["ba"]
+    assert dialfact.value < 0 < dialfact.interval.high and dialfact.interval.low < 0
+    assert change.kept, change.reasons
