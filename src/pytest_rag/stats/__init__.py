@@ -16,7 +16,9 @@ from pytest_rag.stats.bootstrap import (
     Interval,
     bootstrap_mean_ci,
     bootstrap_statistic_ci,
+    percentile_interval,
     proportion_ci,
+    resampled_statistic,
 )
 from pytest_rag.stats.paired import PairedDifference, paired_bootstrap_difference
 
@@ -33,5 +35,7 @@ __all__ = [
     "bootstrap_statistic_ci",
     "krippendorff_alpha",
     "paired_bootstrap_difference",
+    "percentile_interval",
     "proportion_ci",
+    "resampled_statistic",
 ]

@@ -170,13 +170,42 @@ def bootstrap_statistic_ci(
         return None
     if n == 1:
         return _degenerate(_checked_statistic(statistic, data), level, PERCENTILE, n)
+    return percentile_interval(resampled_statistic(data, statistic, resamples, seed), level, n)
 
+
+def resampled_statistic(
+    values: Iterable[float],
+    statistic: Callable[[FloatArray], float],
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> FloatArray:
+    """``statistic`` on each of ``resamples`` seeded resamples (with replacement) of ``values``.
+
+    The estimates themselves, for what one interval cannot give: the interval of a mean over
+    several samples (average their estimates resample by resample), or a paired difference (the
+    same seed and size draw the same resamples, so a statistic of two aligned arrays indexed by
+    the resampled positions compares like with like). Pass ``np.arange(n)`` as ``values`` to
+    resample positions and index your own arrays with them.
+    """
+    data = _checked_sample(values, 0.95, resamples)
+    if data.size == 0:
+        raise ValueError("no values to resample")
     rng = np.random.default_rng(seed)
     estimates = np.empty(resamples, dtype=np.float64)
     for i in range(resamples):
-        estimates[i] = _checked_statistic(statistic, data[rng.integers(0, n, size=n)])
-    low, high = _percentile_bounds(estimates, level)
-    return Interval(low=low, high=high, level=level, method=PERCENTILE, n=n)
+        estimates[i] = _checked_statistic(statistic, data[rng.integers(0, data.size, size=data.size)])
+    return estimates
+
+
+def percentile_interval(estimates: Iterable[float], level: float = 0.95, n: int | None = None) -> Interval:
+    """The percentile interval of bootstrap ``estimates`` (from :func:`resampled_statistic`, or an
+    average of several); ``n`` is the number of observations behind them (default: unknown, 0)."""
+    _check_level(level)
+    array = as_finite_array(estimates, "estimates")
+    if array.size == 0:
+        raise ValueError("no bootstrap estimates to take an interval of")
+    low, high = _percentile_bounds(array, level)
+    return Interval(low=low, high=high, level=level, method=PERCENTILE, n=0 if n is None else n)
 
 
 def _checked_statistic(statistic: Callable[[FloatArray], float], sample: FloatArray) -> float:
