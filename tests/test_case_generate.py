@@ -22,6 +22,7 @@ from pytest_rag.cases.generate.kinds import KINDS, allocate, parse_kinds, plan_t
 from pytest_rag.cases.generate.llm import ASKS
 from pytest_rag.cases.generate.offline import quantity_question, yes_no_question
 from pytest_rag.cases.generate.passages import split_passages
+from pytest_rag.cases.generate.readers.blocks import Block
 from pytest_rag.cli import main
 from pytest_rag.errors import ConfigError
 
@@ -76,15 +77,15 @@ def test_documents_of_every_format_read_as_paragraphs_of_text(tmp_path: Path) ->
         minimal_pdf(["Backups run every night at 2:00.", "They are kept for 14 days."])
     )
     (tmp_path / ".hidden.md").write_text("# Secret\n\nNot a document.\n")
-    documents = {d.path: d for d in read_documents(tmp_path)}
+    documents = {d.path: d for d in read_documents(tmp_path).documents}
     assert sorted(documents) == ["guide/support.html", "manual.pdf", "plans.md", "refunds.md", "trash.txt"]
     refunds = documents["refunds.md"]
-    assert refunds.title == "Refunds"
+    assert refunds.title == "Refunds"  # a heading is the title of what follows, not a line of text
     assert refunds.text.split("\n\n") == [
-        "Refunds.",
         "Refunds are issued to the original payment method. A refund is processed within 5 business days after approval.",
-        "Annual plans can be refunded in full during the first 30 days.",
+        "- Annual plans can be refunded in full during the first 30 days.",
     ]
+    assert {b.section for b in refunds.blocks} == {("Refunds",)}
     support = documents["guide/support.html"]
     assert support.title == "Support"
     assert "color" not in support.text and "var x" not in support.text and "Home" not in support.text
@@ -93,7 +94,9 @@ def test_documents_of_every_format_read_as_paragraphs_of_text(tmp_path: Path) ->
     assert documents["trash.txt"].title == "Trash"
 
 
-def test_a_pdf_without_pypdf_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pdf_without_pypdf_is_listed_with_the_extra_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "manual.pdf").write_bytes(minimal_pdf(["Backups run every night."]))
     real_import = builtins.__import__
 
@@ -103,35 +106,56 @@ def test_a_pdf_without_pypdf_names_the_extra(tmp_path: Path, monkeypatch: pytest
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_pypdf)
-    with pytest.raises(ConfigError, match=r"manual.pdf: reading PDF needs pypdf.*pytest-rag\[pdf\]"):
-        read_documents(tmp_path)
+    reading = read_documents(tmp_path)
+    assert reading.documents == []
+    assert reading.skipped == [
+        ("manual.pdf", "reading PDF needs pypdf, which is not installed: pip install 'pytest-rag[pdf]'")
+    ]
+
+
+def doc(path: str, title: str, text: str) -> Document:
+    """A document of prose paragraphs (separated by blank lines), as a reader would give it."""
+    return Document(path, title, tuple(Block(p) for p in text.split("\n\n")))
 
 
 def test_passage_ids_survive_edits_elsewhere_and_change_with_their_own_text() -> None:
     paragraphs = [
         f"Paragraph {n} says that item {n} costs {n} euros and ships in {n} days." for n in range(6)
     ]
-    before = split_passages(Document("a.md", "A", "\n\n".join(paragraphs)), words=14)
+    before = split_passages(doc("a.md", "A", "\n\n".join(paragraphs)), words=14)
     edited = ["A new opening paragraph that was not there before today.", *paragraphs]
     edited[4] += " It also comes in blue."
-    after = split_passages(Document("a.md", "A", "\n\n".join(edited)), words=14)
+    after = split_passages(doc("a.md", "A", "\n\n".join(edited)), words=14)
     assert all(re.fullmatch(r"a\.md#[0-9a-f]{8}", p.id) for p in before)
     same = {p.id for p in before} & {p.id for p in after}
     assert len(before) == 6 and same == {before[i].id for i in (0, 1, 2, 4, 5)}  # the edited one changed
-    twice = split_passages(Document("b.md", "B", "Same words here.\n\nSame words here."), words=3)
+    twice = split_passages(doc("b.md", "B", "Same words here.\n\nSame words here."), words=3)
     assert [p.id.split("#")[1][8:] for p in twice] == ["", "-2"]
 
 
 def test_short_paragraphs_join_and_long_ones_are_cut_between_sentences() -> None:
     long = " ".join(f"Sentence {n} has exactly six words." for n in range(40))
-    passages = split_passages(Document("a.md", "A", f"# Title.\n\nShort note.\n\n{long}"), words=60)
-    assert passages[0].text.startswith("# Title. Short note. Sentence 0")
+    passages = split_passages(doc("a.md", "A", f"Short note.\n\n{long}"), words=60)
+    assert passages[0].text.startswith("Short note.\nSentence 0")  # a block a line: never glued
     assert all(p.words <= 66 for p in passages) and len(passages) >= 4
     assert all(p.text.endswith("words.") for p in passages)
 
 
+def test_a_passage_is_titled_by_its_section_and_ends_where_a_new_one_starts() -> None:
+    paragraph = "Refunds are issued to the original payment method within five business days."
+    blocks = (
+        *(Block(paragraph, "prose", ("Billing", "Refunds")) for _ in range(3)),
+        Block("Invoices are sent by email on the first day of each month.", "prose", ("Billing", "Invoices")),
+        Block("Annual plans", "item", ("Billing", "Invoices")),
+    )
+    passages = split_passages(Document("a.md", "Billing", blocks), words=60)
+    assert [p.title for p in passages] == ["Billing › Refunds", "Billing › Invoices"]
+    assert passages[1].text == "Invoices are sent by email on the first day of each month.\n- Annual plans"
+    assert all("Billing" not in p.text for p in passages)
+
+
 def test_the_plan_is_seeded_weighted_and_says_what_it_could_not_find(tmp_path: Path) -> None:
-    passages = [p for d in read_documents(write_docs(tmp_path)) for p in split_passages(d)]
+    passages = [p for d in read_documents(write_docs(tmp_path)).documents for p in split_passages(d)]
     counts = allocate(10, parse_kinds("single_fact=2,numbers,multi_hop,unanswerable", tuple(KINDS)))
     assert counts == {"single_fact": 4, "multi_hop": 2, "numbers": 2, "unanswerable": 2}
     first, notes = plan_targets(passages, counts, seed=7)
@@ -405,10 +429,11 @@ def test_batch_generation_goes_through_the_batch_api_round_after_round(
 
 
 APP = """
+import json
 import pytest
 from pathlib import Path
 
-PASSAGES = [p for p in Path(__file__).with_name("passages.txt").read_text().split("\\n") if p]
+PASSAGES = json.loads(Path(__file__).with_name("passages.json").read_text())
 
 @pytest.fixture
 def rag_app():
@@ -446,7 +471,7 @@ def test_from_documents_to_a_reviewed_case_file_that_pytest_runs_against_the_app
     reviewed = [dict(case, reviewed=True) for case in cases_in(out)]
     out.write_text("".join(json.dumps(case) + "\n" for case in reviewed), encoding="utf-8")
     passages = {ref["text"] for case in reviewed for ref in case["expected_contexts"]}
-    (suite / "passages.txt").write_text("\n".join(sorted(passages)), encoding="utf-8")
+    (suite / "passages.json").write_text(json.dumps(sorted(passages)), encoding="utf-8")
     (suite / "conftest.py").write_text(APP, encoding="utf-8")
     offline = pytester.runpytest("tests/rag", "-p", "no:cacheprovider", "-m", "generated and not unreviewed")
     offline.assert_outcomes(passed=len(reviewed))

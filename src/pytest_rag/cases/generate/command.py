@@ -164,7 +164,17 @@ def _generate(session: Any, args: argparse.Namespace, output: Path) -> int:
         )
     judge = judges[0]
     generator = _generator(args.generator, judge)
-    documents = read_documents(Path(args.docs))
+    reading = read_documents(Path(args.docs))
+    documents = reading.documents
+    if reading.skipped:
+        print(f"skipped {len(reading.skipped)} file(s):")
+        for line in reading.skipped_lines():
+            print(line)
+    if not documents:
+        raise ConfigError(
+            f"{args.docs}: no document was read ({len(reading.skipped)} file(s) skipped, listed above); "
+            "give a folder of text, Markdown, reStructuredText, HTML or PDF documents"
+        )
     passages = [p for d in documents for p in split_passages(d, args.passage_words)]
     available = OFFLINE_KINDS if generator == "offline" else tuple(KINDS)
     counts = allocate(args.count, parse_kinds(args.kinds, available))
@@ -322,9 +332,10 @@ def _cases(
 GENERATE_COMMAND = SubCommand(
     "generate",
     "write a case file of questions and reference answers from a folder of documents",
-    "Read a folder of documents (text, Markdown, HTML; PDF with the pdf extra), write questions "
-    "with reference answers and the passages they rest on, keep those the judge finds supported, "
-    "and write them as a case file to review.",
+    "Read a folder of documents (text, HTML; Markdown, MyST and reStructuredText with the docs extra; "
+    "PDF with the pdf extra), write questions with reference answers and the passages they rest on, "
+    "keep those the judge finds supported, and write them as a case file to review. Files that cannot "
+    "be read are listed with the reason.",
     GENERATE_OPTIONS,
     generate_command,
 )
