@@ -482,6 +482,33 @@ def test_from_documents_to_a_reviewed_case_file_that_pytest_runs_against_the_app
     judged.stdout.fnmatch_lines(["passage_recall*openai:fake-gpt*100%*", "judge calls: * live*"])
 
 
+def test_the_command_help_describes_every_sub_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    description = " ".join(capsys.readouterr().out.split("positional arguments")[0].split())
+    for command in ("cache", "plot", "merge", "batch", "generate"):
+        assert f"{command}: " in description
+    assert "write a case file of questions and reference answers" in description
+
+
+def test_a_missing_api_key_is_one_error_naming_only_options_of_generate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    docs = write_docs(tmp_path / "docs")
+    out = tmp_path / "a.rag.jsonl"
+    args = ["--judge", "openai:gpt-4o", "--count", "2", "--cache-dir", str(tmp_path / "c")]
+    assert generate(str(docs), "-o", str(out), *args) == 1
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "pytest-rag: error: OPENAI_API_KEY is not set, so openai:gpt-4o cannot write or check cases. Export "
+        "it, give a server that needs no key with --judge PROVIDER:MODEL@URL, or use the offline judge "
+        "(--judge local, the default)\n"
+    )
+    assert "--rag-" not in captured.out + captured.err and not out.exists()
+
+
 def test_a_long_drop_reason_is_cut_between_words(
     tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -27,7 +27,7 @@ from ...config import RagSettings
 from ...config.readers import read_number
 from ...engine.cache import CACHE_DIR_OPTION
 from ...engine.limits import BatchSettings, EngineSettings
-from ...errors import ConfigError, NotJudgedError, RagError, WaitingForBatchError
+from ...errors import ConfigError, JudgeUnavailableError, NotJudgedError, RagError, WaitingForBatchError
 from ...ground.command_options import CommandOption, SubCommand, SwitchOption, ValueOption
 from ...helper_forms import Check
 from ...inputs import Sample
@@ -192,6 +192,7 @@ def _generate(session: Any, args: argparse.Namespace, output: Path) -> int:
         corpus["facts"] = corpus_facts([d.text for d in documents])
     jobs = [(_check(target, generator, corpus), Sample()) for target in targets]
     outcomes = session.score_many(TEST_ID, jobs, batch=args.batch)
+    _check_key(judge, outcomes)
     kept, dropped, waiting = _kept(targets, outcomes)
     cases = _cases(kept, judge.spec.label, generator, args.seed)
     duplicates = len(kept) - len(cases)
@@ -231,6 +232,19 @@ def _generator(choice: str, judge: Any) -> str:
             "(use --judge openai:MODEL, anthropic:MODEL or ollama:MODEL, or --generator offline)"
         )
     return str(choice)
+
+
+def _check_key(judge: Any, outcomes: Sequence[MetricResult | RagError]) -> None:
+    """A judge that could not be called for want of an API key (no request left this machine) is
+    one error naming the options of this command, not a dropped case per target naming those of a
+    test run (``--rag-judge-base-url``, ``--rag-cache``)."""
+    if any(isinstance(o, JudgeUnavailableError) and not o.sent for o in outcomes):
+        key = getattr(judge, "key_env", None) or "its API key"
+        raise ConfigError(
+            f"{key} is not set, so {judge.spec.label} cannot write or check cases. Export it, give a "
+            "server that needs no key with --judge PROVIDER:MODEL@URL, or use the offline judge "
+            "(--judge local, the default)"
+        )
 
 
 def _passage_rows(passages: Sequence[Passage]) -> list[dict[str, str]]:
