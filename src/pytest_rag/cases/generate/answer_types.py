@@ -82,8 +82,10 @@ def gives_what_is_asked(question: str, reference: str) -> str | None:
         _new(_MONEY_RE, question, reference) or _new(_NUMBER_RE, question, reference)
     ):
         return 'the reference gives no amount for "how much"'
-    if kind.startswith("which version") and not _new(_VERSION_RE, question, reference):
-        return "the reference gives no version"
+    if kind.startswith("which version") and not (
+        _new(_VERSION_RE, question, reference) or len(set(new_words)) >= MIN_NEW_WORDS
+    ):
+        return "the reference gives no version"  # nor words that name them ("all supported versions")
     if (kind in ("when", "what time") or kind.endswith("which year")) and not _new(
         _TIME_RE, question, reference
     ):

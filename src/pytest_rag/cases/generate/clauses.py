@@ -132,7 +132,13 @@ _OPENERS_NOT_ASKED_TEXT = """
 """
 _OPENERS_NOT_ASKED = frozenset(_OPENERS_NOT_ASKED_TEXT.split())
 """First words of commands and pointers ("See the quickstart.", "Run the tests."): not statements."""
-_REFERRING = frozenset({"this", "these", "those", "such", "above", "below", "following"})
+_REFERRING_TEXT = """
+    this these those such above below following first second third last next previous latter former
+    other same
+"""
+_REFERRING = frozenset(_REFERRING_TEXT.split())
+"""Words of a subject that point at something said elsewhere ("the first element", "these options")."""
+_POSSESSIVES = frozenset({"our", "their", "its", "his", "her"})
 _NOUN_TOO_TEXT = """
     cache call change check default end fix import issue limit link list log map match need offer
     print record release request reset return search set sort start stream support test update
@@ -167,6 +173,7 @@ _RELATIVE_TEXT = """
 _RELATIVE = frozenset(_RELATIVE_TEXT.split())
 _MARKUP_RE = re.compile(r"[{}\[\]<>|`$\\=*#~^@]|://|\.\.\.|" + ELIDED + r"|\(\)|::|:\w+:|\s[-+]{1,2}\w|^\W")
 _CODE_TOKEN_RE = re.compile(r"\w[._/]\w.*[._/]|\w\(|_\w|\w_")
+_CONTEXT_RE = re.compile(r"\b(?:this|these|those|above|below|following|here|such)\b", re.I)
 _FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I've|me|my)\b")
 
 
@@ -230,6 +237,10 @@ def askable_sentences(text: str) -> list[str]:
                 continue
             if _MARKUP_RE.search(sentence) or _FIRST_PERSON_RE.search(sentence):
                 continue
+            if sentence.count("(") != sentence.count(")"):  # cut inside brackets: "(e.g. a file)"
+                continue
+            if _CONTEXT_RE.search(sentence):  # "in this case", "the following": said elsewhere
+                continue
             if sum(bool(_CODE_TOKEN_RE.search(w)) for w in words) > 2:
                 continue  # mostly code names: a sentence about code, for its reader
             if _bare(words[0]) in _OPENERS_NOT_ASKED:
@@ -275,7 +286,9 @@ def lower_first(text: str, names: Collection[str]) -> str:
 def _strip_openers(words: list[str]) -> tuple[str, list[str]]:
     """(prefix, words after it): discourse markers ("However,") dropped; a leading phrase ended by
     a comma ("By default,") kept as the prefix."""
-    while words and words[0].endswith(",") and _bare(words[0]) in _DISCOURSE:
+    while (
+        words and _bare(words[0]) in _DISCOURSE and (words[0].endswith(",") or _bare(words[0]) == "instead")
+    ):
         words = words[1:]
     head = " ".join(words[:3]).lower()
     for pair in _DISCOURSE_PAIRS:
@@ -295,8 +308,8 @@ def _strip_openers(words: list[str]) -> tuple[str, list[str]]:
 def read_clause(sentence: str) -> Clause | None:
     """The clause of ``sentence``, or None when its parts cannot be read surely."""
     prefix, words = _strip_openers(sentence.rstrip().rstrip(".").split())
-    if len(words) < 3 or _bare(words[0]) in _PRONOUN_SUBJECTS | {"please"} or _adverb(words[0]):
-        return None
+    if len(words) < 3 or _bare(words[0]) in _PRONOUN_SUBJECTS | AUXILIARIES | {"please"} or _adverb(words[0]):
+        return None  # a pronoun's referent is elsewhere; "May include values ...": no subject at all
     command = verb_base(words[0]) == _bare(words[0]) and _bare(words[0]) not in _NOUN_TOO
     if command and _bare(words[1]) not in AUXILIARIES:
         return None  # a command after its condition: "If you'd like to ..., pass in a dict"
@@ -313,8 +326,10 @@ def read_clause(sentence: str) -> Clause | None:
             verb_at = i
             break
         following = words[i + 1] if i + 1 < len(words) else ""
+        after_article = _bare(words[0]) in DETERMINERS and "and" not in (_bare(w) for w in words[:i])
         if _bare(following) in AUXILIARIES or (
-            verb_base(word) == bare
+            after_article
+            and verb_base(word) == bare
             and following[:1].islower()
             and verb_base(following) not in (None, _bare(following))
         ):
@@ -339,8 +354,10 @@ def read_clause(sentence: str) -> Clause | None:
     if verb_at is None:
         return None
     subject_words, adverbs = words[:verb_at], list[str]()
-    if any(_bare(w) in _REFERRING for w in subject_words):
-        return None  # "these options": what they are was said in another sentence
+    if any(
+        _bare(w) in _REFERRING | _POSSESSIVES | _PRONOUN_SUBJECTS - {"one", "both"} for w in subject_words
+    ):
+        return None  # "these options", "Instead we": what they are was said in another sentence
     while len(subject_words) > 1 and _adverb(subject_words[-1]):
         adverbs.insert(0, _bare(subject_words[-1]))  # "Requests officially supports"
         subject_words = subject_words[:-1]

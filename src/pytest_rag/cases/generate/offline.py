@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from ...scoring.text import STOPWORDS, split_sentences, stem, tokenize
+from ...scoring.text import STOPWORDS, split_sentences
 from .clauses import askable_sentences, read_clause
 from .kinds import Target
 from .passages import Passage
@@ -55,12 +55,13 @@ def quantity_questions(passage: Passage, names: Collection[str]) -> list[tuple[s
 
 
 def _subject_terms(sentence: str) -> frozenset[str]:
-    """The content words of the sentence's subject, stemmed: two sentences are about one thing
-    when these are the same ("HTTPX" and "HTTPX", "the Session object" and "a Session object")."""
+    """The content words of the sentence's subject, as written: two sentences are about one thing
+    when these are the same ("HTTPX" and "HTTPX", "the Session object" and "a Session object"; not
+    "Requests", the library, and "the request")."""
     clause = read_clause(sentence)
     if clause is None:
         return frozenset()
-    return frozenset(stem(t) for t in tokenize(clause.subject) if t not in STOPWORDS)
+    return frozenset(w.strip(".,;:'\"") for w in clause.subject.split() if w.lower() not in STOPWORDS)
 
 
 def linked_questions(

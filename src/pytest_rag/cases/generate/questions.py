@@ -26,7 +26,17 @@ import re
 from collections.abc import Collection
 
 from ...scoring.text import STOPWORDS
-from .clauses import ADVERBS, AUXILIARIES, DETERMINERS, VERBS, Clause, lower_first, read_clause, verb_base
+from .clauses import (
+    ADVERBS,
+    AUXILIARIES,
+    DETERMINERS,
+    PREPOSITIONS,
+    VERBS,
+    Clause,
+    lower_first,
+    read_clause,
+    verb_base,
+)
 
 _HOW = frozenset({"by", "using", "via", "through"})
 _WHEN = frozenset({"when", "after", "before", "until", "whenever"})
@@ -100,24 +110,147 @@ def wh_question(sentence: str, names: Collection[str]) -> str | None:
     if clause.copula:
         return _definition(clause, rest, names)
     if clause.passive:
-        if head == "to" and len(rest) > 1 and _bare(rest[1]) in VERBS | {"be"}:
-            return _finish(clause, f"What {inverted} to do")
+        asked = _infinitive(rest)
+        if asked is not None:
+            return _finish(clause, f"What {inverted} {asked}")
         return _adverbial(clause, rest, inverted)
     verb = verb_base(clause.verb.split()[-1]) or clause.verb.split()[-1]
     if verb in _LIGHT_VERBS:
         return None
     if verb in _ENABLING and head in _BENEFICIARIES and len(rest) > 2:
-        if _bare(rest[1]) == "to":
-            return _finish(clause, f"What {inverted} {rest[0]} to do")
-        if verb in ("let", "help"):
-            return _finish(clause, f"What {inverted} {rest[0]} do")
-    if head == "to" and len(rest) > 2 and _bare(rest[1]) in VERBS | {"be"}:
-        return _finish(clause, f"What {inverted} to {_bare(rest[1])}")
+        bare = verb in ("let", "help") and _bare(rest[1]) != "to"  # "lets us delete comments"
+        asked = _infinitive(["to", *rest[1:]] if bare else rest[1:])
+        if asked is None:
+            return None
+        return _finish(clause, f"What {inverted} {rest[0]} {asked.removeprefix('to ') if bare else asked}")
+    asked = _infinitive(rest)
+    if asked is not None:
+        return _finish(clause, f"What {inverted} {asked}")
     if head in _HOW | _WHEN | _STRANDED:
         return _adverbial(clause, rest, inverted)
+    manner = _manner(rest)
+    if manner is not None and _object_like(rest[0]):
+        return _finish(clause, f"How {inverted} {manner}")
     if (_object_like(rest[0]) and len(rest) > 1) or head == "that":
-        return _finish(clause, f"What {inverted}")
+        if verb not in _GENERIC_VERBS:
+            return _finish(clause, f"What {inverted}")
+        which = _which_object(rest)  # "what does HTTPX support?" has too many right answers
+        return None if which is None else _finish(clause, f"{which} {inverted}")
     return None
+
+
+_GENERIC_VERBS_TEXT = """
+    support provide offer include have use expose accept contain define add ship bundle verify require
+"""
+_GENERIC_VERBS = frozenset(_GENERIC_VERBS_TEXT.split())
+"""Verbs whose object is one of many a subject has ("HTTPX supports ..."): "what does HTTPX
+support?" has many right answers, so the question names the kind of thing it asks for, or is not
+asked."""
+_VAGUE_NOUNS_TEXT = """
+    variety number lot range set kind type way means list collection selection couple few bunch
+    amount part example ability option possibility benefit advantage chance need right use support
+"""
+_VAGUE_NOUNS = frozenset(_VAGUE_NOUNS_TEXT.split())
+_QUANTIFIERS_TEXT = """
+    a an the all any some several multiple many few various its their his her our your both each
+    every no own
+"""
+_QUANTIFIERS = frozenset(_QUANTIFIERS_TEXT.split())
+_NOT_HEAD_ENDINGS = ("al", "ive", "ous", "ful", "able", "ible", "ic", "ed", "ing", "ly", "less", "ent", "ant")
+_OBJECT_END = frozenset(
+    {
+        "to",
+        "that",
+        "which",
+        "while",
+        "when",
+        "if",
+        "where",
+        "whose",
+        "who",
+        "as",
+        "than",
+        "so",
+        "such",
+        "like",
+    }
+)
+
+
+def _which_object(rest: list[str]) -> str | None:
+    """ "Which N" (or "Which N of Name") for an object with modifiers before its head noun ("Basic
+    and Digest HTTP authentication" -> "Which authentication"), else None: a bare noun, a vague
+    one ("a variety of"), an adjective in the head's place."""
+    phrase: list[str] = []
+    of_name = ""
+    for k, word in enumerate(rest):
+        bare = _bare(word)
+        if bare == "of" and phrase and _bare(phrase[-1]) in _VAGUE_NOUNS:
+            phrase = []  # "a great variety of ... extensions": the noun after "of"
+            continue
+        if bare == "of" and k + 1 < len(rest) and rest[k + 1][:1].isupper():
+            of_name = rest[k + 1].strip(".,;:")
+            break
+        if bare in PREPOSITIONS or bare in _OBJECT_END:
+            break
+        phrase.append(word.strip(".,;:"))
+        if word.endswith((",", ";", ":")):
+            return None  # a list of things: "a renderer, parser and CLI-interface"
+    while phrase and _bare(phrase[0]) in _QUANTIFIERS:
+        phrase = phrase[1:]
+    if not phrase:
+        return None
+    head = phrase[-1]
+    acronym = head.isupper() and head.isalpha()
+    plural = head.islower() and head.endswith("s") and not head.endswith(("ss", "us", "is"))
+    if len(phrase) < 2 and not (of_name or plural or acronym):
+        return None
+    if not (head.isalpha() and (head.islower() or acronym)) or head.lower() in _VAGUE_NOUNS:
+        return None
+    if not acronym and head.lower().endswith(_NOT_HEAD_ENDINGS):
+        return None
+    return f"Which {head} of {of_name}" if of_name else f"Which {head}"
+
+
+def _manner(rest: list[str]) -> str | None:
+    """The object of "treats the backticks as ...", "adds comments by putting ...": the question asks
+    how ("How will Markdown treat the backticks?"), for what follows the object is the answer."""
+    for k in range(1, min(len(rest) - 1, 7)):
+        word, after = _bare(rest[k]), _bare(rest[k + 1])
+        if rest[k - 1].endswith((",", ";", ":")) or word in _OBJECT_END - {"as"}:
+            return None
+        means = word in ("by", "using", "via", "through") and (word != "by" or after.endswith("ing"))
+        if (word == "as" and _bare(rest[k - 1]) not in ("such", "well")) or means:
+            return " ".join(w.strip(",") for w in rest[:k])
+    return None
+
+
+def _infinitive(rest: list[str]) -> str | None:
+    """ "to VERB" of "to [adverbs] VERB OBJECT ..." ("to easily override User-Agent strings" -> "to
+    easily override"), for a question asking for the object; "to be" asks for what follows it;
+    None when no known verb with an object follows "to"."""
+    if not rest or _bare(rest[0]) != "to":
+        return None
+    k = 1
+    while k < len(rest) and _bare(rest[k]) in ADVERBS | {"easily", "quickly", "automatically", "manually"}:
+        k += 1
+    if (
+        k + 1 < len(rest)
+        and _bare(rest[k + 1]) == "and"
+        and k + 2 < len(rest)
+        and _bare(rest[k + 2]) in VERBS
+    ):
+        k += 2  # "to create and use their own adapters"
+    if k + 1 >= len(rest):
+        return None
+    verb = _bare(rest[k])
+    if verb == "be" or (verb in VERBS and verb not in _EMPTY_VERBS and _object_like(rest[k + 1])):
+        return " ".join(["to", *(_bare(w) for w in rest[1 : k + 1])])
+    return None
+
+
+_EMPTY_VERBS = frozenset({"make", "take", "give", "get", "do"})
+"""Verbs that say little without their object ("to make use of"): no question asks for it."""
 
 
 def _adverbial(clause: Clause, rest: list[str], inverted: str) -> str | None:

@@ -37,8 +37,9 @@ class Attribute:
     template: str
     words: tuple[str, ...]
     """Words (or phrases) that would state it: the question is asked only when no document uses any."""
-    project: bool = False
-    """Asked of the project the documents are about only (a licence, maintainers), not of a part."""
+    of: str = "both"
+    """Whom it is asked of: ``project`` (the documents' main names: a licence, maintainers),
+    ``part`` (a thing a passage is about: the version it came in) or ``both``."""
 
 
 ATTRIBUTES = (
@@ -46,66 +47,70 @@ ATTRIBUTES = (
         "licence",
         "Which licence is {} released under?",
         ("licence", "license", "licensed", "licensing", "licenses"),
-        True,
+        "project",
     ),
     Attribute(
         "maintainers",
         "Who maintains {}?",
         ("maintain", "maintains", "maintained", "maintainer", "maintainers"),
-        True,
+        "project",
     ),
     Attribute(
         "first release",
         "In which year was {} first released?",
         ("first released", "first release", "initial release"),
-        True,
+        "project",
     ),
     Attribute(
         "support period",
         "For how long is each release of {} supported?",
         ("end of life", "eol", "lts", "long-term support", "supported until"),
-        True,
+        "project",
     ),
     Attribute(
-        "companies", "Which companies use {} in production?", ("company", "companies", "production"), True
+        "companies",
+        "Which companies use {} in production?",
+        ("company", "companies", "production"),
+        "project",
     ),
     Attribute(
         "platforms",
         "Which operating systems does {} run on?",
         ("windows", "linux", "macos", "operating system", "operating systems"),
-        True,
+        "project",
     ),
-    Attribute("mobile", "Which mobile platforms does {} support?", ("android", "ios", "mobile"), True),
     Attribute(
         "speed",
         "How much faster is {} than the alternatives?",
         ("faster", "slower", "benchmark", "benchmarks", "speed"),
-        True,
+        "project",
     ),
     Attribute(
         "price",
-        "How much does a commercial licence for {} cost?",
-        ("price", "pricing", "cost", "costs", "commercial", "paid"),
-        True,
+        "How much does paid support for {} cost?",
+        ("price", "pricing", "cost", "costs", "commercial", "paid", "support plan", "subscription"),
+        "project",
     ),
-    Attribute("database", "Which database does {} keep its data in?", ("database", "databases", "sql"), True),
     Attribute("memory", "How much memory does {} use?", ("memory", "ram")),
-    Attribute("throughput", "How many requests per second can {} handle?", ("per second", "throughput")),
     Attribute(
-        "size limit",
-        "What is the largest size {} accepts?",
-        ("maximum size", "max size", "size limit", "largest"),
-    ),
-    Attribute(
-        "threads",
-        "How many threads can share {} at once?",
-        ("thread", "threads", "thread-safe", "threading", "threadsafe"),
+        "introduced",
+        "In which version was {} introduced?",
+        ("new in version", "added in", "introduced", "versionadded"),
+        "part",
     ),
 )
 
 _VERSION_RE = re.compile(r"\b([A-Z][\w-]+)\s+v?(\d+)\.(\d+)(?:\.\d+)?\b")
 _OPTION_RE = re.compile(r"(?<![\w./-])([a-z][a-z0-9]*(?:_[a-z0-9]+){1,3})(?![\w(/-])")
-MAIN_NAMES = 2
+_SOFTWARE_NOUNS_TEXT = """
+    object objects client clients library parser module class function method option extension plugin
+    tool server api adapter transport session cache command directive role renderer builder instance
+    instances hook hooks interface package
+"""
+_SOFTWARE_NOUNS = frozenset(_SOFTWARE_NOUNS_TEXT.split())
+"""Head nouns of the parts of a project an attribute (its memory use, the version it came in) is
+asked of."""
+MAIN_NAMES = 1
 _GENERIC_NAMES_TEXT = """
     HTTP HTTPS API APIs URL URLs JSON SSL TLS HTML CSS CLI TCP DNS UTF ID IDs XML YAML PDF OS The A
     An In If When For To This It You We
@@ -125,8 +130,9 @@ def _mentions(text: str, words: set[str], phrase: str) -> bool:
 
 
 def main_names(texts: Sequence[str]) -> list[str]:
-    """The names the documents' sentences are most often about (the subject of three or more):
-    the project ("Requests", "HTTPX") and what it works with ("Sphinx"), at most :data:`MAIN_NAMES`."""
+    """The name the documents' sentences are most often about (the subject of three or more): the
+    project ("Requests", "HTTPX"). Only it: a project the documents work with ("Sphinx" in MyST's)
+    is a subject of theirs, but its licence or maintainers are not what a user of theirs asks."""
     subjects: Counter[str] = Counter()
     for text in texts:
         for sentence in askable_sentences(text):
@@ -134,7 +140,7 @@ def main_names(texts: Sequence[str]) -> list[str]:
             if clause is None or len(clause.subject.split()) > 2:
                 continue
             first = clause.subject.split()[0]
-            if first[:1].isupper() and first not in _GENERIC_NAMES:
+            if first[:1].isupper() and first not in _GENERIC_NAMES and "/" not in first:
                 subjects[first] += 1
     return [name for name, count in subjects.most_common(MAIN_NAMES) if count >= 3]
 
@@ -197,6 +203,8 @@ def _subjects(passage: Passage, names: Collection[str]) -> list[str]:
             continue
         if any(w.lower() in ("and", "or") for w in words):
             continue  # two things: "HTML and XML"
+        if "/" in subject or (len(words) > 1 and words[-1].lower() not in _SOFTWARE_NOUNS):
+            continue  # "the Python community", "HTTP/2 support": not a part of a project
         named = [
             w
             for w in words[1:]
@@ -219,18 +227,21 @@ def unanswerable_question(
     """(question, the words whose absence makes it unanswerable) about ``passage``'s subjects or
     the documents' main names, or None when the documents leave nothing of theirs unsaid."""
     absent = [a for a in ATTRIBUTES if a.key in set(facts.get("absent", ()))]
-    main = [n for n in facts.get("main_names", ()) if n in passage.text] or list(facts.get("main_names", ()))[
-        :1
-    ]
+    all_main = list(facts.get("main_names", ()))
+    main = [n for n in all_main if n in passage.text] or all_main[:1]
     own: list[tuple[str, list[str]]] = []
     for subject in _subjects(passage, names):
-        own += [(a.template.format(subject), list(a.words)) for a in absent if not a.project]
+        part = len(subject.split()) > 1 or "_" in subject or "." in subject  # not another project
+        fits = {"both", "part"} if part else {"both", "project"} if subject in all_main else {"both"}
+        own += [(a.template.format(subject), list(a.words)) for a in absent if a.of in fits]
     lowered = passage.text.lower()
     for question, subject, missing in facts.get("neighbours", ()):
         if subject.lower() in lowered:
             own.append((question, [missing.lower()]))
     # the passage's own subjects first; the documents' main names when the passage names none
-    candidates = own or [(a.template.format(name), list(a.words)) for name in main for a in absent]
+    candidates = own or [
+        (a.template.format(n), list(a.words)) for n in main for a in absent if a.of != "part"
+    ]
     if not candidates:
         return None
     return candidates[pick % len(candidates)]
