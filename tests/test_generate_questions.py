@@ -60,6 +60,10 @@ NAMES = {
         ),
         ("The pool timeout specifies the maximum duration to wait.", "What does the pool timeout specify?"),
         ("MyST supports features such as tables and footnotes.", "Which features does MyST support?"),
+        (
+            "In addition to basic HTTP proxies, Requests also supports proxies using the SOCKS protocol.",
+            "In addition to basic HTTP proxies, which proxies does Requests also support?",
+        ),
         # an object with a manner after it asks how
         (
             "You may add comments by putting the % character at the start of a line.",
@@ -207,6 +211,16 @@ def test_unanswerable_questions_are_about_the_documents_own_subjects() -> None:
     assert "Which licence is Nimbus released under?" in questions
     assert "In which version was the Nimbus Drive client introduced?" in questions
     assert "In which version was Nimbus introduced?" not in questions
+
+
+def test_an_unanswerable_question_agrees_with_a_plural_subject() -> None:
+    facts = {"absent": ["introduced", "memory"], "main_names": ["Nimbus"], "neighbours": []}
+    text = "Response event hooks run after each response arrives from the server."
+    asked = [unanswerable_question(passage(text), facts, {"Response"}, pick) for pick in range(2)]
+    assert {q for q, _ in filter(None, asked)} == {
+        "In which version were Response event hooks introduced?",
+        "How much memory do Response event hooks use?",
+    }
 
 
 def test_generated_questions_hold_no_markup_heading_or_stock_topic(

@@ -128,7 +128,7 @@ def wh_question(sentence: str, names: Collection[str]) -> str | None:
         return _finish(clause, f"What {inverted} {asked}")
     if head in _HOW | _WHEN | _STRANDED:
         return _adverbial(clause, rest, inverted)
-    manner = _manner(rest)
+    manner = _manner(rest, modifiers=verb in _GENERIC_VERBS)
     if manner is not None and _object_like(rest[0]):
         return _finish(clause, f"How {inverted} {manner}")
     if (_object_like(rest[0]) and len(rest) > 1) or head == "that":
@@ -212,14 +212,18 @@ def _which_object(rest: list[str]) -> str | None:
     return f"Which {head} of {of_name}" if of_name else f"Which {head}"
 
 
-def _manner(rest: list[str]) -> str | None:
+def _manner(rest: list[str], modifiers: bool = False) -> str | None:
     """The object of "treats the backticks as ...", "adds comments by putting ...": the question asks
-    how ("How will Markdown treat the backticks?"), for what follows the object is the answer."""
+    how ("How will Markdown treat the backticks?"), for what follows the object is the answer. With
+    ``modifiers`` (a generic verb's object), "using", "via" and "through" belong to the object
+    ("supports proxies using SOCKS") and only "as" and "by" + "-ing" say how."""
     for k in range(1, min(len(rest) - 1, 7)):
         word, after = _bare(rest[k]), _bare(rest[k + 1])
         if rest[k - 1].endswith((",", ";", ":")) or word in _OBJECT_END - {"as"}:
             return None
-        means = word in ("by", "using", "via", "through") and (word != "by" or after.endswith("ing"))
+        means = (word == "by" and after.endswith("ing")) or (
+            word in ("using", "via", "through") and not modifiers
+        )
         if (word == "as" and _bare(rest[k - 1]) not in ("such", "well")) or means:
             return " ".join(w.strip(",") for w in rest[:k])
     return None

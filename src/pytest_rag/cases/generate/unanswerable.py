@@ -41,6 +41,15 @@ class Attribute:
     """Whom it is asked of: ``project`` (the documents' main names: a licence, maintainers),
     ``part`` (a thing a passage is about: the version it came in) or ``both``."""
 
+    def ask(self, subject: str) -> str:
+        """The question about ``subject``, its verb agreeing ("were Response event hooks")."""
+        question = self.template.format(subject)
+        last = subject.split()[-1]
+        if len(subject.split()) > 1 and last.islower() and last.endswith("s") and not last.endswith("ss"):
+            for singular, plural in ((" was ", " were "), (" is ", " are "), (" does ", " do ")):
+                question = question.replace(singular, plural, 1)
+        return question
+
 
 ATTRIBUTES = (
     Attribute(
@@ -111,6 +120,7 @@ _SOFTWARE_NOUNS = frozenset(_SOFTWARE_NOUNS_TEXT.split())
 """Head nouns of the parts of a project an attribute (its memory use, the version it came in) is
 asked of."""
 MAIN_NAMES = 1
+_NAME_RE = re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Za-z0-9](?![\w/-])")
 _GENERIC_NAMES_TEXT = """
     HTTP HTTPS API APIs URL URLs JSON SSL TLS HTML CSS CLI TCP DNS UTF ID IDs XML YAML PDF OS The A
     An In If When For To This It You We
@@ -130,19 +140,18 @@ def _mentions(text: str, words: set[str], phrase: str) -> bool:
 
 
 def main_names(texts: Sequence[str]) -> list[str]:
-    """The name the documents' sentences are most often about (the subject of three or more): the
-    project ("Requests", "HTTPX"). Only it: a project the documents work with ("Sphinx" in MyST's)
+    """The name the most documents mention (at least three, and a third of them): the project
+    ("Requests", "HTTPX", "MyST"). Only it: a project the documents work with ("Sphinx" in MyST's)
     is a subject of theirs, but its licence or maintainers are not what a user of theirs asks."""
-    subjects: Counter[str] = Counter()
+    mentioned: Counter[str] = Counter()
+    times: Counter[str] = Counter()
     for text in texts:
-        for sentence in askable_sentences(text):
-            clause = read_clause(sentence)
-            if clause is None or len(clause.subject.split()) > 2:
-                continue
-            first = clause.subject.split()[0]
-            if first[:1].isupper() and first not in _GENERIC_NAMES and "/" not in first:
-                subjects[first] += 1
-    return [name for name, count in subjects.most_common(MAIN_NAMES) if count >= 3]
+        found = [w for w in _NAME_RE.findall(text) if w not in _GENERIC_NAMES and w.lower() not in STOPWORDS]
+        mentioned.update(set(found))
+        times.update(found)
+    ranked = sorted(mentioned, key=lambda name: (-mentioned[name], -times[name], name))
+    least = max(3, len(texts) // 3)
+    return [name for name in ranked[:MAIN_NAMES] if mentioned[name] >= least]
 
 
 def corpus_facts(texts: Sequence[str]) -> dict[str, Any]:
@@ -233,15 +242,13 @@ def unanswerable_question(
     for subject in _subjects(passage, names):
         part = len(subject.split()) > 1 or "_" in subject or "." in subject  # not another project
         fits = {"both", "part"} if part else {"both", "project"} if subject in all_main else {"both"}
-        own += [(a.template.format(subject), list(a.words)) for a in absent if a.of in fits]
+        own += [(a.ask(subject), list(a.words)) for a in absent if a.of in fits]
     lowered = passage.text.lower()
     for question, subject, missing in facts.get("neighbours", ()):
         if subject.lower() in lowered:
             own.append((question, [missing.lower()]))
     # the passage's own subjects first; the documents' main names when the passage names none
-    candidates = own or [
-        (a.template.format(n), list(a.words)) for n in main for a in absent if a.of != "part"
-    ]
+    candidates = own or [(a.ask(n), list(a.words)) for n in main for a in absent if a.of != "part"]
     if not candidates:
         return None
     return candidates[pick % len(candidates)]
