@@ -328,7 +328,7 @@ def test_an_llm_writes_the_cases_through_the_engine_and_a_rerun_is_served_from_t
     for case in cases:
         generated = case["generated"]
         assert generated["by"] == generated["verified_by"] == "openai:fake-gpt"
-        assert generated["template"] == f"case_generation.{generated['kind']} v1"
+        assert generated["template"] == f"case_generation.{generated['kind']} v2"
         if generated["kind"] == "unanswerable":
             assert generated["checks"] == [
                 "unanswerable: no passage near its topic answers it (openai:fake-gpt)"
