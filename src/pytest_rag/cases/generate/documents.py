@@ -16,7 +16,7 @@ command prints; a folder where nothing was read is an error.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -147,9 +147,3 @@ def _pdf_pages(path: Path) -> Sequence[str]:
     except ImportError:
         raise Unreadable(f"reading PDF needs pypdf, which is not installed: {PDF_EXTRA}") from None
     return [page.extract_text() or "" for page in PdfReader(str(path)).pages]
-
-
-def document_words(documents: Sequence[Document]) -> Iterator[str]:
-    """Every lower-cased word of the documents (to tell which words a corpus never uses)."""
-    for document in documents:
-        yield from re.findall(r"[a-z0-9]+", document.text.lower())
