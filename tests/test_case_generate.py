@@ -20,8 +20,8 @@ from pytest_rag.cases.files import read_cases
 from pytest_rag.cases.generate.documents import Document, read_documents
 from pytest_rag.cases.generate.kinds import KINDS, allocate, parse_kinds, plan_targets
 from pytest_rag.cases.generate.llm import ASKS
-from pytest_rag.cases.generate.offline import quantity_question, yes_no_question
 from pytest_rag.cases.generate.passages import split_passages
+from pytest_rag.cases.generate.readers.blocks import Block
 from pytest_rag.cli import main
 from pytest_rag.errors import ConfigError
 
@@ -76,15 +76,15 @@ def test_documents_of_every_format_read_as_paragraphs_of_text(tmp_path: Path) ->
         minimal_pdf(["Backups run every night at 2:00.", "They are kept for 14 days."])
     )
     (tmp_path / ".hidden.md").write_text("# Secret\n\nNot a document.\n")
-    documents = {d.path: d for d in read_documents(tmp_path)}
+    documents = {d.path: d for d in read_documents(tmp_path).documents}
     assert sorted(documents) == ["guide/support.html", "manual.pdf", "plans.md", "refunds.md", "trash.txt"]
     refunds = documents["refunds.md"]
-    assert refunds.title == "Refunds"
+    assert refunds.title == "Refunds"  # a heading is the title of what follows, not a line of text
     assert refunds.text.split("\n\n") == [
-        "Refunds.",
         "Refunds are issued to the original payment method. A refund is processed within 5 business days after approval.",
-        "Annual plans can be refunded in full during the first 30 days.",
+        "- Annual plans can be refunded in full during the first 30 days.",
     ]
+    assert {b.section for b in refunds.blocks} == {("Refunds",)}
     support = documents["guide/support.html"]
     assert support.title == "Support"
     assert "color" not in support.text and "var x" not in support.text and "Home" not in support.text
@@ -93,7 +93,9 @@ def test_documents_of_every_format_read_as_paragraphs_of_text(tmp_path: Path) ->
     assert documents["trash.txt"].title == "Trash"
 
 
-def test_a_pdf_without_pypdf_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pdf_without_pypdf_is_listed_with_the_extra_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "manual.pdf").write_bytes(minimal_pdf(["Backups run every night."]))
     real_import = builtins.__import__
 
@@ -103,35 +105,56 @@ def test_a_pdf_without_pypdf_names_the_extra(tmp_path: Path, monkeypatch: pytest
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_pypdf)
-    with pytest.raises(ConfigError, match=r"manual.pdf: reading PDF needs pypdf.*pytest-rag\[pdf\]"):
-        read_documents(tmp_path)
+    reading = read_documents(tmp_path)
+    assert reading.documents == []
+    assert reading.skipped == [
+        ("manual.pdf", "reading PDF needs pypdf, which is not installed: pip install 'pytest-rag[pdf]'")
+    ]
+
+
+def doc(path: str, title: str, text: str) -> Document:
+    """A document of prose paragraphs (separated by blank lines), as a reader would give it."""
+    return Document(path, title, tuple(Block(p) for p in text.split("\n\n")))
 
 
 def test_passage_ids_survive_edits_elsewhere_and_change_with_their_own_text() -> None:
     paragraphs = [
         f"Paragraph {n} says that item {n} costs {n} euros and ships in {n} days." for n in range(6)
     ]
-    before = split_passages(Document("a.md", "A", "\n\n".join(paragraphs)), words=14)
+    before = split_passages(doc("a.md", "A", "\n\n".join(paragraphs)), words=14)
     edited = ["A new opening paragraph that was not there before today.", *paragraphs]
     edited[4] += " It also comes in blue."
-    after = split_passages(Document("a.md", "A", "\n\n".join(edited)), words=14)
+    after = split_passages(doc("a.md", "A", "\n\n".join(edited)), words=14)
     assert all(re.fullmatch(r"a\.md#[0-9a-f]{8}", p.id) for p in before)
     same = {p.id for p in before} & {p.id for p in after}
     assert len(before) == 6 and same == {before[i].id for i in (0, 1, 2, 4, 5)}  # the edited one changed
-    twice = split_passages(Document("b.md", "B", "Same words here.\n\nSame words here."), words=3)
+    twice = split_passages(doc("b.md", "B", "Same words here.\n\nSame words here."), words=3)
     assert [p.id.split("#")[1][8:] for p in twice] == ["", "-2"]
 
 
 def test_short_paragraphs_join_and_long_ones_are_cut_between_sentences() -> None:
     long = " ".join(f"Sentence {n} has exactly six words." for n in range(40))
-    passages = split_passages(Document("a.md", "A", f"# Title.\n\nShort note.\n\n{long}"), words=60)
-    assert passages[0].text.startswith("# Title. Short note. Sentence 0")
+    passages = split_passages(doc("a.md", "A", f"Short note.\n\n{long}"), words=60)
+    assert passages[0].text.startswith("Short note.\nSentence 0")  # a block a line: never glued
     assert all(p.words <= 66 for p in passages) and len(passages) >= 4
     assert all(p.text.endswith("words.") for p in passages)
 
 
+def test_a_passage_is_titled_by_its_section_and_ends_where_a_new_one_starts() -> None:
+    paragraph = "Refunds are issued to the original payment method within five business days."
+    blocks = (
+        *(Block(paragraph, "prose", ("Billing", "Refunds")) for _ in range(3)),
+        Block("Invoices are sent by email on the first day of each month.", "prose", ("Billing", "Invoices")),
+        Block("Annual plans", "item", ("Billing", "Invoices")),
+    )
+    passages = split_passages(Document("a.md", "Billing", blocks), words=60)
+    assert [p.title for p in passages] == ["Billing › Refunds", "Billing › Invoices"]
+    assert passages[1].text == "Invoices are sent by email on the first day of each month.\n- Annual plans"
+    assert all("Billing" not in p.text for p in passages)
+
+
 def test_the_plan_is_seeded_weighted_and_says_what_it_could_not_find(tmp_path: Path) -> None:
-    passages = [p for d in read_documents(write_docs(tmp_path)) for p in split_passages(d)]
+    passages = [p for d in read_documents(write_docs(tmp_path)).documents for p in split_passages(d)]
     counts = allocate(10, parse_kinds("single_fact=2,numbers,multi_hop,unanswerable", tuple(KINDS)))
     assert counts == {"single_fact": 4, "multi_hop": 2, "numbers": 2, "unanswerable": 2}
     first, notes = plan_targets(passages, counts, seed=7)
@@ -158,45 +181,6 @@ def test_the_plan_is_seeded_weighted_and_says_what_it_could_not_find(tmp_path: P
         parse_kinds("trivia=1", tuple(KINDS))
 
 
-@pytest.mark.parametrize(
-    ("sentence", "question"),
-    [
-        (
-            "A refund is processed within 5 business days after approval.",
-            "A refund is processed within how many business days after approval?",
-        ),
-        (
-            "The Plus plan costs $4 per month and includes 200 GB.",
-            "The Plus plan costs how much per month and includes 200 GB?",
-        ),
-        ("Live chat opens at 8:00 on working days.", "Live chat opens at what time on working days?"),
-        ("The company was founded in 1994 in Lisbon.", "The company was founded when in Lisbon?"),
-        (
-            "Free accounts keep versions for 30 days, and Pro accounts keep them for 180 days.",
-            "Free accounts keep versions for how many days?",
-        ),
-        ("Nothing here is counted.", None),
-    ],
-)
-def test_a_quantity_is_asked_for_in_place(sentence: str, question: str | None) -> None:
-    asked = quantity_question(sentence)
-    assert (asked[0] if asked else None) == question
-    assert asked is None or asked[1] == sentence
-
-
-def test_a_statement_becomes_a_yes_or_no_question() -> None:
-    names = {"Nimbus", "Drive", "Pro"}
-    assert yes_no_question("Shared links can be protected with a password.", names)[0] == (
-        "Can shared links be protected with a password?"
-    )
-    assert yes_no_question("Files in the trash do not count towards the quota.", names)[0] == (
-        "Do files in the trash count towards the quota?"
-    )
-    assert yes_no_question("Nimbus Drive keeps previous versions of every file.", names)[0] == (
-        "Is it true that Nimbus Drive keeps previous versions of every file?"
-    )
-
-
 def generate(*args: str) -> int:
     return main(["generate", *args])
 
@@ -213,16 +197,28 @@ def test_offline_generation_is_repeatable_checked_and_marked_for_review(
     common = ["--count", "8", "--seed", "3", "--cache-dir", str(tmp_path / "cache")]
     assert generate(str(docs), "-o", str(out), *common) == 0
     printed = capsys.readouterr().out
-    assert "read 4 document(s)" in printed and "judge calls: 0 live, 0 cached, 8 offline" in printed
+    assert "read 4 document(s)" in printed and "judge calls: 0 live, 0 cached" in printed
     cases = cases_in(out)
     assert cases and all(c["generated"]["by"] == "offline" and c["reviewed"] is False for c in cases)
     assert {c["generated"]["kind"] for c in cases} <= {"single_fact", "multi_hop", "numbers", "unanswerable"}
     for case in cases:
-        assert case["generated"]["verified_by"] == "local" and case["generated"]["seed"] == 3
-        if case["generated"]["kind"] == "unanswerable":
+        generated = case["generated"]
+        assert generated["verified_by"] == "local" and generated["seed"] == 3
+        if generated["kind"] == "unanswerable":
             assert case["answerable"] is False and case["reference"] == "The documents do not say."
+            assert generated["checks"][0].startswith("unanswerable: no passage near its topic uses ")
         else:
-            assert case["generated"]["support"] >= 4
+            # copied from its passage: labelled so, never "support 5.0" from a check that could not fail
+            assert generated.get("support") is None
+            assert generated["checks"][:2] == [
+                generated["checks"][0],
+                "support: copied from its passage, not judged",
+            ]
+            assert generated["checks"][0].startswith("answer type: the reference gives what")
+            assert generated["checks"][2].startswith("answerable: ") and generated["checks"][2].endswith(
+                "(local)"
+            )
+            assert re.fullmatch(r"answer relevancy: [45]/5 \(local\)", generated["checks"][3])
             texts = " ".join(ref["text"] for ref in case["expected_contexts"])
             sentences = re.split(r"(?<=\.) (?=[A-Z])", case["reference"])
             assert all(s in texts for s in sentences)  # an offline reference is sentences of its passages
@@ -281,7 +277,8 @@ def first_sentence(text: str) -> str:
 
 def llm_responder(request: RecordedRequest) -> Reply:
     """Writes a question and reference from the first passage it is given; judges everything faithful
-    except references marked UNSUPPORTED; finds no passage useful (so unanswerable ones hold)."""
+    except references marked UNSUPPORTED and every reference relevant; finds every passage useful
+    for an answerable question and none for an unanswerable one (so both kinds hold)."""
     messages = request.json_body["messages"]
     system, user = messages[0]["content"], messages[-1]["content"]
     if system.startswith(GENERATION):
@@ -292,9 +289,12 @@ def llm_responder(request: RecordedRequest) -> Reply:
         return Reply.json({"question": question, "reference": f"{first_sentence(passage)} ({kind})"})
     if "useful for answering" in system:
         count = len(re.findall(r"<passage ", user))
+        useful = "about unanswerable?" not in user  # only the unanswerable questions are answered nowhere
         return Reply.json(
-            {f"passage_{i}": {"reasoning": "off topic", "useful": False} for i in range(1, count + 1)}
+            {f"passage_{i}": {"reasoning": "checked", "useful": useful} for i in range(1, count + 1)}
         )
+    if "addresses the question" in system:
+        return Reply.json({"reasoning": "on topic", "off_topic_or_missing": [], "score": 5})
     score = 1 if "UNSUPPORTED" in user else 5
     return Reply.json({"reasoning": "checked", "unsupported_statements": [], "score": score})
 
@@ -316,7 +316,9 @@ def test_an_llm_writes_the_cases_through_the_engine_and_a_rerun_is_served_from_t
     args += ["--cache-dir", str(tmp_path / "cache")]
     assert generate(str(docs), "-o", str(tmp_path / "a.rag.jsonl"), *args) == 0
     printed = capsys.readouterr().out
-    assert "judge calls: 10 live, 0 cached" in printed  # one generation and one check per case
+    # one generation and three checks (support, answerable, answer relevancy) per answerable case;
+    # one generation and one check (no passage answers it) for the unanswerable one
+    assert "judge calls: 18 live, 0 cached" in printed
     templates = [r.json_body["messages"][0]["content"] for r in fake_llm.requests]
     assert sum(t.startswith(GENERATION) for t in templates) == 5
     cases = cases_in(tmp_path / "a.rag.jsonl")
@@ -324,12 +326,25 @@ def test_an_llm_writes_the_cases_through_the_engine_and_a_rerun_is_served_from_t
         ["single_fact", "numbers", "comparison", "multi_hop", "unanswerable"]
     )
     for case in cases:
-        assert case["generated"]["by"] == case["generated"]["verified_by"] == "openai:fake-gpt"
-        assert case["generated"]["template"] == f"case_generation.{case['generated']['kind']} v1"
+        generated = case["generated"]
+        assert generated["by"] == generated["verified_by"] == "openai:fake-gpt"
+        assert generated["template"] == f"case_generation.{generated['kind']} v2"
+        if generated["kind"] == "unanswerable":
+            assert generated["checks"] == [
+                "unanswerable: no passage near its topic answers it (openai:fake-gpt)"
+            ]
+        else:  # the model's reference is not a copy: its support is judged, and said with its judge
+            assert generated["support"] == 5
+            assert generated["checks"][1:] == [
+                "support: faithfulness 5/5 (openai:fake-gpt)",
+                f"answerable: {len(case['expected_contexts'])} of {len(case['expected_contexts'])} "
+                "passage(s) useful (openai:fake-gpt)",
+                "answer relevancy: 5/5 (openai:fake-gpt)",
+            ]
     asked = fake_llm.request_count
     assert generate(str(docs), "-o", str(tmp_path / "b.rag.jsonl"), *args) == 0
     assert fake_llm.request_count == asked
-    assert "judge calls: 0 live, 10 cached" in capsys.readouterr().out
+    assert "judge calls: 0 live, 18 cached" in capsys.readouterr().out
     assert (tmp_path / "a.rag.jsonl").read_text() == (tmp_path / "b.rag.jsonl").read_text()
 
 
@@ -359,7 +374,8 @@ def test_a_reference_the_judge_finds_unsupported_is_dropped(
         == 1
     )
     printed = capsys.readouterr().out
-    assert "dropped 2: unsupported reference" in printed and "no case was kept" in printed
+    assert "dropped 2: single_fact: unsupported reference: faithfulness 1 of 5" in printed
+    assert "no case was kept" in printed
     assert not (tmp_path / "a.rag.jsonl").exists()
 
 
@@ -398,17 +414,18 @@ def test_batch_generation_goes_through_the_batch_api_round_after_round(
     assert fake_llm.request_count == len(
         [r for r in fake_llm.requests if "/batches" in r.path or "/files" in r.path]
     )
-    assert len(fake_llm.batches.created) == 2  # the generations, then their checks
-    assert len(fake_llm.batches.requests) == 6
-    assert "6 from batches" in capsys.readouterr().out
+    assert len(fake_llm.batches.created) == 2  # the generations, then all their checks at once
+    assert len(fake_llm.batches.requests) == 12
+    assert "12 from batches" in capsys.readouterr().out
     assert len(cases_in(tmp_path / "a.rag.jsonl")) == 3
 
 
 APP = """
+import json
 import pytest
 from pathlib import Path
 
-PASSAGES = [p for p in Path(__file__).with_name("passages.txt").read_text().split("\\n") if p]
+PASSAGES = json.loads(Path(__file__).with_name("passages.json").read_text())
 
 @pytest.fixture
 def rag_app():
@@ -446,7 +463,7 @@ def test_from_documents_to_a_reviewed_case_file_that_pytest_runs_against_the_app
     reviewed = [dict(case, reviewed=True) for case in cases_in(out)]
     out.write_text("".join(json.dumps(case) + "\n" for case in reviewed), encoding="utf-8")
     passages = {ref["text"] for case in reviewed for ref in case["expected_contexts"]}
-    (suite / "passages.txt").write_text("\n".join(sorted(passages)), encoding="utf-8")
+    (suite / "passages.json").write_text(json.dumps(sorted(passages)), encoding="utf-8")
     (suite / "conftest.py").write_text(APP, encoding="utf-8")
     offline = pytester.runpytest("tests/rag", "-p", "no:cacheprovider", "-m", "generated and not unreviewed")
     offline.assert_outcomes(passed=len(reviewed))
@@ -463,3 +480,45 @@ def test_from_documents_to_a_reviewed_case_file_that_pytest_runs_against_the_app
     judged = pytester.runpytest("tests/rag", *rag_args(fake_llm, tmp_path / "judged"))
     judged.assert_outcomes(passed=len(reviewed))
     judged.stdout.fnmatch_lines(["passage_recall*openai:fake-gpt*100%*", "judge calls: * live*"])
+
+
+def test_the_command_help_describes_every_sub_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    description = " ".join(capsys.readouterr().out.split("positional arguments")[0].split())
+    for command in ("cache", "plot", "merge", "batch", "generate"):
+        assert f"{command}: " in description
+    assert "write a case file of questions and reference answers" in description
+
+
+def test_a_missing_api_key_is_one_error_naming_only_options_of_generate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    docs = write_docs(tmp_path / "docs")
+    out = tmp_path / "a.rag.jsonl"
+    args = ["--judge", "openai:gpt-4o", "--count", "2", "--cache-dir", str(tmp_path / "c")]
+    assert generate(str(docs), "-o", str(out), *args) == 1
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "pytest-rag: error: OPENAI_API_KEY is not set, so openai:gpt-4o cannot write or check cases. Export "
+        "it, give a server that needs no key with --judge PROVIDER:MODEL@URL, or use the offline judge "
+        "(--judge local, the default)\n"
+    )
+    assert "--rag-" not in captured.out + captured.err and not out.exists()
+
+
+def test_a_long_drop_reason_is_cut_between_words(
+    tmp_path: Path, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    words = [f"word{n:03d}" for n in range(80)]
+    fake_llm.responder = lambda request: Reply.status(400, body={"error": {"message": " ".join(words)}})
+    docs = write_docs(tmp_path / "docs")
+    args = ["--count", "1", "--kinds", "single_fact", "--cache-dir", str(tmp_path / "c")]
+    args += ["--judge", f"openai:fake-gpt@{fake_llm.openai_base_url}"]
+    assert generate(str(docs), "-o", str(tmp_path / "a.rag.jsonl"), *args) == 1
+    [reason] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("dropped")]
+    shown = re.findall(r"word\d+", reason)
+    assert shown and shown == words[: len(shown)] and len(shown) < len(words)
+    assert all(len(w) == 7 for w in shown) and reason.endswith(" ...)")  # no word cut in two

@@ -82,10 +82,16 @@ COMMANDS: tuple[SubCommand | CommandGroup, ...] = (
 )
 
 
+DESCRIPTION = (
+    "The pytest-rag plugin's work outside a test run: "
+    + "; ".join(f"{command.name}: {command.help}" for command in COMMANDS)
+    + ". Run pytest-rag COMMAND --help for its options."
+)
+"""What ``pytest-rag --help`` says the command is: every sub-command, from its own row."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="pytest-rag", description="Tools for the pytest-rag plugin's judgment store and results."
-    )
+    parser = argparse.ArgumentParser(prog="pytest-rag", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:

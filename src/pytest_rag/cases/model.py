@@ -94,6 +94,9 @@ class Provenance(BaseModel):
     template: str | None = None
     support: float | None = None
     verified_by: str | None = None
+    checks: list[str] = Field(default_factory=list)
+    """The checks that kept the case, each with its finding and its judge ("answer relevancy: 5/5
+    (local)"); a reference copied from its passage says so instead of a support score."""
 
 
 class Case(BaseModel):

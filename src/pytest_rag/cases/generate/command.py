@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from ...config import RagSettings
 from ...config.readers import read_number
 from ...engine.cache import CACHE_DIR_OPTION
 from ...engine.limits import BatchSettings, EngineSettings
-from ...errors import ConfigError, NotJudgedError, RagError, WaitingForBatchError
+from ...errors import ConfigError, JudgeUnavailableError, NotJudgedError, RagError, WaitingForBatchError
 from ...ground.command_options import CommandOption, SubCommand, SwitchOption, ValueOption
 from ...helper_forms import Check
 from ...inputs import Sample
@@ -34,13 +35,14 @@ from ...results import MetricResult
 from ...scoring.text import content_words, stem, tokenize
 from ..files import write_cases
 from ..model import Case, ContextRef, Provenance
-from .documents import document_words, read_documents
-from .kinds import KINDS, Target, allocate, parse_kinds, plan_targets
+from .documents import read_documents
+from .kinds import KINDS, Fits, Target, allocate, parse_kinds, plan_targets
 from .llm import METRIC
 from .metric import CaseGeneration, GeneratedEvidence
 from .offline import KINDS as OFFLINE_KINDS
-from .offline import absent_phrases, corpus_names
+from .offline import corpus_names, linked_questions, quantity_questions, single_questions
 from .passages import DEFAULT_WORDS, Passage, split_passages
+from .unanswerable import corpus_facts
 
 TEST_ID = "pytest-rag generate"
 SAME_QUESTION = 0.75
@@ -164,21 +166,33 @@ def _generate(session: Any, args: argparse.Namespace, output: Path) -> int:
         )
     judge = judges[0]
     generator = _generator(args.generator, judge)
-    documents = read_documents(Path(args.docs))
+    reading = read_documents(Path(args.docs))
+    documents = reading.documents
+    if reading.skipped:
+        print(f"skipped {len(reading.skipped)} file(s):")
+        for line in reading.skipped_lines():
+            print(line)
+    if not documents:
+        raise ConfigError(
+            f"{args.docs}: no document was read ({len(reading.skipped)} file(s) skipped, listed above); "
+            "give a folder of text, Markdown, reStructuredText, HTML or PDF documents"
+        )
     passages = [p for d in documents for p in split_passages(d, args.passage_words)]
     available = OFFLINE_KINDS if generator == "offline" else tuple(KINDS)
     counts = allocate(args.count, parse_kinds(args.kinds, available))
-    targets, notes = plan_targets(passages, counts, args.seed)
+    names = corpus_names(d.text for d in documents)
+    fits = _offline_fits(set(names)) if generator == "offline" else {}
+    targets, notes = plan_targets(passages, counts, args.seed, fits)
     print(f"read {len(documents)} document(s), {len(passages)} passage(s) from {args.docs}")
     print("planned " + ", ".join(f"{kind} {n}" for kind, n in counts.items()) + f" (seed {args.seed})")
     for note in notes:
         print(f"  {note}")
-    words = {
-        "absent": absent_phrases(document_words(documents)),
-        "names": corpus_names(d.text for d in documents),
-    }
-    jobs = [(_check(target, generator, words), Sample()) for target in targets]
+    corpus: dict[str, Any] = {"names": names, "offline_judge": bool(getattr(judge, "offline", False))}
+    if generator == "offline":
+        corpus["facts"] = corpus_facts([d.text for d in documents])
+    jobs = [(_check(target, generator, corpus), Sample()) for target in targets]
     outcomes = session.score_many(TEST_ID, jobs, batch=args.batch)
+    _check_key(judge, outcomes)
     kept, dropped, waiting = _kept(targets, outcomes)
     cases = _cases(kept, judge.spec.label, generator, args.seed)
     duplicates = len(kept) - len(cases)
@@ -220,20 +234,50 @@ def _generator(choice: str, judge: Any) -> str:
     return str(choice)
 
 
+def _check_key(judge: Any, outcomes: Sequence[MetricResult | RagError]) -> None:
+    """A judge that could not be called for want of an API key (no request left this machine) is
+    one error naming the options of this command, not a dropped case per target naming those of a
+    test run (``--rag-judge-base-url``, ``--rag-cache``)."""
+    if any(isinstance(o, JudgeUnavailableError) and not o.sent for o in outcomes):
+        key = getattr(judge, "key_env", None) or "its API key"
+        raise ConfigError(
+            f"{key} is not set, so {judge.spec.label} cannot write or check cases. Export it, give a "
+            "server that needs no key with --judge PROVIDER:MODEL@URL, or use the offline judge "
+            "(--judge local, the default)"
+        )
+
+
 def _passage_rows(passages: Sequence[Passage]) -> list[dict[str, str]]:
     return [{"id": p.id, "document": p.document, "title": p.title, "text": p.text} for p in passages]
 
 
-def _check(target: Target, generator: str, words: dict[str, list[str]]) -> Check:
-    """The check that writes and checks ``target``; ``words`` are what the offline writer reads of
-    the whole corpus (absent phrases, names)."""
+def _offline_fits(names: set[str]) -> Fits:
+    """For each kind, whether the offline generator can ask a question of those passages, so the
+    plan draws from the passages it can use (each passage's questions are read once)."""
+    singles: dict[str, list[tuple[str, str]]] = {}
+
+    def single(passage: Passage) -> list[tuple[str, str]]:
+        if passage.id not in singles:
+            singles[passage.id] = single_questions(passage, names)
+        return singles[passage.id]
+
+    return {
+        "single_fact": lambda ps: bool(single(ps[0])),
+        "numbers": lambda ps: bool(quantity_questions(ps[0], names)),
+        "multi_hop": lambda ps: bool(linked_questions(single(ps[0]), single(ps[1]), names)),
+    }
+
+
+def _check(target: Target, generator: str, corpus: dict[str, Any]) -> Check:
+    """The check that writes and checks ``target``; ``corpus`` is what is read of the whole corpus
+    (its names, what the unanswerable questions are made from, whether the judge is offline)."""
     options = {
         "kind": target.kind,
         "passages": _passage_rows(target.passages),
         "nearest": _passage_rows(target.nearest),
         "generator": generator,
         "pick": target.pick,
-        **(words if generator == "offline" else {}),
+        **(corpus if generator == "offline" else {"offline_judge": corpus["offline_judge"]}),
     }
     return Check(metric=METRIC, options=options)
 
@@ -250,7 +294,8 @@ def _kept(
         elif isinstance(outcome, NotJudgedError):
             continue  # counted by the dry run's lines
         elif isinstance(outcome, RagError):
-            reason = f"judge error ({type(outcome).__name__}: {str(outcome).splitlines()[0][:160]})"
+            first_line = str(outcome).splitlines()[0] if str(outcome) else type(outcome).__name__
+            reason = f"judge error ({type(outcome).__name__}: {shorten(first_line, REASON_WIDTH)})"
             dropped[reason] = dropped.get(reason, 0) + 1
         else:
             evidence = outcome.evidence
@@ -258,12 +303,18 @@ def _kept(
             if evidence.kept:
                 kept.append((target, evidence))
             else:
-                reason = f"{target.kind}: {evidence.check.split(' (')[0]}"
-                reason = (
-                    "unsupported reference" if target.kind != "unanswerable" and evidence.question else reason
-                )
+                reason = f"{target.kind}: {shorten(evidence.check, REASON_WIDTH)}"
                 dropped[reason] = dropped.get(reason, 0) + 1
     return kept, dropped, waiting
+
+
+REASON_WIDTH = 240
+"""Longest drop reason printed; a longer one is cut between words, never inside one."""
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``width`` characters ("..." marks a cut)."""
+    return textwrap.shorten(text, width=width, placeholder=" ...")
 
 
 def _words(question: str) -> set[str]:
@@ -271,7 +322,7 @@ def _words(question: str) -> set[str]:
 
 
 def _case_id(kind: str, question: str, taken: set[str]) -> str:
-    words = content_words(tokenize(question.removeprefix("Is it true that ")))
+    words = content_words(tokenize(question))
     slug = "-".join(re.sub(r"[^a-z0-9]+", "", w) for w in words[:6]).strip("-")
     base = f"{kind.replace('_', '-')}-{re.sub(r'-+', '-', slug) or 'case'}"
     ident, n = base, 1
@@ -312,6 +363,7 @@ def _cases(
                     template=evidence.template,
                     support=evidence.support,
                     verified_by=judge,
+                    checks=list(evidence.checks),
                 ),
                 reviewed=False,
             )
@@ -322,9 +374,10 @@ def _cases(
 GENERATE_COMMAND = SubCommand(
     "generate",
     "write a case file of questions and reference answers from a folder of documents",
-    "Read a folder of documents (text, Markdown, HTML; PDF with the pdf extra), write questions "
-    "with reference answers and the passages they rest on, keep those the judge finds supported, "
-    "and write them as a case file to review.",
+    "Read a folder of documents (text, HTML; Markdown, MyST and reStructuredText with the docs extra; "
+    "PDF with the pdf extra), write questions with reference answers and the passages they rest on, "
+    "keep those whose checks hold (supported, answerable, answering the question), and write them as "
+    "a case file to review. Files that cannot be read are listed with the reason.",
     GENERATE_OPTIONS,
     generate_command,
 )

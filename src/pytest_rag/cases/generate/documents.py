@@ -1,29 +1,40 @@
-"""Reading a folder of documents as plain text: text, Markdown, HTML, and PDF through an extra.
+"""Reading a folder of documents as blocks of text: plain text, Markdown (CommonMark and MyST),
+reStructuredText, HTML, and PDF.
 
 Each file becomes a :class:`Document` with its path relative to the folder (how passages and cases
-name it), a title (the first heading, an HTML ``<title>``, else the file name) and its text as
-paragraphs separated by blank lines. Markdown loses its markup but keeps its paragraphs, list items
-and headings as lines of text; HTML keeps the text of its block elements, without scripts, styles
-and navigation. PDF needs pypdf (``pip install 'pytest-rag[pdf]'``); a PDF found without it is an
-error naming the extra, never a file silently skipped.
+name it), a title (the first heading, an HTML ``<title>``, else the file name) and its blocks
+(:mod:`.readers.blocks`): the paragraphs and list items a reader of the built page reads, each under
+the titles of its sections, with code, comments, directives and markup removed. Markdown and
+reStructuredText are read by their parsers (the ``docs`` extra), PDF by pypdf (the ``pdf`` extra).
+
+A file that cannot be read (a format the command does not read, a missing parser, text that is
+not UTF-8, a template, a file with no text once its markup is removed) is never read as something
+else and never skipped silently: :func:`read_documents` returns it with the reason, which the
+command prints; a folder where nothing was read is an error.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
-from html.parser import HTMLParser
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import ConfigError
+from .readers.blocks import Block, BlockWriter, Unreadable
+from .readers.html import read_html
+from .readers.markdown import read_markdown
+from .readers.plain import read_plain
+from .readers.rst import read_rst
 
 TEXT_SUFFIXES = (".txt", ".text")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
+RST_SUFFIXES = (".rst", ".rest")
 HTML_SUFFIXES = (".html", ".htm")
 PDF_SUFFIXES = (".pdf",)
-SUFFIXES = TEXT_SUFFIXES + MARKDOWN_SUFFIXES + HTML_SUFFIXES + PDF_SUFFIXES
+SUFFIXES = TEXT_SUFFIXES + MARKDOWN_SUFFIXES + RST_SUFFIXES + HTML_SUFFIXES + PDF_SUFFIXES
 PDF_EXTRA = "pip install 'pytest-rag[pdf]'"
+OTHER_FORMAT = f"not a format generate reads ({', '.join(SUFFIXES)})"
 
 
 @dataclass(frozen=True)
@@ -31,135 +42,108 @@ class Document:
     path: str
     """Relative to the folder read, with forward slashes: ``guides/refunds.md``."""
     title: str
-    text: str
+    blocks: tuple[Block, ...]
+
+    @property
+    def text(self) -> str:
+        """The blocks as paragraphs separated by a blank line (list items and rows after "- ")."""
+        return "\n\n".join(block_line(b) for b in self.blocks)
 
 
-def read_documents(folder: Path) -> list[Document]:
+def block_line(block: Block) -> str:
+    """A block as one line of a passage: a list item or table row after "- ", so it reads as one."""
+    return block.text if block.kind == "prose" else f"- {block.text}"
+
+
+@dataclass
+class Reading:
+    """What a folder gave: its documents, and each file not read with the reason."""
+
+    documents: list[Document] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def skipped_lines(self, shown: int = 5) -> list[str]:
+        """The files not read, grouped by reason, at most ``shown`` names per reason."""
+        by_reason: dict[str, list[str]] = {}
+        for name, reason in self.skipped:
+            by_reason.setdefault(reason, []).append(name)
+        lines = []
+        for reason, names in by_reason.items():
+            more = f" and {len(names) - shown} more" if len(names) > shown else ""
+            lines.append(f"  {', '.join(names[:shown])}{more}: {reason}")
+        return lines
+
+
+def read_documents(folder: Path) -> Reading:
     """Every document under ``folder`` (or the one file ``folder`` names), sorted by path, so the
-    same folder always gives the same passages in the same order."""
+    same folder always gives the same passages in the same order; files in hidden folders
+    (``.git``) are not looked at."""
     if folder.is_file():
         files, base = [folder], folder.parent
     elif folder.is_dir():
-        files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+        files = sorted(p for p in folder.rglob("*") if p.is_file())
         files = [p for p in files if not any(part.startswith(".") for part in p.relative_to(folder).parts)]
         base = folder
     else:
         raise ConfigError(f"{folder} does not exist; give the folder of documents to generate cases from")
-    documents = [read_document(path, path.relative_to(base).as_posix()) for path in files]
-    documents = [d for d in documents if d.text.strip()]
-    if not documents:
-        raise ConfigError(f"{folder} holds no document with text ({', '.join(SUFFIXES)})")
-    return documents
+    reading = Reading()
+    for path in files:
+        name = path.relative_to(base).as_posix()
+        try:
+            document = read_document(path, name)
+        except Unreadable as exc:
+            reading.skipped.append((name, str(exc)))
+            continue
+        if document.blocks:
+            reading.documents.append(document)
+        else:
+            reading.skipped.append((name, "no text once its markup, code and directives are removed"))
+    return reading
+
+
+_READERS: dict[str, Callable[[str, BlockWriter], object]] = {
+    **dict.fromkeys(TEXT_SUFFIXES, read_plain),
+    **dict.fromkeys(MARKDOWN_SUFFIXES, read_markdown),
+    **dict.fromkeys(RST_SUFFIXES, read_rst),
+    **dict.fromkeys(HTML_SUFFIXES, read_html),
+}
 
 
 def read_document(path: Path, name: str) -> Document:
+    """One file as a :class:`Document`; :class:`Unreadable` with the reason when it cannot be read."""
     suffix = path.suffix.lower()
+    writer = BlockWriter()
     if suffix in PDF_SUFFIXES:
-        return Document(name, _title_from_name(path), _pdf_text(path))
-    raw = path.read_text(encoding="utf-8", errors="replace")
-    if suffix in MARKDOWN_SUFFIXES:
-        text = markdown_text(raw)
-        heading = re.search(r"^#{1,6}\s+(.+?)\s*#*\s*$", raw, re.M)
-        return Document(name, heading.group(1).strip() if heading else _title_from_name(path), text)
-    if suffix in HTML_SUFFIXES:
-        title, text = html_text(raw)
-        return Document(name, title or _title_from_name(path), text)
-    return Document(name, _title_from_name(path), _paragraphs(raw))
+        for page in _pdf_pages(path):
+            read_plain(page, writer)
+        return Document(name, _title_from_name(path), tuple(writer.blocks))
+    reader = _READERS.get(suffix)
+    if reader is None:
+        raise Unreadable(OTHER_FORMAT)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise Unreadable(
+            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); save it as UTF-8"
+        ) from None
+    try:
+        title = reader(text, writer)
+    except Unreadable:
+        raise
+    except Exception as exc:  # a parser's own failure on one file is that file's reason, not the run's end
+        raise Unreadable(f"its markup could not be parsed ({type(exc).__name__}: {exc})") from None
+    heading = writer.first_heading or (title if isinstance(title, str) else "")
+    return Document(name, heading or _title_from_name(path), tuple(writer.blocks))
 
 
 def _title_from_name(path: Path) -> str:
     return re.sub(r"[-_]+", " ", path.stem).strip().capitalize()
 
 
-def _paragraphs(text: str) -> str:
-    """Paragraphs separated by one blank line, each with its whitespace collapsed."""
-    blocks = [re.sub(r"\s+", " ", block).strip() for block in re.split(r"\n\s*\n", text)]
-    return "\n\n".join(block for block in blocks if block)
-
-
-_FENCE_RE = re.compile(r"^(```|~~~).*?^\1\s*$", re.M | re.S)
-_IMAGE_RE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
-_EMPHASIS_RE = re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
-_LINE_MARK_RE = re.compile(r"^\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)")
-
-
-def markdown_text(markdown: str) -> str:
-    """Markdown as plain paragraphs: code blocks, images and markup dropped, link texts kept. A
-    heading or list item is a paragraph of its own (it ends with a full stop when it had none, so
-    it is not read as the start of the next sentence)."""
-    text = _FENCE_RE.sub("", markdown)
-    text = _IMAGE_RE.sub(r"\1", text)
-    text = _LINK_RE.sub(r"\1", text)
-    lines = []
-    for line in text.splitlines():
-        marked = _LINE_MARK_RE.match(line)
-        if marked:
-            line = line[marked.end() :].rstrip().rstrip("#").strip()
-            line = line if line.endswith((".", "!", "?", ":")) else line + "."
-            lines += ["", line, ""]
-        else:
-            lines.append(line)
-    return _paragraphs(_EMPHASIS_RE.sub(r"\2", "\n".join(lines)))
-
-
-_BLOCKS_TEXT = """
-    p div section article main header footer li ul ol h1 h2 h3 h4 h5 h6 table tr td th br
-    blockquote pre dd dt figcaption
-"""
-_BLOCKS = frozenset(_BLOCKS_TEXT.split())
-_SKIPPED = frozenset({"script", "style", "nav", "noscript", "template", "svg"})
-
-
-class _TextOfHtml(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.title = ""
-        self._skipping = 0
-        self._in_title = False
-
-    def handle_starttag(self, tag: str, attrs: object) -> None:
-        if tag in _SKIPPED:
-            self._skipping += 1
-        elif tag == "title":
-            self._in_title = True
-        elif tag in _BLOCKS:
-            self.parts.append("\n\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIPPED:
-            self._skipping = max(0, self._skipping - 1)
-        elif tag == "title":
-            self._in_title = False
-        elif tag in _BLOCKS:
-            self.parts.append("\n\n")
-
-    def handle_data(self, data: str) -> None:
-        if self._in_title:
-            self.title += data
-        elif not self._skipping:
-            self.parts.append(data)
-
-
-def html_text(html: str) -> tuple[str, str]:
-    """(title, text) of an HTML page: the text of its block elements as paragraphs."""
-    parser = _TextOfHtml()
-    parser.feed(html)
-    parser.close()
-    return " ".join(parser.title.split()), _paragraphs("".join(parser.parts))
-
-
-def _pdf_text(path: Path) -> str:
+def _pdf_pages(path: Path) -> Sequence[str]:
     try:
         from pypdf import PdfReader
     except ImportError:
-        raise ConfigError(f"{path}: reading PDF needs pypdf, which is not installed: {PDF_EXTRA}") from None
-    pages = [page.extract_text() or "" for page in PdfReader(str(path)).pages]
-    return "\n\n".join(_paragraphs(page) for page in pages if page.strip())
-
-
-def document_words(documents: list[Document]) -> Iterator[str]:
-    """Every lower-cased word of the documents (to tell which words a corpus never uses)."""
-    for document in documents:
-        yield from re.findall(r"[a-z0-9]+", document.text.lower())
+        raise Unreadable(f"reading PDF needs pypdf, which is not installed: {PDF_EXTRA}") from None
+    return [page.extract_text() or "" for page in PdfReader(str(path)).pages]

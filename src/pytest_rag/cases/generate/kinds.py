@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ...errors import ConfigError
@@ -102,11 +102,17 @@ def _has_number(passage: Passage) -> bool:
     return bool(_NUMBER_RE.search(passage.text))
 
 
+Fits = Mapping[str, Callable[[Sequence[Passage]], bool]]
+"""Per kind, whether the generator can write a question of that kind from those passages."""
+
+
 def plan_targets(
-    passages: Sequence[Passage], counts: Mapping[str, int], seed: int
+    passages: Sequence[Passage], counts: Mapping[str, int], seed: int, fits: Fits | None = None
 ) -> tuple[list[Target], list[str]]:
     """The targets of every kind (in kind order), and a note for each kind that could not get all
-    the questions asked of it (e.g. no two passages share a term)."""
+    the questions asked of it (e.g. no two passages share a term). ``fits``: for the kinds it
+    names, the passages drawn are those the generator can ask about (the offline generator cannot
+    ask about a passage of list stubs)."""
     rng = random.Random(seed)
     terms = [_terms(p) for p in passages]
     frequency: dict[str, int] = {}
@@ -135,16 +141,38 @@ def plan_targets(
         if not wanted:
             continue
         pool = list(pools[kind])
+        rng.shuffle(pool)
+        fit = (fits or {}).get(kind)
+        if fit is not None:
+            pool = _fitting(pool, wanted, fit, passages)
         if not pool:
             notes.append(f"{kind}: no passages fit ({KINDS[kind]}); 0 of {wanted} planned")
             continue
-        rng.shuffle(pool)
+        if len(pool) < wanted:
+            notes.append(f"{kind}: only {len(pool)} passage(s) fit; the {wanted} questions repeat them")
         for n in range(wanted):
             chosen = pool[n % len(pool)]
             picked = tuple(passages[i] for i in chosen)
             nearest = _nearest(passages, terms, chosen[0]) if kind == "unanswerable" else ()
             targets.append(Target(kind, picked, nearest, pick=n // len(pool) + rng.randrange(1000)))
     return targets, notes
+
+
+def _fitting(
+    pool: list[tuple[int, ...]],
+    wanted: int,
+    fit: Callable[[Sequence[Passage]], bool],
+    passages: Sequence[Passage],
+) -> list[tuple[int, ...]]:
+    """The first ``wanted`` members of the shuffled ``pool`` whose passages ``fit`` (fewer when
+    fewer do)."""
+    found: list[tuple[int, ...]] = []
+    for chosen in pool:
+        if fit([passages[i] for i in chosen]):
+            found.append(chosen)
+            if len(found) == wanted:
+                break
+    return found
 
 
 def _nearest(passages: Sequence[Passage], terms: Sequence[set[str]], index: int) -> tuple[Passage, ...]:

@@ -30,7 +30,14 @@ COMMON = (
     "Task: write one test question for an assistant that answers from these documents, and the "
     "reference answer a correct assistant would give. Write the question as a real user would ask it, "
     "self-contained and specific, without mentioning 'the passage', 'the document' or 'the text'. "
+    "Never ask about a heading, a list of links, code or markup. "
 )
+
+ANSWERED = (
+    " Ask for something the passages state (what, which, who, when, where, how, how many), with one "
+    "right answer: not a yes/no question, and not a sentence of the passage with a word left out."
+)
+"""What every answerable kind asks for, as the offline generator's questions do."""
 
 ASKS: dict[str, str] = {
     "single_fact": (
@@ -53,8 +60,9 @@ ASKS: dict[str, str] = {
     ),
     "unanswerable": (
         "Ask a question on the topic of the passage that a user could well ask but that the passage does "
-        "not answer: the information is missing, not contradicted. The reference answer says that the "
-        "documents do not say."
+        "not answer: the information is missing, not contradicted. Ask about the passage's own subject (an "
+        "attribute of it that the passage never gives, a version or option of it that the passage does not "
+        "name), never about an unrelated topic. The reference answer says that the documents do not say."
     ),
 }
 
@@ -74,7 +82,7 @@ class GenerationTemplate:
     """A versioned prompt that writes one case of one kind; bump ``version`` when its words change."""
 
     kind: str
-    version: str = "1"
+    version: str = "2"
 
     @property
     def id(self) -> str:
@@ -85,7 +93,7 @@ class GenerationTemplate:
         return "\n\n".join(
             [
                 "You write test cases for a retrieval-augmented generation (RAG) system.",
-                COMMON + ASKS[self.kind],
+                COMMON + ASKS[self.kind] + ("" if self.kind == "unanswerable" else ANSWERED),
                 DATA_RULE,
                 f"{JSON_RULE}\n{fields}",
             ]

@@ -1,103 +1,37 @@
 """Questions written from the passages' own sentences, without a language model.
 
-The offline generator serves the project's tests and a first smoke suite: it needs no key and
-gives the same questions every time. Its questions are plain but grammatical, and their reference
-is the sentence they were made from, so every one is supported by its passage by construction
-(the judge still checks it):
+The offline generator needs no key and gives the same questions every time. It asks what a reader of
+the documents would ask of a sentence (:mod:`.questions`), from sentences a reader reads as such
+(:func:`.clauses.askable_sentences`: never a heading, a list stub, a link, code or markup), and its
+reference is the sentence it asked about, copied: the case says so (:mod:`.metric`), and the checks
+that keep it are the ones that could fail.
 
-* ``numbers``: the sentence with its quantity asked for in place ("Refunds are processed within how
-  many business days after approval?"): how much, how many, what time, what percentage or when.
-* ``single_fact``: the sentence turned into a yes/no question by moving its auxiliary ("Can shared
-  links be protected with a password?"), or, when it has none, "Is it true that ...?".
-* ``multi_hop``: one such question from each of two passages that share a term, asked together.
-* ``unanswerable``: a request for something the documents never mention (a student discount, a fax
-  number: phrases none of whose words the documents use), answered "The documents do not say."
+* ``single_fact``: a wh-question about one sentence's subject ("What does the Session object
+  allow you to do?").
+* ``numbers``: a question asking for a quantity the sentence states, with its noun ("Within how many
+  business days is a refund processed?"), a version of a product, a year or an amount of money.
+* ``multi_hop``: one question asking what two sentences of two passages say of the thing they share
+  ("What is CacheControl, and what does it add to Requests?"): it needs both passages.
+* ``unanswerable``: a question about the documents' own subjects that they do not answer
+  (:mod:`.unanswerable`), answered "The documents do not say."
 
 It does not write comparisons: comparing two quantities in words takes a language model.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
 
-from ...scoring.text import STOPWORDS, split_sentences, stem, tokenize
+from ...scoring.text import STOPWORDS, split_sentences
+from .clauses import askable_sentences, read_clause
 from .kinds import Target
 from .passages import Passage
+from .questions import quantity_question, two_part_question, wh_question
+from .unanswerable import unanswerable_question
 
 KINDS = ("single_fact", "multi_hop", "numbers", "unanswerable")
 NOT_SAID = "The documents do not say."
-
-ABSENT = (
-    "student discount",
-    "gift card",
-    "loyalty programme",
-    "printed manual",
-    "fax number",
-    "pet policy",
-    "parking permit",
-    "referral bonus",
-    "lifetime licence",
-    "phone hotline",
-)
-_UNANSWERABLE = ("Can I get a {}?", "How do I ask for a {}?", "Is a {} available?")
-_AUXILIARIES_TEXT = """
-    is are was were can could will would should may might must has have had does do did
-"""
-_AUXILIARIES = frozenset(_AUXILIARIES_TEXT.split())
-_SUBORDINATORS = frozenset(
-    {
-        "when",
-        "if",
-        "after",
-        "before",
-        "while",
-        "because",
-        "although",
-        "since",
-        "once",
-        "as",
-        "where",
-        "unless",
-        "until",
-    }
-)
-_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-_SPELLED = (
-    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred"
-)
-_QUANTITIES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|pounds?)\b"), "how much"),
-    (re.compile(r"\b\d{1,2}:\d{2}\b"), "what time"),
-    (re.compile(r"\b\d+(?:\.\d+)?\s?(?:%|percent\b)"), "what percentage"),
-    (
-        re.compile(
-            rf"\b(?:(?:in|on|since|until|by|before|after|from)\s+)?"
-            rf"(?:(?:\d{{1,2}}\s+)?(?:{_MONTHS})(?:\s+\d{{1,2}})?(?:,?\s+\d{{4}})?|(?:1[89]|20)\d\d\b)"
-        ),
-        "when",
-    ),
-    (re.compile(rf"\b(?:\d[\d,.]*|{_SPELLED})(?=\s+[A-Za-z])", re.I), "how many"),
-)
-MIN_WORDS, MAX_WORDS = 5, 45
-
-
-def absent_phrases(corpus_words: Iterable[str]) -> list[str]:
-    """The phrases of :data:`ABSENT` none of whose words the documents use."""
-    used = set(corpus_words)
-    return [phrase for phrase in ABSENT if not set(phrase.split()) & used]
-
-
-def _sentences(passage: Passage) -> list[str]:
-    return [
-        s.strip()
-        for s in split_sentences(passage.text)
-        if MIN_WORDS <= len(s.split()) <= MAX_WORDS and not s.rstrip().endswith(("?", ":"))
-    ]
-
-
-def _pick(items: Sequence[str], pick: int) -> str | None:
-    return items[pick % len(items)] if items else None
 
 
 def corpus_names(texts: Iterable[str]) -> list[str]:
@@ -105,88 +39,69 @@ def corpus_names(texts: Iterable[str]) -> list[str]:
     names: set[str] = set()
     for text in texts:
         for sentence in split_sentences(text):
-            names.update(_CAPITALISED_RE.findall(sentence.split(" ", 1)[1] if " " in sentence else ""))
+            rest = sentence.split(" ", 1)[1] if " " in sentence else ""
+            names.update(w for w in rest.split() if w[:1].isupper() for w in [w.strip(".,;:!?()\"'")])
     return sorted(names)
 
 
-_CAPITALISED_RE = re.compile(r"\b[A-Z][\w-]*")
+def single_questions(passage: Passage, names: Collection[str]) -> list[tuple[str, str]]:
+    """(question, reference) for each sentence of ``passage`` a wh-question can be made from."""
+    return [(q, s) for s in askable_sentences(passage.text) if (q := wh_question(s, names)) is not None]
 
 
-def _lower_first(text: str, names: Collection[str]) -> str:
-    """``text`` with its first word lower-cased, unless it is a name of the documents or starts one
-    ("Nimbus Drive keeps ..."), or is an abbreviation ("TLS")."""
-    first, _, rest = text.partition(" ")
-    if first.lower() in STOPWORDS:
-        return text[:1].lower() + text[1:]
-    starts_a_name = rest[:1].isupper() and rest.split(" ", 1)[0] in names
-    abbreviation = len(first) > 1 and first.isupper()
-    return text if first in names or starts_a_name or abbreviation else text[:1].lower() + text[1:]
+def quantity_questions(passage: Passage, names: Collection[str]) -> list[tuple[str, str]]:
+    """(question, reference) for each sentence of ``passage`` that states a quantity to ask for."""
+    return [(q, s) for s in askable_sentences(passage.text) if (q := quantity_question(s, names)) is not None]
 
 
-def _statement(sentence: str) -> str:
-    return sentence.rstrip().rstrip(".!").strip()
+def _subject_terms(sentence: str) -> frozenset[str]:
+    """The content words of the sentence's subject, as written: two sentences are about one thing
+    when these are the same ("HTTPX" and "HTTPX", "the Session object" and "a Session object"; not
+    "Requests", the library, and "the request")."""
+    clause = read_clause(sentence)
+    if clause is None:
+        return frozenset()
+    return frozenset(w.strip(".,;:'\"") for w in clause.subject.split() if w.lower() not in STOPWORDS)
 
 
-def yes_no_question(sentence: str, names: Collection[str]) -> tuple[str, str]:
-    """(question, reference) asking whether the sentence holds: its auxiliary moved to the front (a
-    "not" after it dropped: the sentence then answers "no"), else "Is it true that ...?". The
-    reference is the sentence."""
-    words = _statement(sentence).split()
-    subordinate = words[0].lower() in _SUBORDINATORS  # "When the quota is full, ...": no inversion
-    for k, word in enumerate([] if subordinate else words[1:9], start=1):
-        if word.lower() in _AUXILIARIES:
-            negated = k + 1 < len(words) and words[k + 1].lower() in ("not", "never")
-            rest = words[k + 2 :] if negated else words[k + 1 :]
-            subject = _lower_first(" ".join(words[:k]), names)
-            return f"{word.capitalize()} {subject} {' '.join(rest)}?", sentence.strip()
-    return f"Is it true that {_lower_first(_statement(sentence), names)}?", sentence.strip()
-
-
-_CLAUSE_RE = re.compile(r";\s+|,\s+(?=(?:and|but|while|whereas|so)\s)")
-
-
-def quantity_question(sentence: str) -> tuple[str, str] | None:
-    """(question, reference) asking for the sentence's first quantity in place, in the clause that
-    holds it ("Free accounts keep versions for how many days?"); None without a quantity."""
-    for pattern, asked in _QUANTITIES:
-        found = pattern.search(sentence)
-        if found is None:
-            continue
-        asked_text = sentence[: found.start()] + "\0" + sentence[found.end() :]
-        clause = next(c for c in _CLAUSE_RE.split(asked_text) if "\0" in c)
-        question = _statement(clause.replace("\0", asked)).strip()
-        return question[:1].upper() + question[1:] + "?", sentence.strip()
-    return None
-
-
-def _sharing(passage: Passage, other: Passage) -> list[str]:
-    """Sentences of ``passage`` holding a word ``other`` also uses (the link of a multi-hop question)."""
-    theirs = {stem(t) for t in tokenize(other.text) if len(t) > 3}
-    return [s for s in _sentences(passage) if {stem(t) for t in tokenize(s) if len(t) > 3} & theirs]
+def linked_questions(
+    first: Sequence[tuple[str, str]], second: Sequence[tuple[str, str]], names: Collection[str]
+) -> list[tuple[str, str]]:
+    """(question, reference) joining a sentence of each of two passages (their
+    :func:`single_questions`) whose subjects share a word: one question about the thing both
+    passages speak of, which neither answers alone."""
+    twos = [s for _, s in second]
+    found = []
+    for _, one in first:
+        terms = _subject_terms(one)
+        for two in twos:
+            if terms and terms == _subject_terms(two):
+                question = two_part_question(one, two, names)
+                if question is not None:
+                    found.append((question, f"{one} {two}"))
+    return found
 
 
 def write_offline(
-    target: Target, absent: Sequence[str], names: Collection[str] = ()
-) -> tuple[str, str] | None:
-    """(question, reference) for ``target``, or None when its passages hold no sentence to ask about.
-    ``absent``: phrases the documents never use (:func:`absent_phrases`); ``names``: the documents'
-    names (:func:`corpus_names`), kept capitalised when a question starts from them."""
+    target: Target, facts: Mapping[str, Any], names: Collection[str] = ()
+) -> tuple[str, str, list[str]] | None:
+    """(question, reference, words whose absence an unanswerable rests on) for ``target``, or None
+    when its passages hold nothing to ask about. ``facts``: what :func:`.unanswerable.corpus_facts`
+    read of the whole corpus; ``names``: the documents' names (:func:`corpus_names`), kept
+    capitalised in questions."""
     first = target.passages[0]
+    asked: list[tuple[str, str]] = []
     if target.kind == "numbers":
-        asked = [q for q in (quantity_question(s) for s in _sentences(first)) if q is not None]
-        return asked[target.pick % len(asked)] if asked else None
-    if target.kind == "single_fact":
-        sentence = _pick(_sentences(first), target.pick)
-        return yes_no_question(sentence, names) if sentence else None
-    if target.kind == "multi_hop":
+        asked = quantity_questions(first, names)
+    elif target.kind == "single_fact":
+        asked = single_questions(first, names)
+    elif target.kind == "multi_hop":
         second = target.passages[1]
-        one, two = _pick(_sharing(first, second), target.pick), _pick(_sharing(second, first), target.pick)
-        if one is None or two is None:
-            return None
-        (q1, r1), (q2, r2) = yes_no_question(one, names), yes_no_question(two, names)
-        return f"{q1} And {q2[:1].lower()}{q2[1:]}", f"{r1} {r2}"
-    if target.kind == "unanswerable":
-        phrase = _pick(absent, target.pick)
-        template = _UNANSWERABLE[target.pick % len(_UNANSWERABLE)]
-        return (template.format(phrase), NOT_SAID) if phrase else None
-    return None
+        asked = linked_questions(single_questions(first, names), single_questions(second, names), names)
+    elif target.kind == "unanswerable":
+        found = unanswerable_question(first, facts, names, target.pick)
+        return None if found is None else (found[0], NOT_SAID, found[1])
+    if not asked:
+        return None
+    question, reference = asked[target.pick % len(asked)]
+    return question, reference, []

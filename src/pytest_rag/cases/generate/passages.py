@@ -1,8 +1,10 @@
 """Documents cut into passages with ids that stay the same from run to run.
 
-A passage is a run of whole paragraphs of one document, about ``words`` words long: short
-paragraphs (a heading, a one-line note) join the next ones, and a paragraph much longer than that is
-cut between sentences. Its id is the document's path and a hash of the passage's text with the
+A passage is a run of whole blocks of one document (paragraphs, list items: :mod:`.readers.blocks`),
+one block a line, about ``words`` words long: short blocks join the next ones, a block much longer
+than that is cut between sentences, and a passage that holds enough ends where a new section
+starts. Its title is the titles of the section it starts in ("Quickstart › Timeouts"): headings are
+the passage's title, never a line of its text. Its id is the document's path and a hash of the passage's text with the
 whitespace normalised: ``guides/refunds.md#3f9a1c2e``.
 
 Why a hash of the text rather than the passage's position: a reviewed case names the passages its
@@ -16,11 +18,10 @@ passages in one document get ``-2``, ``-3`` ... after the hash, in document orde
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 
 from ...scoring.text import split_sentences
-from .documents import Document
+from .documents import Document, block_line
 
 DEFAULT_WORDS = 120
 """Words a passage aims at: long enough to hold a fact with its context, short enough to retrieve."""
@@ -62,27 +63,27 @@ def _pieces(paragraph: str, words: int) -> list[str]:
 def split_passages(document: Document, words: int = DEFAULT_WORDS) -> list[Passage]:
     """The document's passages in document order (see the module docstring)."""
     pieces = [
-        p
-        for paragraph in re.split(r"\n\s*\n", document.text)
-        if paragraph.strip()
-        for p in _pieces(paragraph.strip(), words)
+        (piece, block.section) for block in document.blocks for piece in _pieces(block_line(block), words)
     ]
-    texts: list[str] = []
+    runs: list[tuple[str, tuple[str, ...]]] = []
     current: list[str] = []
-    for piece in pieces:
+    section: tuple[str, ...] = ()
+    for piece, where in pieces:
         held = len(" ".join(current).split())
-        if held >= words // 3 and held + len(piece.split()) > words:
-            texts.append(" ".join(current))
+        if held >= words // 3 and (held + len(piece.split()) > words or where != section):
+            runs.append(("\n".join(current), section))
             current = []
+        if not current:
+            section = where
         current.append(piece)
     if current:
-        texts.append(" ".join(current))
+        runs.append(("\n".join(current), section))
     passages = []
     seen: dict[str, int] = {}
-    for text in texts:
+    for text, where in runs:
         ident = passage_id(document.path, text)
         seen[ident] = seen.get(ident, 0) + 1
         if seen[ident] > 1:
             ident = f"{ident}-{seen[ident]}"
-        passages.append(Passage(ident, document.path, document.title, text))
+        passages.append(Passage(ident, document.path, " › ".join(where) or document.title, text))
     return passages
