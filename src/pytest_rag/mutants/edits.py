@@ -271,10 +271,10 @@ def negation_flip(sentence: str, rng: random.Random) -> str | None:
         else:
             new = text.rsplit(" ", 1)[0]
         return _replace_span(sentence, match.start(), match.end(), new)
-    match = _AUX_RE.search(sentence)
-    if match is None:
+    auxiliary = _AUX_RE.search(sentence)
+    if auxiliary is None:
         return None
-    return _replace_span(sentence, match.end(), match.end(), " not")
+    return _replace_span(sentence, auxiliary.end(), auxiliary.end(), " not")
 
 
 def comparison_flip(sentence: str, rng: random.Random) -> str | None:
@@ -355,3 +355,175 @@ def added_claim(sentence: str, other: str) -> str | None:
     if extra.split()[0] in _NOT_NAMES:  # "The museum ..." continues as "and the museum ..."
         extra = extra[:1].lower() + extra[1:]
     return f"{base}, and {extra}."
+
+
+# -- edits that ``--rag-mutants`` adds: a unit changed, a condition dropped, an unbacked claim ----------
+
+_UNIT_FAMILIES: tuple[tuple[tuple[str, str], ...], ...] = (
+    (("second", "seconds"), ("minute", "minutes"), ("hour", "hours"), ("day", "days")),
+    (("day", "days"), ("week", "weeks"), ("month", "months"), ("year", "years")),
+    (("metre", "metres"), ("kilometre", "kilometres"), ("mile", "miles")),
+    (("meter", "meters"), ("kilometer", "kilometers"), ("mile", "miles")),
+    (("gram", "grams"), ("kilogram", "kilograms"), ("pound", "pounds"), ("ounce", "ounces")),
+    (("litre", "litres"), ("gallon", "gallons")),
+    (("liter", "liters"), ("gallon", "gallons")),
+    (("dollar", "dollars"), ("euro", "euros"), ("pound", "pounds")),
+    (("mm", "mm"), ("cm", "cm"), ("km", "km")),
+    (("mg", "mg"), ("g", "g"), ("kg", "kg")),
+    (("KB", "KB"), ("MB", "MB"), ("GB", "GB"), ("TB", "TB")),
+    (("percent", "percent"), ("percentage points", "percentage points")),
+)
+"""Units that a number is read in, each family in order of size (a swap takes a neighbour, so that
+"5 days" becomes "5 weeks" or "5 hours", both plausible and both wrong)."""
+_UNIT_FORMS: dict[str, list[tuple[int, int, bool]]] = {}
+for _family, _units in enumerate(_UNIT_FAMILIES):
+    for _rank, (_one, _many) in enumerate(_units):
+        _UNIT_FORMS.setdefault(_one, []).append((_family, _rank, False))
+        if _many != _one:
+            _UNIT_FORMS.setdefault(_many, []).append((_family, _rank, True))
+_UNIT_RE = re.compile(
+    r"(?:(?<![\w.])\d[\d,.]*|\b(?:a|an|one|" + "|".join(_NUMBER_WORDS) + r"))"
+    r"(?:\s+|-)(?:(?:business|working|calendar|school|full)\s+)?("
+    + "|".join(sorted(map(re.escape, _UNIT_FORMS), key=len, reverse=True))
+    + r")\b",
+    re.IGNORECASE,
+)
+_CURRENCY_RE = re.compile(r"([$€£])(?=\d)")
+
+
+def _unit_neighbours(word: str) -> list[str]:
+    """The units next to ``word`` in each family it belongs to, in its number (singular or plural)."""
+    found = _UNIT_FORMS.get(word) or _UNIT_FORMS.get(word.lower()) or []
+    neighbours = []
+    for family, rank, plural in found:
+        units = _UNIT_FAMILIES[family]
+        for near in (rank - 1, rank + 1):
+            if 0 <= near < len(units):
+                neighbours.append(units[near][1 if plural else 0])
+    return list(dict.fromkeys(n for n in neighbours if n.lower() != word.lower()))
+
+
+def unit_swap(sentence: str, rng: random.Random, premise: str = "") -> str | None:
+    """The unit of one quantity of ``sentence`` replaced by a neighbouring one ("5 days" -> "5 weeks",
+    "20 km" -> "20 cm", "$40" -> "€40"), when the premise does not state the quantity in that unit."""
+    options: list[tuple[int, int, str]] = []
+    for match in _UNIT_RE.finditer(sentence):
+        start, end = match.span(1)
+        for unit in _unit_neighbours(match.group(1)):
+            new = _match_case(unit, match.group(1)) if not unit.isupper() else unit
+            quantity = sentence[match.start() : start] + new
+            if quantity.lower() not in premise.lower():
+                options.append((start, end, new))
+    for match in _CURRENCY_RE.finditer(sentence):
+        for symbol in "$€£":
+            if symbol != match.group(1):
+                options.append((match.start(), match.end(), symbol))
+    if not options:
+        return None
+    start, end, new = rng.choice(options)
+    return _replace_span(sentence, start, end, new)
+
+
+_CONDITION_LEADS = (
+    r"only if|if|unless|provided(?: that)?|as long as|except(?: when| if| for)?|when|whenever|once|until|"
+    r"on condition that|subject to"
+)
+_TRAILING_CONDITION_RE = re.compile(
+    r",?\s+(?:but\s+)?(?:only\s+)?(?:" + _CONDITION_LEADS + r")\b[^,;.!?]*(?=[,;.!?]|$)", re.IGNORECASE
+)
+_LEADING_CONDITION_RE = re.compile(
+    r"^(?:only\s+)?(?:" + _CONDITION_LEADS + r")\b[^,]{1,160},\s+", re.IGNORECASE
+)
+_ONLY_RE = re.compile(r"\bonly\s+", re.IGNORECASE)
+
+
+def condition_dropped(sentence: str, rng: random.Random) -> str | None:
+    """``sentence`` without one of its conditions: a clause such as "if ...", "unless ...", "as long
+    as ...", "except ..." (leading or trailing), or the word "only". What is left says more than the
+    sentence did ("Refunds are given within 30 days if the item is unused." -> "Refunds are given
+    within 30 days."), the opposite of :func:`clause_dropped`, which never drops a condition."""
+    options = []
+    for match in _TRAILING_CONDITION_RE.finditer(sentence):
+        if match.start() > 0:
+            options.append(sentence[: match.start()] + sentence[match.end() :])
+    lead = _LEADING_CONDITION_RE.match(sentence)
+    if lead:
+        rest = sentence[lead.end() :]
+        options.append(rest[:1].upper() + rest[1:])
+    for match in _ONLY_RE.finditer(sentence):
+        rest = sentence[: match.start()] + sentence[match.end() :]
+        options.append(rest[:1].upper() + rest[1:] if match.start() == 0 else rest)
+    options = [o.strip() for o in options if len(o.split()) >= 3 and o.strip() != sentence.strip()]
+    return rng.choice(options) if options else None
+
+
+_UNBACKED_CLAIMS = (
+    "this was confirmed by an independent audit in {year}",
+    "the same rule has applied in {count} other countries since {year}",
+    "this changed in {year} after a review by the board",
+    "it has won {count} international awards since {year}",
+    "this is backed by a {count}-year warranty",
+    "the figure was first published by the national statistics office in {year}",
+)
+"""Claims that a RAG answer might tack on and that its sources rarely hold: each names something
+specific (an audit, a board, a warranty) that a judge can look for in the passages and not find."""
+
+
+def unbacked_claim(sentence: str, rng: random.Random, premise: str = "") -> str | None:
+    """``sentence`` with a claim joined on (:func:`added_claim`) whose specific words (an audit, a
+    board, a warranty ...) and numbers the premise does not hold."""
+    said = premise.lower()
+    claims = rng.sample(_UNBACKED_CLAIMS, len(_UNBACKED_CLAIMS))
+    for claim in claims:
+        years = [str(y) for y in range(1995, 2021) if str(y) not in said]
+        counts = [str(n) for n in range(3, 13) if not re.search(rf"\b{n}\b", said)]
+        if not years or not counts:
+            return None
+        text = claim.format(year=rng.choice(years), count=rng.choice(counts))
+        if not _content(text.replace("{", "")) & _content(said):
+            return added_claim(sentence, text)
+    return None
+
+
+_TOKEN_RE = re.compile(r"\d[\d,.]*\d(?![\w'’-])|[\w'’-]+|[^\w\s]")
+_EDGE_PUNCTUATION = frozenset(".,;:!?")
+
+
+def _runs(tokens: Sequence[str], spans: Sequence[tuple[int, int]]) -> str:
+    """The tokens of each span as words, runs joined by " … ", with a stop or comma at a run's edge
+    left out (an added clause reads "and this ...", not ", and this ...")."""
+    runs = []
+    for start, end in spans:
+        run = list(tokens[start:end])
+        while run and run[0] in _EDGE_PUNCTUATION:
+            run.pop(0)
+        while run and run[-1] in _EDGE_PUNCTUATION:
+            run.pop()
+        if run:
+            runs.append(" ".join(run))
+    return " … ".join(runs)
+
+
+def changed_words(before: str, after: str) -> tuple[str, str]:
+    """What an edit changed, as (words taken out, words put in): each a run of words, several runs
+    joined by " … " ("five" and "six" for a swapped number; "Ada … Ben" and "Ben … Ada" for two
+    names that traded places; "" and "and this ..." for a claim joined on). Texts of as many words
+    are compared word by word; others by their longest common runs."""
+    import difflib
+
+    old, new = _TOKEN_RE.findall(before), _TOKEN_RE.findall(after)
+    if len(old) == len(new):
+        differ = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+        spans: list[tuple[int, int]] = []
+        for i in differ:
+            if spans and spans[-1][1] == i:
+                spans[-1] = (spans[-1][0], i + 1)
+            else:
+                spans.append((i, i + 1))
+        return _runs(old, spans), _runs(new, spans)
+    opcodes = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+    changed = [op for op in opcodes if op[0] != "equal"]
+    return (
+        _runs(old, [(a0, a1) for _, a0, a1, _, _ in changed]),
+        _runs(new, [(b0, b1) for _, _, _, b0, b1 in changed]),
+    )
