@@ -129,3 +129,11 @@ def test_an_answer_no_edit_of_a_class_applies_to_has_no_mutant_of_it() -> None:
     found = mutants_of("Refunds take a while to arrive.", ["Refunds take a while to arrive."])
     assert found["number"] is None and found["dropped_condition"] is None
     assert found["added_claim"] is not None  # a claim can be joined to any sentence of four words
+
+
+def test_an_unbacked_claim_is_made_against_a_page_of_everyday_words() -> None:
+    """The common words of the claims ("this", "since", "first") are on any long page: only their
+    specific words (an audit, a warranty) keep a claim out."""
+    page = "This shop first opened since the other one closed. It has been the same since then."
+    claimed = edits.unbacked_claim("Refunds take five business days.", rng(), page)
+    assert claimed is not None and claimed.startswith("Refunds take five business days, and ")

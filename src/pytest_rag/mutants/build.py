@@ -20,8 +20,11 @@ from . import edits
 from .classes import MUTATION_CLASSES
 
 #: Sentences of the sources tried as the second fact of a recombination (the first ones, in order):
-#: enough for a fact to recombine with, and a 1 MB page costs no more than a short one.
+#: enough for a fact to recombine with.
 SOURCE_SENTENCES = 200
+#: Characters of each source read for names and second facts: a 1 MB page costs what a long
+#: passage costs (what a mutant must not repeat is still looked for in the whole of every source).
+SOURCE_CHARS = 20_000
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ def _material(answer: str, sources: tuple[str, ...]) -> _Material:
     names: dict[str, None] = {}
     first: list[str] = []
     for source in sources:
-        for sentence in split_sentences(source):
+        for sentence in split_sentences(source[:SOURCE_CHARS]):
             for start, end in edits.name_spans(sentence):
                 names.setdefault(sentence[start:end])
             if len(first) < SOURCE_SENTENCES:

@@ -458,30 +458,30 @@ def condition_dropped(sentence: str, rng: random.Random) -> str | None:
 
 
 _UNBACKED_CLAIMS = (
-    "this was confirmed by an independent audit in {year}",
-    "the same rule has applied in {count} other countries since {year}",
-    "this changed in {year} after a review by the board",
-    "it has won {count} international awards since {year}",
-    "this is backed by a {count}-year warranty",
-    "the figure was first published by the national statistics office in {year}",
+    ("this was confirmed by an independent audit in {year}", ("audit", "audited")),
+    ("the same rule has applied in {count} other countries since {year}", ("countries", "country")),
+    ("this changed in {year} after a review by the board", ("board", "review")),
+    ("it has won {count} international awards since {year}", ("award", "awards")),
+    ("this is backed by a {count}-year warranty", ("warranty", "guarantee")),
+    ("the figure was first published by the national statistics office in {year}", ("statistics",)),
 )
-"""Claims that a RAG answer might tack on and that its sources rarely hold: each names something
-specific (an audit, a board, a warranty) that a judge can look for in the passages and not find."""
+"""Claims that a RAG answer might tack on and that its sources rarely hold, each with the words that
+make it specific (an audit, a board, a warranty): a judge can look for them in the passages and not
+find them. A claim whose words the sources use is never chosen."""
 
 
 def unbacked_claim(sentence: str, rng: random.Random, premise: str = "") -> str | None:
     """``sentence`` with a claim joined on (:func:`added_claim`) whose specific words (an audit, a
     board, a warranty ...) and numbers the premise does not hold."""
     said = premise.lower()
-    claims = rng.sample(_UNBACKED_CLAIMS, len(_UNBACKED_CLAIMS))
-    for claim in claims:
-        years = [str(y) for y in range(1995, 2021) if str(y) not in said]
-        counts = [str(n) for n in range(3, 13) if not re.search(rf"\b{n}\b", said)]
-        if not years or not counts:
-            return None
-        text = claim.format(year=rng.choice(years), count=rng.choice(counts))
-        if not _content(text.replace("{", "")) & _content(said):
-            return added_claim(sentence, text)
+    numbers = set(re.findall(r"\d+", said))  # read once: a premise may be a 1 MB page
+    years = [str(y) for y in range(1995, 2021) if str(y) not in numbers]
+    counts = [str(n) for n in range(3, 13) if str(n) not in numbers]
+    if not years or not counts:
+        return None
+    for claim, specific in rng.sample(_UNBACKED_CLAIMS, len(_UNBACKED_CLAIMS)):
+        if not any(word in said for word in specific):  # "awarded" holds "award": left out too
+            return added_claim(sentence, claim.format(year=rng.choice(years), count=rng.choice(counts)))
     return None
 
 
