@@ -46,7 +46,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
     ("cases", (("cases/", ("cases/",)),)),
     ("run", (("run/", ("run/",)),)),
     ("setup", (("config/", ("config/",)), ("registry", ("registry.py", "builtin.py", "hookspecs.py")))),
-    ("regression", (("regression/", ("regression/",)),)),
+    ("regression", (("regression/", ("regression/",)), ("mutants/", ("mutants/",)))),
     ("report", (("report/", ("report/",)),)),
     ("engine", (("engine/", ("engine/",)),)),
     ("metrics", (("metrics/", ("metrics/",)),)),

@@ -1,8 +1,10 @@
 """Synthetic training pairs for the entailment model: small edits of real passages.
 
-Each generator takes a sentence (and what it needs besides) and returns an edited sentence, or
-``None`` when the edit does not apply. The edits are the ones a RAG answer makes to its source
-and that a bag of words cannot see:
+The edit generators live in the package, :mod:`pytest_rag.mutants.edits` (``pytest --rag-mutants``
+builds wrong answers with them too); every name this script had stays importable from it. Each
+generator takes a sentence (and what it needs besides) and returns an edited sentence, or ``None``
+when the edit does not apply. The edits are the ones a RAG answer makes to its source and that a
+bag of words cannot see:
 
 * not entailed: a number, date or name swapped for another; a negation added or removed; a
   comparison or direction turned round; two names in one sentence trading places (agent and
@@ -18,10 +20,21 @@ and seed give the same pairs.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pytest_rag.mutants.edits import (
+    added_claim,
+    clause_dropped,
+    comparison_flip,
+    date_swap,
+    name_spans,
+    name_swap,
+    negation_flip,
+    number_swap,
+    recombined,
+    role_swap,
+)
 from pytest_rag.scoring.text import split_sentences
 
 __all__ = [
@@ -40,65 +53,6 @@ __all__ = [
 ]
 
 
-def _words(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
-
-
-_MONTHS = _words("January February March April May June July August September October November December")
-_WEEKDAYS = _words("Monday Tuesday Wednesday Thursday Friday Saturday Sunday")
-_NUMBER_WORDS = _words("two three four five six seven eight nine ten eleven twelve")
-_NUMBER_RE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
-_YEAR_RE = re.compile(r"^(1[5-9]\d\d|20\d\d)$")
-_AUXILIARIES = _words("is are was were has have had can could will would should may might must does did do")
-_AUX_RE = re.compile(r"\b(" + "|".join(_AUXILIARIES) + r")\b(?! not\b)", re.IGNORECASE)
-_NEGATED_RE = re.compile(
-    r"\b(?:(is|are|was|were|has|have|had|does|did|do|could|would|should|must)n't|"
-    r"(is|are|was|were|has|have|had|can|could|will|would|should|may|might|must|does|did|do) not|cannot|never)\b",
-    re.IGNORECASE,
-)
-_OPPOSITES = dict(
-    pair
-    for a, b in (
-        ("more", "less"),
-        ("before", "after"),
-        ("larger", "smaller"),
-        ("higher", "lower"),
-        ("increase", "decrease"),
-        ("increased", "decreased"),
-        ("increases", "decreases"),
-        ("first", "last"),
-        ("earliest", "latest"),
-        ("minimum", "maximum"),
-        ("above", "below"),
-        ("older", "younger"),
-        ("north", "south"),
-        ("east", "west"),
-        ("longer", "shorter"),
-        ("faster", "slower"),
-        ("most", "least"),
-        ("largest", "smallest"),
-        ("highest", "lowest"),
-        ("early", "late"),
-        ("inside", "outside"),
-        ("always", "rarely"),
-        ("cheaper", "costlier"),
-        ("won", "lost"),
-    )
-    for pair in ((a, b), (b, a))
-)
-_OPPOSITE_RE = re.compile(
-    r"\b(" + "|".join(sorted(_OPPOSITES, key=len, reverse=True)) + r")\b", re.IGNORECASE
-)
-_NAME_RE = re.compile(r"\b[A-Z][\w'’-]*[a-z][\w'’-]*(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?[A-Z][\w'’-]*)*")
-_NOT_NAMES = frozenset(_MONTHS + _WEEKDAYS) | frozenset(
-    _words(
-        "The A An This That These Those It He She They We I You His Her Their Its In On At For But "
-        "And Or If When While After Before However Although Because Since As Some Many Most"
-    )
-)
-_SUBJECT_SPLIT_RE = re.compile(r"\s(" + "|".join(_AUXILIARIES) + r")\s", re.IGNORECASE)
-
-
 @dataclass(frozen=True)
 class EditPair:
     """A premise, a hypothesis made from it, whether the premise entails it, and how it was made."""
@@ -107,267 +61,6 @@ class EditPair:
     hypothesis: str
     entailed: bool
     kind: str
-
-
-def _match_case(word: str, like: str) -> str:
-    if like.isupper() and len(like) > 1:
-        return word.upper()
-    if like[:1].isupper():
-        return word[:1].upper() + word[1:]
-    return word.lower()
-
-
-def _replace_span(text: str, start: int, end: int, new: str) -> str:
-    return text[:start] + new + text[end:]
-
-
-def _other_number(number: str, rng: random.Random, avoid: str) -> str | None:
-    plain = number.replace(",", "")
-    if not re.fullmatch(r"\d+(?:\.\d+)?", plain):
-        return None
-    if "." in plain:
-        whole, fraction = plain.split(".")
-        candidates = [f"{int(whole) + d}.{fraction}" for d in (1, 2, 3) if int(whole) + d >= 0]
-        candidates += [
-            f"{whole}.{(int(fraction) + d) % 10 ** len(fraction):0{len(fraction)}d}" for d in (1, 3, 5)
-        ]
-    else:
-        value = int(plain)
-        if _YEAR_RE.match(plain):
-            candidates = [str(value + d) for d in (-12, -5, -3, -2, -1, 1, 2, 3, 5, 12)]
-        else:
-            candidates = [
-                str(v) for v in (value + 1, value + 2, value * 2, value * 10, value + 5, value - 1) if v >= 0
-            ]
-            if value > 20:
-                candidates += [str(value // 2), str(value * 3)]
-    if "," in number:  # keep the thousands separators the passage used
-        candidates = [f"{int(c):,}" if c.isdigit() else c for c in candidates]
-    candidates = [c for c in dict.fromkeys(candidates) if c != number and c not in avoid]
-    return rng.choice(candidates) if candidates else None
-
-
-def number_swap(sentence: str, rng: random.Random, premise: str = "") -> str | None:
-    """One number of ``sentence`` replaced by a nearby different one the premise does not hold."""
-    found = [m for m in _NUMBER_RE.finditer(sentence) if not _YEAR_RE.match(m.group())]
-    spelled = [m for m in re.finditer(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", sentence, re.IGNORECASE)]
-    if not found and not spelled:
-        return None
-    if found and (not spelled or rng.random() < 0.75):
-        match = rng.choice(found)
-        new = _other_number(match.group(), rng, premise or sentence)
-        if new is None:
-            return None
-    else:
-        match = rng.choice(spelled)
-        options = [
-            w
-            for w in _NUMBER_WORDS
-            if w != match.group().lower() and not re.search(rf"\b{w}\b", premise, re.I)
-        ]
-        new = _match_case(rng.choice(options), match.group())
-    return _replace_span(sentence, match.start(), match.end(), new)
-
-
-def date_swap(sentence: str, rng: random.Random, premise: str = "") -> str | None:
-    """A year, month or weekday of ``sentence`` replaced by another the premise does not name."""
-    options: list[tuple[int, int, str]] = []
-    for match in _NUMBER_RE.finditer(sentence):
-        if _YEAR_RE.match(match.group()):
-            new = _other_number(match.group(), rng, premise or sentence)
-            if new is not None:
-                options.append((match.start(), match.end(), new))
-    for names in (_MONTHS, _WEEKDAYS):
-        for match in re.finditer(r"\b(" + "|".join(names) + r")\b", sentence, re.IGNORECASE):
-            others = [
-                n for n in names if n.lower() != match.group().lower() and n.lower() not in premise.lower()
-            ]
-            if others:
-                options.append((match.start(), match.end(), _match_case(rng.choice(others), match.group())))
-    if not options:
-        return None
-    start, end, new = rng.choice(options)
-    return _replace_span(sentence, start, end, new)
-
-
-def name_spans(sentence: str) -> list[tuple[int, int]]:
-    """Character spans of capitalised names in ``sentence``, leaving out its first word and
-    capitalised function words, months and weekdays."""
-    spans = []
-    for match in _NAME_RE.finditer(sentence):
-        start, end = match.start(), match.end()
-        # a capitalised run may begin with the sentence's first word or a function word
-        # ("The Harbour Trust", "Yesterday Anna Weber"): the name is what follows it
-        while start < end and (start == 0 or sentence[start:end].split()[0] in _NOT_NAMES):
-            first = sentence[start:end].split()[0]
-            rest = sentence[start + len(first) : end]
-            start = end - len(rest.lstrip()) if rest.strip() else end
-        if start < end and sentence[start].isupper():
-            spans.append((start, end))
-    return spans
-
-
-def name_swap(sentence: str, rng: random.Random, pool: Sequence[str], premise: str = "") -> str | None:
-    """One name of ``sentence`` replaced by a name from ``pool`` that the premise does not contain."""
-    spans = name_spans(sentence)
-    if not spans:
-        return None
-    start, end = rng.choice(spans)
-    current = sentence[start:end]
-    candidates = [n for n in pool if n != current and n not in premise and n not in sentence]
-    if not candidates:
-        return None
-    return _replace_span(sentence, start, end, rng.choice(candidates))
-
-
-_FUNCTION_WORDS = _words(
-    "same other one lot most few first last and or but with from that which who whom whose this "
-    "across over under into onto about after before behind near along around through between "
-    "while during without within against toward towards upon beside for are was were has have "
-    "had is been being its his her their there here then than"
-)
-_WORD = r"(?!(?:" + "|".join(_FUNCTION_WORDS) + r")\b)[a-z]{3,}"
-_PHRASE_RE = re.compile(
-    r"\b(?:[Tt]he|[Aa]n?|[Tt]wo|[Tt]hree|[Hh]is|[Hh]er|[Tt]heir)\s+(?:" + _WORD + r"\s+)?" + _WORD + r"\b"
-)
-_SYMMETRIC_GAP_RE = re.compile(r"^\s*(?:,|and|or|with|,\s*and)?\s*$")
-
-
-def _noun_phrases(sentence: str) -> list[tuple[int, int]]:
-    """Spans of "the/a/an/his/... (word) noun" phrases, the agents and patients of plain sentences."""
-    return [(m.start(), m.end()) for m in _PHRASE_RE.finditer(sentence)]
-
-
-def _with_article(sentence: str, span: tuple[int, int]) -> tuple[int, int]:
-    """A name's span widened to take a "the" just before it ("the Harbour Trust")."""
-    start, end = span
-    if sentence[max(0, start - 4) : start].lower() == "the ":
-        return start - 4, end
-    return start, end
-
-
-def role_swap(sentence: str, rng: random.Random) -> str | None:
-    """Two different names, or two noun phrases, of ``sentence`` trade places ("Ada hired Ben"
-    -> "Ben hired Ada", "A dog chases the cat" -> "The cat chases a dog"). Phrases joined only
-    by "and", "or", "with" or a comma are left alone: swapping them changes nothing."""
-    names = [_with_article(sentence, span) for span in name_spans(sentence)]
-    for spans in (names, _noun_phrases(sentence)):
-        pairs = [
-            (a, b)
-            for i, a in enumerate(spans)
-            for b in spans[i + 1 :]
-            if sentence[a[0] : a[1]].lower() != sentence[b[0] : b[1]].lower()
-            and not _SYMMETRIC_GAP_RE.match(sentence[a[1] : b[0]])
-        ]
-        if pairs:
-            (a0, a1), (b0, b1) = rng.choice(pairs)
-            first, second = sentence[b0:b1], sentence[a0:a1]
-            if a0 == 0:  # keep the sentence's capital where it was
-                first, second = first[:1].upper() + first[1:], second[:1].lower() + second[1:]
-            return sentence[:a0] + first + sentence[a1:b0] + second + sentence[b1:]
-    return None
-
-
-def negation_flip(sentence: str, rng: random.Random) -> str | None:
-    """``sentence`` with a negation removed, or one added after its first auxiliary verb."""
-    negated = list(_NEGATED_RE.finditer(sentence))
-    if negated:
-        match = rng.choice(negated)
-        text = match.group()
-        lowered = text.lower()
-        if lowered == "never":
-            new = _match_case("always", text)
-        elif lowered == "cannot":
-            new = _match_case("can", text)
-        elif lowered.endswith("n't"):
-            new = text[:-3]
-        else:
-            new = text.rsplit(" ", 1)[0]
-        return _replace_span(sentence, match.start(), match.end(), new)
-    match = _AUX_RE.search(sentence)
-    if match is None:
-        return None
-    return _replace_span(sentence, match.end(), match.end(), " not")
-
-
-def comparison_flip(sentence: str, rng: random.Random) -> str | None:
-    """A comparison or direction word turned round ("before" -> "after", "more" -> "less")."""
-    found = list(_OPPOSITE_RE.finditer(sentence))
-    if not found:
-        return None
-    match = rng.choice(found)
-    new = _match_case(_OPPOSITES[match.group().lower()], match.group())
-    return _replace_span(sentence, match.start(), match.end(), new)
-
-
-def _subject_and_rest(sentence: str) -> tuple[str, str] | None:
-    match = _SUBJECT_SPLIT_RE.search(sentence)
-    if match is None or match.start() < 3:
-        return None
-    return sentence[: match.start()], sentence[match.start() :]
-
-
-def _content(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 3}
-
-
-def recombined(first: str, second: str) -> str | None:
-    """The subject of ``first`` with the predicate of ``second`` (facts joined wrongly), when the
-    two subjects differ in their content words."""
-    a = _subject_and_rest(first)
-    b = _subject_and_rest(second)
-    if a is None or b is None:
-        return None
-    subject_a, rest_a = a
-    subject_b, rest_b = b
-    if (
-        _content(subject_a) == _content(subject_b)
-        or not _content(subject_a)
-        or _content(rest_a) == _content(rest_b)
-    ):
-        return None
-    if _content(subject_a) <= _content(second):  # the second sentence speaks of it anyway
-        return None
-    return subject_a + rest_b
-
-
-_SIDE_CLAUSE_RE = re.compile(
-    r",\s+(?:which|who|whose|including|while|as|according to|where)\b[^,.!?]*(?=,|[.!?]?$)"
-)
-_LEADING_PHRASE_RE = re.compile(
-    r"^(?:In|On|At|By|During|After|Before|Since|According to|However|Today|Later|Meanwhile|Originally)\b[^,]{0,60},\s+"
-)
-_CONDITION_RE = re.compile(
-    r"\b(not|no|never|unless|if|only|except|but|although|when|without)\b", re.IGNORECASE
-)
-
-
-def clause_dropped(sentence: str, rng: random.Random) -> str | None:
-    """``sentence`` without a parenthesis, a side clause (", which ...", ", including ...") or a
-    leading phrase ("In 1998, ..."), when at least five words remain. What is left is still said
-    by the sentence; a clause holding a negation or a condition is never dropped."""
-    options = []
-    for match in [*re.finditer(r"\s*\([^()]*\)", sentence), *_SIDE_CLAUSE_RE.finditer(sentence)]:
-        if not _CONDITION_RE.search(match.group()):
-            end = match.end() + (1 if sentence[match.end() : match.end() + 1] == "," else 0)
-            options.append(sentence[: match.start()] + sentence[end:])
-    lead = _LEADING_PHRASE_RE.match(sentence)
-    if lead and not _CONDITION_RE.search(lead.group()):
-        rest = sentence[lead.end() :]
-        options.append(rest[:1].upper() + rest[1:])
-    options = [o for o in options if len(o.split()) >= 5 and o != sentence]
-    return rng.choice(options) if options else None
-
-
-def added_claim(sentence: str, other: str) -> str | None:
-    """``sentence`` with another passage's sentence joined on by "and" (a claim it does not back)."""
-    base = sentence.rstrip().rstrip(".!?;:")
-    extra = other.strip().rstrip(".!?;:")
-    if len(base.split()) < 4 or len(extra.split()) < 4:
-        return None
-    if extra.split()[0] in _NOT_NAMES:  # "The museum ..." continues as "and the museum ..."
-        extra = extra[:1].lower() + extra[1:]
-    return f"{base}, and {extra}."
 
 
 _TARGETED_EDITS = (

@@ -10,7 +10,7 @@ from pytest_rag.engine.pricing import PriceTable, usd
 from pytest_rag.engine.spending import Estimate
 from pytest_rag.errors import ConfigError
 from pytest_rag.judges.protocol import JudgeSpec
-from pytest_rag.report.summary import _estimate_text, calls_line
+from pytest_rag.report.summary import calls_line, estimate_text
 from pytest_rag.results import CallTally
 
 
@@ -58,7 +58,7 @@ def test_one_amount_prints_one_way_on_a_summary_line(amount: float) -> None:
 
 
 def test_the_dry_run_estimate_prints_dollars_like_the_batch_lines() -> None:
-    text = _estimate_text(Estimate(calls=1, tokens_in=10, cost_usd=0.0036))
+    text = estimate_text(Estimate(calls=1, tokens_in=10, cost_usd=0.0036))
     assert usd(0.0036) in text and "$0.0036 " not in text
 
 

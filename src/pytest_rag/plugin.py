@@ -27,6 +27,7 @@ SETTINGS_KEY = pytest.StashKey["tuple[RagSettings, tuple[str, ...]]"]()
 JUDGE_KEY = pytest.StashKey["RagJudge"]()
 """The test's ``rag_judge``, whose refused checks :func:`pytest_runtest_makereport` reads."""
 WORKER_OUTPUT_KEY = "pytest_rag_records"
+MUTANT_OUTPUT_KEY = "pytest_rag_mutants"
 CASE_MARKERS = {
     "rag_case": "a test case read from a pytest-rag case file (*.rag.jsonl, *.rag.yaml, *.rag.csv)",
     "generated": "a case written by pytest-rag generate",
@@ -187,6 +188,11 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     rows = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
     if rows and SETTINGS_KEY in node.config.stash:
         rag_session(node.config).results.load_json_rows(rows)
+    mutants = getattr(node, "workeroutput", {}).get(MUTANT_OUTPUT_KEY)
+    if mutants and SETTINGS_KEY in node.config.stash:
+        found = rag_session(node.config).mutants
+        if found is not None:
+            found.load_json_rows(mutants, f"pytest-xdist worker {getattr(node.gateway, 'id', '?')}")
 
 
 @pytest.hookimpl(trylast=True)
@@ -201,12 +207,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     rag = _session(session.config)
     if workeroutput is not None:
         workeroutput[WORKER_OUTPUT_KEY] = rag.results.to_json_rows() if rag is not None else []
+        if rag is not None and rag.mutants is not None:
+            from .mutants.records import to_json_rows
+
+            workeroutput[MUTANT_OUTPUT_KEY] = to_json_rows(rag.judge_mutants())
         return
     if rag is None:
         if (
             settings.html_path is None
             and not settings.regression.any_requested()
             and not settings.batch.enabled
+            and not settings.mutants.min_catch
         ):
             return  # nothing judged, no file, gate or batch queue to see to: nothing to import
         rag = rag_session(session.config)
@@ -221,7 +232,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if settings is None or hasattr(config, "workerinput"):
         return
     rag = _session(config)
-    if rag is None and not settings.regression.any_requested():
+    if rag is None and not settings.regression.any_requested() and not settings.mutants.min_catch:
         return  # nothing judged and no gate: nothing to say
     from .run.run_end import write_summary
     from .run.unjudged import tally_lines

@@ -34,6 +34,7 @@ from .cases import (
     add_case_options,
     read_case_settings,
 )
+from .mutants import MutantSettings, add_mutant_options, read_mutant_settings
 from .pass_on import PASS_ON, add_pass_on_options, read_pass_on
 from .readers import (
     in_environment,
@@ -115,6 +116,7 @@ class RagSettings:
     batch: BatchSettings = field(default_factory=BatchSettings)
     pass_on: str = "score"
     cases: CaseSettings = field(default_factory=CaseSettings)
+    mutants: MutantSettings = field(default_factory=MutantSettings)
 
     @property
     def checked_at_startup(self) -> bool:
@@ -241,6 +243,7 @@ def add_options(parser: Any) -> None:
     add_batch_options(group, parser)
     add_pass_on_options(group, parser)
     add_case_options(parser)
+    add_mutant_options(group, parser)
 
 
 def add_threshold_options(parser: Any, names: Sequence[str]) -> None:
@@ -375,4 +378,5 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
         batch=read_batch_settings(config, cache_mode),
         pass_on=read_pass_on(config),
         cases=read_case_settings(config),
+        mutants=read_mutant_settings(config),
     )

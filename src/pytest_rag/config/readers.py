@@ -68,6 +68,15 @@ def pick_number(
     return default if from_ini is None else from_ini
 
 
+def lines_option(config: Any, option: str, ini: str) -> tuple[list[str], str]:
+    """The values of a repeatable command-line ``option`` (``action="append"``), else the lines of
+    the ini key ``ini`` (a ``linelist``), and where they were set, for errors about them."""
+    given = config.getoption(option)
+    if given:
+        return [str(item) for item in given], on_command_line(f"--{option.replace('_', '-')}")
+    return [str(line) for line in config.getini(ini)], in_ini_file(ini)
+
+
 def path_option(config: Any, option: str, ini: str) -> Path | None:
     """A path from the command line (relative to the working directory) or ini (relative to rootdir)."""
     cli = config.getoption(option)

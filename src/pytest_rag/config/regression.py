@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..ground.command_options import IniOption, ValueOption, add_pytest_options
 from ..regression.gate_bars import check_min_alpha, parse_fail_under
-from .readers import in_ini_file, ini_value, on_command_line, path_option, read_number
+from .readers import in_ini_file, ini_value, lines_option, on_command_line, path_option, read_number
 
 
 @dataclass(frozen=True)
@@ -123,13 +123,8 @@ def read_regression_settings(config: Any) -> RegressionSettings:
     for report in reports:
         if report.suffix.lower() not in (".json", ".csv"):
             raise ConfigError(f"{source}: {report} must end in .json or .csv (repeat the option for both)")
-    cli_bars = config.getoption("rag_fail_under")
-    if cli_bars:
-        fail_under_source = on_command_line("--rag-fail-under")
-        fail_under = parse_fail_under(cli_bars, fail_under_source)
-    else:
-        fail_under_source = in_ini_file("rag_fail_under")
-        fail_under = parse_fail_under([str(x) for x in config.getini("rag_fail_under")], fail_under_source)
+    bars, fail_under_source = lines_option(config, "rag_fail_under", "rag_fail_under")
+    fail_under = parse_fail_under(bars, fail_under_source)
     min_alpha, alpha_source = config.getoption("rag_min_alpha"), on_command_line("--rag-min-alpha")
     if min_alpha is None:
         alpha_source = in_ini_file("rag_min_alpha")

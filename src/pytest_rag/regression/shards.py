@@ -41,6 +41,10 @@ from .. import __version__
 from ..check_keys import keyed_records, metric_label, report_order
 from ..errors import InputError, NotJudgedError
 from ..ground.command_options import SubCommand, SwitchOption, ValueOption
+from ..mutants.classes import parse_min_catch
+from ..mutants.html import mutants_section
+from ..mutants.records import MutantRecord, mutant_order, read_rows, to_json_rows
+from ..mutants.table import check_min_catch, conclude_mutants
 from ..report.html.page import write_html_report
 from ..report.html.verdict import RunVerdict
 from ..report.results_file import REPORT_SUFFIXES, VERSION, read_results_file, write_reports
@@ -59,12 +63,15 @@ class Shard:
     records: list[CheckRecord]
     run: RunRecord | None = None
     version: int = VERSION
+    mutants: list[MutantRecord] | None = None
+    """The shard's mutant records (None: it ran without --rag-mutants)."""
 
 
 def load_shard(path: Path) -> Shard:
     """Read one shard's JSON results file; the error names the file and how to write a valid one."""
     found = read_results_file(path, "shard file", " in each shard's pytest command")
-    return Shard(path, found.records, found.run, found.version)
+    mutants = read_rows(found.mutants, path) if found.mutants is not None else None
+    return Shard(path, found.records, found.run, found.version, mutants)
 
 
 class IncompleteShardsError(InputError):
@@ -226,6 +233,7 @@ def merge(
     html: Path | None = None,
     quiet: bool = False,
     allow_partial: bool = False,
+    min_catch: dict[str, float] | None = None,
 ) -> MergeOutcome:
     """Merge the shards, judge the whole, write the requested files; the lines are the shards, then
     the summary an unsharded run prints under its "pytest-rag summary" rule. Shards that do not make
@@ -285,22 +293,37 @@ def merge(
         baseline=baseline,
         pending=pending,
     )
+    mutated = [shard.mutants for shard in shards if shard.mutants is not None]
+    mutants = mutant_order(record for found in mutated for record in found) if mutated else None
+    if mutants is not None:
+        conclude_mutants(conclusion, mutants, min_catch or {}, pending, "--min-catch")
+    elif min_catch:  # no shard ran with --rag-mutants: the gate judges nothing, and fails
+        check_min_catch([], min_catch, conclusion, pending, "--min-catch")
+    sections = [mutants_section(mutants, pending)] if mutants is not None else []
     verdict = functools.partial(_merge_verdict, conclusion, unjudged_lines)
     html_lines: list[str] = []
     title = f"pytest-rag report · {len(shards)} shard(s) merged"
     if html is not None:  # after the gates, so the report shows the merge's verdict
         html_lines, html_error = write_html_report(
-            html, records, baseline, title, run=_with_status(run, verdict().failed), verdict=verdict()
+            html,
+            records,
+            baseline,
+            title,
+            run=_with_status(run, verdict().failed),
+            verdict=verdict(),
+            sections=sections,
         )
         if html_error is not None:
             conclusion.fail(html_error)
     run = _with_status(run, verdict().failed)
-    written, error = write_reports(reports, records, run)
+    written, error = write_reports(
+        reports, records, run, to_json_rows(mutants) if mutants is not None else None
+    )
     conclusion.lines.extend([*written, *html_lines])
     if error is not None:
         conclusion.fail(error)
         if html is not None and html_lines:  # the report written must not read green for this failure
-            write_html_report(html, records, baseline, title, run=run, verdict=verdict())
+            write_html_report(html, records, baseline, title, run=run, verdict=verdict(), sections=sections)
     lines = summary_text(records, conclusion.summary_lines, quiet=quiet, dry_run=dry_run)
     if not lines:  # no check in any shard: still say so, and why a gate failed
         lines = [f"no judged check in {len(shards)} shard file(s)", *conclusion.summary_lines]
@@ -336,6 +359,7 @@ def merge_command(args: argparse.Namespace) -> int:
         html=Path(args.html) if args.html else None,
         quiet=args.quiet,
         allow_partial=args.allow_partial,
+        min_catch=parse_min_catch(args.min_catch or [], "--min-catch"),
     )
     for line in [*outcome.shards, *outcome.lines]:
         print(line)
@@ -372,6 +396,13 @@ MERGE_COMMAND = SubCommand(
             "ALPHA",
             "fail when the lower bound of alpha (judge vs --gold) is below ALPHA",
             float,
+        ),
+        ValueOption(
+            "--min-catch",
+            "[CLASS=]RATE",
+            "fail when the lower bound of the mutants' catch rate (all classes, or CLASS) is below RATE "
+            "(shards run with --rag-mutants; repeatable)",
+            action="append",
         ),
         SwitchOption(
             "--allow-partial",

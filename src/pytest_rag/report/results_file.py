@@ -194,15 +194,22 @@ def aggregate_rows(records: Sequence[CheckRecord]) -> list[dict[str, Any]]:
     return rows
 
 
-def build_report(records: Sequence[CheckRecord], run: RunRecord | None = None) -> dict[str, Any]:
-    """The JSON results file; ``run`` is None only where no run record is known."""
-    return {
+def build_report(
+    records: Sequence[CheckRecord], run: RunRecord | None = None, mutants: Sequence[Any] | None = None
+) -> dict[str, Any]:
+    """The JSON results file; ``run`` is None only where no run record is known; ``mutants``: the
+    rows of a run with --rag-mutants (:mod:`pytest_rag.mutants.records`), kept whole so that a merge
+    of shards computes the run's catch table."""
+    report = {
         "format": FORMAT,
         "version": VERSION,
         "run": run.to_json() if run is not None else None,
         "checks": [check_row(key, record) for key, record in keyed_records(records)],
         "aggregates": aggregate_rows(records),
     }
+    if mutants is not None:
+        report["mutants"] = list(mutants)
+    return report
 
 
 def _csv_text(report: dict[str, Any]) -> str:
@@ -235,10 +242,16 @@ def check_report_path(path: Path) -> None:
         )
 
 
-def write_report(path: Path, records: Sequence[CheckRecord], run: RunRecord | None = None) -> None:
-    """Write the results file; the format follows the extension (.json or .csv), atomically."""
+def write_report(
+    path: Path,
+    records: Sequence[CheckRecord],
+    run: RunRecord | None = None,
+    mutants: Sequence[Any] | None = None,
+) -> None:
+    """Write the results file; the format follows the extension (.json or .csv), atomically. The
+    mutants' rows go into the JSON file only (a CSV file has a row per check)."""
     check_report_path(path)
-    report = build_report(records, run)
+    report = build_report(records, run, mutants)
     if path.suffix.lower() == ".json":
         text = json.dumps(report, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
     else:
@@ -247,7 +260,10 @@ def write_report(path: Path, records: Sequence[CheckRecord], run: RunRecord | No
 
 
 def write_reports(
-    paths: Sequence[Path], records: Sequence[CheckRecord], run: RunRecord | None = None
+    paths: Sequence[Path],
+    records: Sequence[CheckRecord],
+    run: RunRecord | None = None,
+    mutants: Sequence[Any] | None = None,
 ) -> tuple[list[str], Exception | None]:
     """Write every results file asked for (``--rag-report``, ``pytest-rag merge --report``): the lines
     the summary shows, and the error that stopped the writing (a file that cannot be written fails
@@ -255,7 +271,7 @@ def write_reports(
     lines: list[str] = []
     for path in paths:
         try:
-            write_report(path, records, run)
+            write_report(path, records, run, mutants)
         except (RagError, OSError) as exc:
             return lines, exc
         lines.append(f"results written to {path}")
@@ -274,6 +290,9 @@ class ResultsFile:
     version: int
     run: RunRecord | None
     records: list[CheckRecord]
+    mutants: Any = None
+    """The ``mutants`` rows of a run with --rag-mutants as written (None: the run made none), read
+    by :func:`pytest_rag.mutants.records.read_rows`."""
 
 
 def read_results(path: Path, role: str = "results file", remedy: str = "") -> list[CheckRecord]:
@@ -351,7 +370,7 @@ def read_results_file(path: Path, role: str = "results file", remedy: str = "") 
                 }
             )
         records.append(record)
-    return ResultsFile(version, run, records)
+    return ResultsFile(version, run, records, data.get("mutants"))
 
 
 def _what_is_wrong(exc: Exception) -> str:

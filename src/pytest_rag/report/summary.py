@@ -148,11 +148,11 @@ def spending_lines(records: list[CheckRecord], *, dry_run: bool, budget_usd: flo
             total.add(estimate)
         checks = sum(n for n, _ in groups.values())
         lines.append(
-            f"dry run: {checks} check(s) not judged; they would make {_estimate_text(total)} "
+            f"dry run: {checks} check(s) not judged; they would make {estimate_text(total)} "
             "(the first call of each judgment; multi-step metrics make more once its reply is known)"
         )
         for (metric, judge), (n, estimate) in sorted(groups.items()):
-            lines.append(f"  {metric} [{judge}]: {n} check(s), {_estimate_text(estimate)}")
+            lines.append(f"  {metric} [{judge}]: {n} check(s), {estimate_text(estimate)}")
     if budget_usd is not None:
         spent = total_calls(records).cost_usd
         refused = sum(1 for r in records if r.error_kind == "BudgetExceededError")
@@ -178,7 +178,8 @@ def replay_lines(records: list[CheckRecord]) -> list[str]:
     ]
 
 
-def _estimate_text(estimate: Estimate) -> str:
+def estimate_text(estimate: Estimate) -> str:
+    """Would-be calls as the dry-run lines print them: calls, tokens and dollars."""
     cost = f"est. {usd(estimate.cost_usd)}"
     if estimate.price_unknown:
         cost += f" (+ {estimate.price_unknown} call(s) of a model with no known price; set rag_prices)"

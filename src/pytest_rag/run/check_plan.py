@@ -9,6 +9,7 @@ score, or as an error that is counted and never a pass.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from ..inputs import Sample
     from ..judges.protocol import Judge
     from ..metrics.base import Metric
+    from ..mutants.run import MutantRun
 
 
 class CheckPlan:
@@ -43,6 +45,7 @@ class CheckPlan:
         repeats: int,
         results: SessionResults,
         pass_on: str = "score",
+        mutants: MutantRun | None = None,
     ) -> None:
         self.test_id = test_id
         self.check = check
@@ -59,6 +62,8 @@ class CheckPlan:
         self.results = results
         self.pass_on = pass_on
         """What the bar is compared with: ``score``, or ``expected`` (--rag-pass-on)."""
+        self.mutants = mutants
+        """Under --rag-mutants, what keeps the check once recorded, for its mutants at the run's end."""
 
     def _evaluation(self, cache_only: bool) -> Coroutine[Any, Any, MetricResult]:
         return evaluate(
@@ -86,6 +91,8 @@ class CheckPlan:
     def record(self, result: MetricResult) -> MetricResult:
         """Keep the scored check in the session results; returns the result."""
         self.results.record(CheckRecord.from_result(result, self.place))
+        if self.mutants is not None:
+            self.mutants.consider(self, result)
         return result
 
     def record_error(self, exc: RagError) -> None:
@@ -109,6 +116,17 @@ class CheckPlan:
                 sample_index=self.place.sample_index,
             )
         )
+        if self.mutants is not None:
+            self.mutants.consider(self, exc)
+
+    def with_sample(self, sample: Sample) -> CheckPlan:
+        """This plan for another sample (a mutant of its answer): the same metric, options, bar,
+        judges and engine, recorded nowhere unless :meth:`record` is called."""
+        twin = copy.copy(self)
+        twin.sample = sample
+        twin.place = CheckPlace(self.test_id, sample, self.place.sample_index)
+        twin.mutants = None  # a mutant's mutants are not made
+        return twin
 
     def _error_evidence(self, exc: RagError) -> dict[str, Any]:
         if isinstance(exc, NotJudgedError):

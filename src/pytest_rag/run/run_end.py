@@ -23,6 +23,9 @@ from ..check_keys import report_order
 from ..engine.batch.run import end_of_run
 from ..engine.cache import STORE_FILE
 from ..errors import RagError
+from ..mutants.html import mutants_section
+from ..mutants.records import to_json_rows
+from ..mutants.table import conclude_mutants
 from ..regression.gates import Conclusion, conclude
 from ..regression.store_io import export_store, import_store
 from ..report.html.page import write_html_report
@@ -34,6 +37,7 @@ from ..run_record import COUNTER_KEY, RunRecord, record_run
 from .unjudged import pending_kinds
 
 if TYPE_CHECKING:
+    from ..mutants.records import MutantRecord
     from ..results import CheckRecord
     from .session import RagSession
 
@@ -81,6 +85,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     records = final_records(rag)
     run = run_of(session)
     notes = config.stash.setdefault(NOTES_KEY, [])
+    mutants = rag.judge_mutants()  # before the batches are submitted: a mutant's requests join the queue
     # --rag-batch: submit what this run queued and say what happened to earlier batches; a batch
     # refused for good fails the session (its checks would wait forever), one that may pass stays queued
     batches = end_of_run(
@@ -95,7 +100,13 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         # a gate would fail such a run for judging nothing, and gold agreement or a baseline change
         # would weigh nothing
         regression = dataclasses.replace(regression, fail_under={}, gold=None, min_alpha=None, baseline=None)
-    if not records and not notes and settings.html_path is None and not regression.any_requested():
+    if (
+        not records
+        and not notes
+        and settings.html_path is None
+        and not regression.any_requested()
+        and not settings.mutants.min_catch
+    ):
         return  # a run that judged nothing and asked for no file or gate: nothing to conclude
     conclusion = conclude(
         records,
@@ -106,6 +117,9 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         notes=notes,
         pending=pending_kinds(settings),
     )
+    if settings.mutants.enabled:
+        bars = {} if _runs_no_test(config) else settings.mutants.min_catch  # as the other gates
+        conclude_mutants(conclusion, mutants, bars, pending_kinds(settings))
     conclusion.unsubmitted.extend(batches.failures)
     exported, export_error = _export(rag)  # before the results files, which record the exit status
     conclusion.lines.extend(exported)
@@ -113,19 +127,20 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         conclusion.fail(export_error)
     # the HTML report shows the verdict, so it is written once the gates have concluded, and before
     # the results files, which record the exit status its own failure sets
-    html_lines, html_error = _write_html(session, rag, records, run, conclusion)
+    html_lines, html_error = _write_html(session, rag, records, run, conclusion, mutants)
     if html_error is not None:
         conclusion.fail(html_error)
     _fail_session(session, conclusion.failed)
     if run is not None:
         run = dataclasses.replace(run, exit_status=int(session.exitstatus))
-    written, error = write_reports(regression.reports, records, run)
+    mutant_rows = to_json_rows(mutants) if settings.mutants.enabled else None
+    written, error = write_reports(regression.reports, records, run, mutant_rows)
     conclusion.lines.extend([*written, *html_lines])
     if error is not None:
         conclusion.fail(error)
         _fail_session(session, conclusion.failed)
         if html_lines:  # the report already written must not read green for the run this failed
-            _write_html(session, rag, records, run, conclusion)
+            _write_html(session, rag, records, run, conclusion, mutants)
     config.stash[CONCLUSION_KEY] = conclusion
 
 
@@ -135,9 +150,11 @@ def _write_html(
     records: Sequence[CheckRecord],
     run: RunRecord | None,
     conclusion: Conclusion,
+    mutants: Sequence[MutantRecord] = (),
 ) -> tuple[list[str], RagError | None]:
     """``--rag-html``: the report of the run as it ends, its verdict included (the gates, and the
-    exit status pytest-rag is about to set); nothing when no report was asked for."""
+    exit status pytest-rag is about to set) and, under --rag-mutants, the catch table and survivors;
+    nothing when no report was asked for."""
     settings = rag.settings
     if settings.html_path is None:
         return [], None
@@ -153,6 +170,7 @@ def _write_html(
         title,
         run=run,
         verdict=conclusion.verdict,
+        sections=[mutants_section(mutants, pending_kinds(settings))] if settings.mutants.enabled else [],
     )
 
 

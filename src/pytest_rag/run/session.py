@@ -29,6 +29,7 @@ from ..errors import ConfigError, InputError, RagError, WaitingForBatchError, ha
 from ..judges.openai.embeddings import close_embedding_clients
 from ..judges.spec import JudgeReach, check_base_urls, parse_judge_specs
 from ..metrics.catalog import resolve_metric
+from ..mutants.run import MutantRun
 from ..registry import Registry
 from ..report.progress import batch_progress
 from ..results import CheckPlace, CheckRecord, MetricResult
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from ..inputs import Sample
     from ..judges.protocol import Judge
     from ..metrics.base import Metric
+    from ..mutants.records import MutantRecord
 
 
 class RagSession:
@@ -61,6 +63,8 @@ class RagSession:
         self._loop_thread: LoopThread | None = None
         self.batching = self.settings.batch.enabled
         """True once a check of this run may wait for a provider batch (--rag-batch, evaluate(batch=True))."""
+        self.mutants = MutantRun(dry_run=self.settings.dry_run) if self.settings.mutants.enabled else None
+        """Under --rag-mutants, the passing answer-level checks kept for mutation, and their mutants."""
         # Tests may score from several threads at once: each lazily built part must be built once
         # (two engines would mean two budgets, two rate limiters, two caches).
         self._building = threading.RLock()
@@ -209,6 +213,7 @@ class RagSession:
             repeats=self.settings.repeats,
             results=self.results,
             pass_on=self.settings.pass_on,
+            mutants=self.mutants,
         )
 
     def threshold_for(
@@ -337,6 +342,14 @@ class RagSession:
         """Keep a check computed without a judge (``overall_score``) in the session results."""
         self.results.record(CheckRecord.from_result(result, CheckPlace(test_id)))
         return result
+
+    def judge_mutants(self) -> list[MutantRecord]:
+        """--rag-mutants: judge the mutants of the checks this process kept, at its end, with this
+        session's judges, engine and loop; every mutant record of the run so far (none without the option)."""
+        if self.mutants is None:
+            return []
+        self.mutants.judge(lambda coro: self._loop.run(coro), 4 * self.settings.limits.concurrency)
+        return self.mutants.records()
 
     # -- end of session -----------------------------------------------------------------------------
 

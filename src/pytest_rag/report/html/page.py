@@ -227,10 +227,12 @@ def render_html(
     size_limit: int = SIZE_LIMIT,
     run: RunRecord | None = None,
     verdict: RunVerdict | None = None,
+    sections: Sequence[str] = (),
 ) -> str:
     """The whole report as one HTML string (``runs``: earlier runs to compare, the current last;
     ``run``: what the run was, for the tests pytest counted; ``verdict``: how the run ended, its
-    gates included, shown first)."""
+    gates included, shown first; ``sections``: more ``<section>`` markup, escaped by its maker,
+    shown before the checks, such as the mutants' catch table)."""
     records = list(records)
     when = (generated_at or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     judges = sorted({r.judge for r in records if r.judge})
@@ -241,6 +243,7 @@ def render_html(
             f"<section><h2>Run</h2>{_summary_cards(records, run)}</section>",
             f"<section><h2>Scores by metric and judge</h2>{_plots_html(records)}</section>",
             _comparison_html(runs),
+            *sections,
             _TABLE,
         ]
     )
@@ -262,9 +265,10 @@ def write_html(
     title: str = "pytest-rag report",
     run: RunRecord | None = None,
     verdict: RunVerdict | None = None,
+    sections: Sequence[str] = (),
 ) -> Path:
     """Write the report to ``path`` atomically (a half-written report never replaces a good one)."""
-    page = render_html(records, runs=runs, title=title, run=run, verdict=verdict)
+    page = render_html(records, runs=runs, title=title, run=run, verdict=verdict, sections=sections)
     write_atomically(path, page, "the HTML report")
     return path
 
@@ -277,6 +281,7 @@ def write_html_report(
     *,
     run: RunRecord | None = None,
     verdict: RunVerdict | None = None,
+    sections: Sequence[str] = (),
 ) -> tuple[list[str], RagError | None]:
     """Write the HTML report of ``records`` (compared with ``baseline`` when that file exists), for
     the end of a run and for ``pytest-rag merge``, with the ``verdict`` they concluded; returns the
@@ -292,7 +297,7 @@ def write_html_report(
         except RagError:
             runs = []  # the regression summary reports what is wrong with the baseline file
     try:
-        write_html(path, records, runs=runs, title=title, run=run, verdict=verdict)
+        write_html(path, records, runs=runs, title=title, run=run, verdict=verdict, sections=sections)
     except FileWriteError as exc:
         return [], exc
     except OSError as exc:  # reading the page's own assets (a broken install)
