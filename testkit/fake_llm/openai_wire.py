@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import struct
 import time
 from collections.abc import Sequence
 from typing import Any
 
+from .openai_strict import strict_refusal
 from .replies import (
     EmbeddingReply,
     JsonReply,
@@ -105,6 +107,50 @@ def missing_field_answer(body: dict[str, Any], required: Sequence[str]) -> Answe
         if name not in body:
             message = f"Missing required parameter: '{name}'."
             return error_answer(400, message, param=name, code="missing_required_parameter")
+    return None
+
+
+SCHEMA_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
+"""'response_format.json_schema.name': "Must be a-z, A-Z, 0-9, or contain underscores and dashes, with
+a maximum length of 64" (API reference)."""
+
+
+def schema_refusal_answer(body: dict[str, Any]) -> Answer | None:
+    """The 400 the API sends for a strict schema it does not take (:mod:`.openai_strict`), or for a
+    response format name it does not take; None when every schema of the request is fine."""
+    response_format = body.get("response_format")
+    if isinstance(response_format, dict) and response_format.get("type") == "json_schema":
+        spec = response_format.get("json_schema") or {}
+        name = spec.get("name")
+        where = "response_format.json_schema.name"
+        if not isinstance(name, str) or not SCHEMA_NAME.match(name):
+            message = (
+                f"Invalid '{where}': string does not match pattern. Expected a string that matches the "
+                f"pattern '{SCHEMA_NAME.pattern}'."
+            )
+            return error_answer(400, message, param=where, code="invalid_value")
+        if len(name) > 64:
+            message = (
+                f"Invalid '{where}': string too long. Expected a string with maximum length 64, but got "
+                f"a string with length {len(name)} instead."
+            )
+            return error_answer(400, message, param=where, code="string_above_max_length")
+        refusal = strict_refusal(spec.get("schema")) if spec.get("strict") is True else None
+        if refusal is not None:
+            message = refusal.message(f"response_format '{name}'")
+            return error_answer(400, message, param="response_format", code="invalid_json_schema")
+    for index, tool in enumerate(body.get("tools") or ()):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict) or function.get("strict") is not True:
+            continue
+        refusal = strict_refusal(function.get("parameters"))
+        if refusal is not None:
+            return error_answer(
+                400,
+                refusal.message(f"function '{function.get('name')}'"),
+                param=f"tools[{index}].function.parameters",
+                code="invalid_function_parameters",
+            )
     return None
 
 

@@ -275,7 +275,9 @@ class FakeLLMServer:
         body = request.json_body
         invalid = wire.missing_field_answer(body, required) if request.method == "POST" else None
         if invalid is None and request.path == MESSAGES_PATH:
-            invalid = anthropic_wire.unknown_tool_answer(body)
+            invalid = anthropic_wire.unknown_tool_answer(body) or anthropic_wire.schema_refusal_answer(body)
+        if invalid is None and request.path == CHAT_PATH:
+            invalid = openai_wire.schema_refusal_answer(body)
         if invalid is not None:
             return cast(Answer, invalid)
 
