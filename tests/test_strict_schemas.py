@@ -1,20 +1,41 @@
-"""The fake servers refuse a schema as OpenAI's strict mode and Anthropic's tool use refuse it.
+"""The fake servers refuse a schema as OpenAI's strict mode and Anthropic's tool use refuse it, and
+every schema pytest-rag sends passes them.
 
 Each rule of ``fake_llm.openai_strict`` and ``fake_llm.anthropic_schema`` is shown refusing a schema
-that breaks it, with the provider's status, error body and words.
+that breaks it, with the provider's status, error body and words; then every request a built-in
+metric asks (every catalog entry and mode, the options that change a request, as in
+tests/test_prompt_stability.py), and those of plugin metrics (the case generator's, and one written
+as docs/extending.md shows), goes through the real OpenAI and Anthropic judges to the fakes, which
+must accept each schema as sent.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import json
+from typing import Any, Literal
 
 import anthropic
 import openai
 import pytest
+from pydantic import BaseModel, Field
 
 from fake_llm import FakeLLMServer
 from fake_llm.anthropic_schema import output_format_refusal, tool_refusal
 from fake_llm.openai_strict import strict_refusal
+from pytest_rag.cases.generate.llm import ASKS, generation_request
+from pytest_rag.cases.generate.metric import CaseGeneration
+from pytest_rag.cases.generate.passages import Passage
+from pytest_rag.judges.anthropic.messages import AnthropicJudge
+from pytest_rag.judges.openai.chat import OpenAIChatJudge
+from pytest_rag.judges.protocol import JudgeSpec
+from pytest_rag.judges.request import JudgeRequest
+from pytest_rag.judges.schema import provider_schema
+from pytest_rag.metrics.base import Metric, Scale, Scored
+from pytest_rag.metrics.judging import SingleJudgment
+from pytest_rag.metrics.prompts import Template, block
+from pytest_rag.registry import Registry
+from test_prompt_stability import SAMPLE, VARIANTS, RecordingAsker, asked
 
 
 def strict(**properties: Any) -> dict[str, Any]:
@@ -319,3 +340,147 @@ def test_the_fake_refuses_a_bad_tool_as_the_api_does(fake_llm: FakeLLMServer) ->
         "type": "invalid_request_error",
         "message": "tools.0.custom.input_schema.type: Input should be 'object'",
     }
+
+
+# -- every schema pytest-rag sends passes both fakes ----------------------------------------------
+
+
+class PolitenessVerdict(BaseModel):
+    """The verdict of a plugin metric written as docs/extending.md shows."""
+
+    reasoning: str = Field(description="one or two sentences")
+    rude_phrases: list[str] = Field(default_factory=list, description="phrases that are rude, verbatim")
+    tone: Literal["warm", "neutral", "cold"] = Field(description="the answer's tone")
+    score: int = Field(ge=1, le=5, description="the grade, 1-5")
+
+
+class Politeness(SingleJudgment):
+    """How polite is the answer? (a plugin metric, registered through pytest_rag_metrics)"""
+
+    name = "politeness"
+    scale = Scale(1, 5)
+    required = ("answer",)
+    template = Template(
+        id="politeness",
+        version="1",
+        task="Task: rate how polite and respectful the answer is towards the user.",
+        scale="Scale: 5 - warm and respectful ... 1 - rude or dismissive.",
+        fields={"reasoning": "one or two sentences", "rude_phrases": "list", "tone": "word", "score": "1-5"},
+    )
+    verdict = PolitenessVerdict
+
+    def render(self, sample: Any) -> tuple[str, dict[str, Any]]:
+        return block("answer", sample.answer), {"answer": sample.answer}
+
+    def scored(self, verdict: Any) -> Scored:
+        return Scored(score=verdict.score, reasons=verdict.reasoning)
+
+
+class _Plugin:
+    @staticmethod
+    def pytest_rag_metrics() -> list[type[Metric]]:
+        return [Politeness, CaseGeneration]
+
+    @staticmethod
+    def pytest_rag_judge_providers() -> dict[str, Any]:
+        return {}
+
+
+def every_request() -> list[JudgeRequest]:
+    """One request per distinct schema pytest-rag sends: every built-in variant's, and the plugin
+    metrics' (the politeness metric registered through the hook, as a conftest would; the case
+    generator's, which its command registers the same way)."""
+    requests = [request for _, name, mode, options in VARIANTS for request in asked(name, mode, options)]
+    registry = Registry()
+    registry.add_metrics(_Plugin.pytest_rag_metrics())
+    asker = RecordingAsker()
+    asyncio.run(registry.metric("politeness")().score(asker, SAMPLE, {}))
+    requests.extend(asker.requests)
+    passages = [Passage("p1", "refunds.md", "Refunds", "Refunds are processed within five business days.")]
+    requests.extend(generation_request(kind, passages) for kind in sorted(ASKS))
+    distinct: dict[str, JudgeRequest] = {}
+    for request in requests:
+        distinct.setdefault(json.dumps(request.response_schema(), sort_keys=True), request)
+    return list(distinct.values())
+
+
+def test_every_schema_pytest_rag_sends_passes_both_fakes(fake_llm: FakeLLMServer) -> None:
+    requests = every_request()
+    assert len(requests) >= 30  # every built-in verdict shape, the case generator's and the plugin's
+    assert any(r.template_id == "context_precision.usefulness_all" for r in requests)
+    spec_openai = JudgeSpec("openai", "fake-gpt", fake_llm.openai_base_url)
+    spec_anthropic = JudgeSpec("anthropic", "fake-claude", fake_llm.anthropic_base_url)
+
+    async def send_all() -> None:
+        chat, messages = (
+            OpenAIChatJudge(spec_openai, timeout_s=5.0),
+            AnthropicJudge(spec_anthropic, timeout_s=5.0),
+        )
+        try:
+            for request in requests:
+                await chat.complete(request)
+                await messages.complete(request)
+        finally:
+            await chat.aclose()
+            await messages.aclose()
+
+    asyncio.run(send_all())
+    assert not fake_llm.errors
+    sent = fake_llm.requests
+    assert len(sent) == 2 * len(requests)
+    formats = [r.json_body.get("response_format") for r in sent if r.api == "openai"]
+    # every request kept its strict schema: none fell back to JSON mode after a refusal
+    assert all(f is not None and f["type"] == "json_schema" and f["json_schema"]["strict"] for f in formats)
+    assert all(
+        r.json_body["tools"][0]["input_schema"]["type"] == "object" for r in sent if r.api == "anthropic"
+    )
+
+
+# -- the emitter --------------------------------------------------------------------------------
+
+
+class Movie(BaseModel):
+    """A film."""
+
+    title: str
+    year: int = Field(ge=1888)
+
+
+class Review(BaseModel):
+    best: Movie = Field(description="the film the critic liked most")
+    worst: Movie = Field(description="the film the critic liked least")
+    seen: list[Movie]
+
+
+class Node(BaseModel):
+    value: int
+    child: Node | None = Field(default=None, description="the next node")
+
+
+def test_a_described_nested_model_is_inlined_with_its_description() -> None:
+    """A field whose type is a model and that has a description is a $ref with a sibling in pydantic's
+    schema; the provider schema inlines it (the definition's keywords, then the field's), keeps a bare
+    $ref as it is, and drops a definition nothing refers to any more."""
+    schema = provider_schema(Review)
+    assert strict_refusal(schema) is None
+    best = schema["properties"]["best"]
+    assert "$ref" not in best and best["description"] == "the film the critic liked most"
+    assert best["properties"]["year"]["description"] == "{minimum: 1888}"
+    assert best["required"] == ["title", "year"] and best["additionalProperties"] is False
+    assert schema["properties"]["seen"]["items"] == {"$ref": "#/$defs/Movie"}
+    assert set(schema["$defs"]) == {"Movie"}
+
+    class Pair(BaseModel):
+        first: Movie = Field(description="one")
+        second: Movie = Field(description="two")
+
+    assert "$defs" not in provider_schema(Pair)  # both uses inlined: the definition went with them
+    assert strict_refusal(provider_schema(Pair)) is None
+
+
+def test_a_recursive_model_keeps_a_bare_reference_where_it_recurs() -> None:
+    schema = provider_schema(Node)
+    assert strict_refusal(schema) is None
+    child = schema["properties"]["child"]
+    assert child["description"] == "the next node"
+    assert {"$ref": "#/$defs/Node"} in child["anyOf"] or {"$ref": "#"} in child["anyOf"]
