@@ -196,8 +196,10 @@ def response_schema(body: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def chat_completion_answer(body: dict[str, Any], reply: Reply) -> Answer:
-    """A `chat.completion` object for content, refusal or truncation replies."""
+def chat_completion_answer(body: dict[str, Any], reply: Reply, context_window: int | None = None) -> Answer:
+    """A `chat.completion` object for content, refusal or truncation replies. With a
+    ``context_window`` a longer prompt is read only in part, as Ollama cuts one to ``num_ctx`` from the
+    front without an error: ``usage.prompt_tokens`` counts the tokens kept."""
     forced = forced_function(body)
     content: str | None
     refusal: str | None = None
@@ -238,6 +240,8 @@ def chat_completion_answer(body: dict[str, Any], reply: Reply) -> Answer:
         if isinstance(limit, int) and limit > 0:
             completion_tokens = limit
     prompt_tokens = estimate_tokens(collect_text(body.get("messages")))
+    if context_window is not None:
+        prompt_tokens = min(prompt_tokens, context_window)
     n = body.get("n")
     count = n if isinstance(n, int) and 1 <= n <= 128 else 1
     logprobs = _logprobs(body, reply, message["content"])

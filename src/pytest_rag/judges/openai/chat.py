@@ -11,6 +11,13 @@ only that schema fall back the same way, remembered per schema: every other requ
 schema. Each reply asked for without its schema says so (:class:`~..protocol.SchemaFallback`), and
 the summary warns once per schema with the server's reason.
 
+A server that cuts a prompt longer than its context window without an error (Ollama's OpenAI
+endpoint, which cannot be given ``num_ctx`` per request, keeps the end of the prompt and drops the
+instructions first) is caught by its own usage: when it reports reading far fewer prompt tokens than
+the request holds (:data:`CUT_PROMPT_SHARE` of the estimate, for prompts of
+:data:`CUT_PROMPT_FLOOR` tokens or more), the reply is a judge error naming ``num_ctx`` and how to
+raise it, never a verdict.
+
 Where the verdict has a grade (an integer ``score`` on a small scale), the request asks for the
 tokens' log-probabilities with the :data:`TOP_LOGPROBS` most likely alternatives at each token, so
 the engine can tell how sure the judge was of its grade. They cost no tokens; they make the
@@ -40,6 +47,15 @@ from .server import OLLAMA_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL, api_key_fo
 TOP_LOGPROBS = 10
 """Alternatives asked for at each token of a graded reply: room for every grade of a 0-5 scale and
 for the spellings of one grade that tokenisers tell apart (``4`` and `` 4``); the API allows 20."""
+
+CUT_PROMPT_SHARE = 0.6
+"""A prompt counts as cut when the server read fewer tokens than this share of the request's own
+estimate (a quarter of the messages' characters, the schema left out: a local server turns it into a
+grammar). English prose runs 4 to 4.5 characters a token, code and other scripts fewer, so a prompt read
+whole comes back at 0.8 of the estimate or more."""
+CUT_PROMPT_FLOOR = 1000
+"""Prompts estimated shorter than this are not checked: no server's context window is that small
+(Ollama's smallest default was 2,048 tokens), and the framing of short prompts weighs on the ratio."""
 
 _FORMATS = ("json_schema", "json_object", "none")
 """How a response format falls back when refused, one step at a time: a strict schema, then JSON
@@ -189,8 +205,28 @@ class OpenAIChatJudge:
             fall_back=lambda reason: self.fall_back(request, reason),
         )
         reply = self.reply_of(response)
+        self._check_prompt_read(request, reply)
         fallback = self._format(request)[1]
         return reply if fallback is None else replace(reply, schema_fallback=fallback)
+
+    def _check_prompt_read(self, request: JudgeRequest, reply: JudgeReply) -> None:
+        """Raise a judge error when the server's usage says it read only part of the prompt."""
+        estimate = request.estimated_prompt_tokens(with_schema=False)
+        read = reply.input_tokens
+        if not read or estimate < CUT_PROMPT_FLOOR or read >= CUT_PROMPT_SHARE * estimate:
+            return
+        raise JudgeError(
+            f"the server read {read:,} prompt tokens of a prompt of about {estimate:,}: it cut the prompt to "
+            "fit its context window (num_ctx), dropping the instructions first, so its reply is no verdict. "
+            "Give the model a larger context window: for Ollama, start the server with "
+            "OLLAMA_CONTEXT_LENGTH=16384 (or more) in its environment, or make a model with "
+            "'PARAMETER num_ctx 16384' in its Modelfile (ollama create NAME -f Modelfile) and judge with "
+            "it; for a llama.cpp server, start it with a larger --ctx-size",
+            judge=self.spec.label,
+            metric=request.metric,
+            raw_reply=reply.text,
+            kind="prompt cut",
+        )
 
     def reply_of(self, response: Any) -> JudgeReply:
         """The reply in a chat completion (a live response, or one line of a batch's results)."""
