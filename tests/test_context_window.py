@@ -9,16 +9,18 @@ the server reports and says what to raise.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from conftest import FixedScoreResponder, rag_args, verdict
-from fake_llm import FakeLLMServer
+from fake_llm import FakeLLMServer, Reply
 from judge_requests import GradeVerdict, complete_each, grading_request
 from pytest_rag.errors import JudgeError
 from pytest_rag.judges.openai.chat import OpenAIChatJudge
 from pytest_rag.judges.protocol import JudgeSpec
+from pytest_rag.judges.request import REPAIR_SUFFIX
 
 PAGE = "Refunds are processed within five business days of approval, and paid to the card. " * 250
 """About 21,000 characters: some 5,200 tokens by the quarter-of-characters estimate."""
@@ -57,6 +59,50 @@ def test_a_long_prompt_read_whole_is_not_taken_for_a_cut_one(fake_llm: FakeLLMSe
     judge = OpenAIChatJudge(JudgeSpec("openai", "fake-gpt", fake_llm.openai_base_url), timeout_s=5.0)
     (reply,) = complete_each(judge, grading_request(GradeVerdict, PAGE * 4))
     assert reply.input_tokens > 20_000 and '"score": 5' in reply.text
+
+
+def completion(prompt_tokens: int, cached_tokens: int) -> dict[str, object]:
+    """A chat completion whose usage says how many prompt tokens were read, and how many of them the
+    server had cached."""
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "fake-gpt",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": '{"reasoning": "r", "score": 4}'},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": 9,
+            "total_tokens": prompt_tokens + 9,
+            "prompt_tokens_details": {"cached_tokens": cached_tokens},
+        },
+    }
+
+
+def test_tokens_the_server_had_cached_count_as_read(fake_llm: FakeLLMServer) -> None:
+    """A server that leaves the tokens it had in its cache out of ``prompt_tokens`` but reports them as
+    cached read the whole prompt."""
+    fake_llm.script(Reply.status(200, body=completion(300, 5000)), Reply.status(200, body=completion(300, 0)))
+    judge = ollama_judge(fake_llm)
+    (reply,) = complete_each(judge, grading_request(GradeVerdict, PAGE))
+    assert '"score": 4' in reply.text
+    with pytest.raises(JudgeError, match="num_ctx"):
+        complete_each(ollama_judge(fake_llm), grading_request(GradeVerdict, PAGE))
+
+
+def test_a_repeat_or_a_repair_of_a_prompt_is_not_checked_again(small_window: FakeLLMServer) -> None:
+    """Their prompt begins with one the server has just read, which a server may count as cached
+    without a word; the first request of that prompt is the one checked."""
+    first = grading_request(GradeVerdict, PAGE)
+    repair = replace(first, template_id=first.template_id + REPAIR_SUFFIX)
+    repeat, repaired = complete_each(ollama_judge(small_window), first.with_repeat(1), repair)
+    assert '"score": 4' in repeat.text and '"score": 4' in repaired.text
 
 
 GROUNDED = f"""

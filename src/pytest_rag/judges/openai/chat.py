@@ -205,15 +205,23 @@ class OpenAIChatJudge:
             fall_back=lambda reason: self.fall_back(request, reason),
         )
         reply = self.reply_of(response)
-        self._check_prompt_read(request, reply)
+        details = getattr(response.usage, "prompt_tokens_details", None)
+        self._check_prompt_read(request, reply, int(getattr(details, "cached_tokens", 0) or 0))
         fallback = self._format(request)[1]
         return reply if fallback is None else replace(reply, schema_fallback=fallback)
 
-    def _check_prompt_read(self, request: JudgeRequest, reply: JudgeReply) -> None:
-        """Raise a judge error when the server's usage says it read only part of the prompt."""
+    def _check_prompt_read(self, request: JudgeRequest, reply: JudgeReply, cached: int) -> None:
+        """Raise a judge error when the server's usage says it read only part of the prompt.
+
+        Tokens the server says it had cached count as read (some servers leave them out of
+        ``prompt_tokens``). A repair, or a repeat of a request, is not checked: its prompt begins with
+        one the server just read, which a server may count as cached without saying so; the first
+        request of the same prompt was checked."""
+        if request.is_repair or request.repeat_index > 0:
+            return
         estimate = request.estimated_prompt_tokens(with_schema=False)
-        read = reply.input_tokens
-        if not read or estimate < CUT_PROMPT_FLOOR or read >= CUT_PROMPT_SHARE * estimate:
+        read = reply.input_tokens + cached
+        if not reply.input_tokens or estimate < CUT_PROMPT_FLOOR or read >= CUT_PROMPT_SHARE * estimate:
             return
         raise JudgeError(
             f"the server read {read:,} prompt tokens of a prompt of about {estimate:,}: it cut the prompt to "
