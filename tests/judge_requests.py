@@ -7,11 +7,13 @@ sampling; building it here keeps the shape one, so a change of :class:`JudgeRequ
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from pytest_rag.judges.protocol import Judge, JudgeReply
 from pytest_rag.judges.request import JudgeRequest, JudgeTask, Message, Sampling
 
 
@@ -49,3 +51,16 @@ def grading_request(
         task=JudgeTask("faithfulness.single", dict(inputs or {})),
         sampling=sampling or Sampling(),
     )
+
+
+def complete_each(judge: Judge, *requests: JudgeRequest) -> list[JudgeReply]:
+    """``judge``'s replies to ``requests``, asked one after the other on a fresh event loop, its
+    clients closed after."""
+
+    async def go() -> list[JudgeReply]:
+        try:
+            return [await judge.complete(r) for r in requests]
+        finally:
+            await judge.aclose()
+
+    return asyncio.run(go())

@@ -6,7 +6,6 @@ lack ``json_schema``); the judge drops or changes what a 400 names, once, and re
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -14,9 +13,10 @@ import pytest
 from conftest import OPENAI_KEY, verdict
 from fake_llm import FakeLLMServer, Reply
 from judge_requests import GradeVerdict, grading_request
+from judge_requests import complete_each as complete_all
 from pytest_rag.errors import JudgeError, JudgeUnavailableError
 from pytest_rag.judges.openai.chat import OpenAIChatJudge
-from pytest_rag.judges.protocol import JudgeReply, JudgeSpec, TransientFault
+from pytest_rag.judges.protocol import JudgeSpec, TransientFault
 from pytest_rag.judges.request import JudgeRequest, Sampling
 
 
@@ -26,16 +26,6 @@ def request(sampling: Sampling | None = None) -> JudgeRequest:
 
 def judge_for(server: FakeLLMServer, model: str = "fake-gpt") -> OpenAIChatJudge:
     return OpenAIChatJudge(JudgeSpec("openai", model, server.openai_base_url), timeout_s=5.0)
-
-
-def complete_all(judge: OpenAIChatJudge, *requests: JudgeRequest) -> list[JudgeReply]:
-    async def go() -> list[JudgeReply]:
-        try:
-            return [await judge.complete(r) for r in requests]
-        finally:
-            await judge.aclose()
-
-    return asyncio.run(go())
 
 
 def sent(server: FakeLLMServer, index: int = -1) -> dict[str, Any]:

@@ -67,8 +67,16 @@ def test_adding_tallies_sums_every_count_and_cost_field() -> None:
     sums (a new field of another numeric type would otherwise be dropped without a word)."""
     numeric = {name: 1 for name, value in CallTally().model_dump().items() if isinstance(value, (int, float))}
     assert len(numeric) >= 10
-    total = CallTally(**numeric, failures={"timeout": 1})
-    total.add(CallTally(**{name: 2 for name in numeric}, failures={"timeout": 2, "refused": 1}))
+    total = CallTally(**numeric, failures={"timeout": 1}, refused_schemas={"j": {"A": "first"}})
+    total.add(
+        CallTally(
+            **{name: 2 for name in numeric},
+            failures={"timeout": 2, "refused": 1},
+            refused_schemas={"j": {"A": "later", "B": "b"}, "k": {"*": "all"}},
+        )
+    )
     assert {name: getattr(total, name) for name in numeric} == {name: 3 for name in numeric}
     assert total.failures == {"timeout": 3, "refused": 1}
+    # a refused schema is said once, with the first reason heard
+    assert total.refused_schemas == {"j": {"A": "first", "B": "b"}, "k": {"*": "all"}}
     assert CallTally.model_validate(total.model_dump()) == total

@@ -204,7 +204,7 @@ PINNED_KEYS: dict[str, list[tuple[str, str]]] = {
     "context_precision[default]": [
         (
             "context_precision.usefulness_all",
-            "6404b5e4fc7d5c526001ef96bdae5aea5b13813b59068f79ab33926a8f4e42ac",
+            "1697ba7d1d4f6569595fd6282b8815759d68ab7658c8cbac9c3dfefcf48c019f",
         ),
     ],
     "umbrela[default]": [

@@ -51,6 +51,11 @@ class CallTally(BaseModel):
     ``batched`` counts replies of a provider batch (``--rag-batch``) used for the first time: they cost
     the batch price, included in ``cost_usd``; ``saved_usd`` is what the same calls would have cost
     more at live prices.
+
+    ``schema_fallbacks`` counts requests sent without the strict schema of their verdict because the
+    provider refused it (the reply was still validated against the verdict model), and
+    ``refused_schemas`` says which, once each: judge label -> schema name (``*`` when the provider
+    refused structured output for every schema) -> the provider's reason.
     """
 
     live: int = 0
@@ -65,6 +70,8 @@ class CallTally(BaseModel):
     failures: dict[str, int] = Field(default_factory=dict)
     batched: int = 0
     saved_usd: float = 0.0
+    schema_fallbacks: int = 0
+    refused_schemas: dict[str, dict[str, str]] = Field(default_factory=dict)
 
     def add(self, other: CallTally) -> None:
         # Every cached check adds several tallies: the sums go straight into the field values (this
@@ -76,6 +83,9 @@ class CallTally(BaseModel):
                 mine[name] += value
         for kind, count in other.failures.items():
             self.failures[kind] = self.failures.get(kind, 0) + count
+        for judge, schemas in other.refused_schemas.items():
+            for schema, reason in schemas.items():
+                self.refused_schemas.setdefault(judge, {}).setdefault(schema, reason)
 
     @property
     def all_cached(self) -> bool:
@@ -85,6 +95,12 @@ class CallTally(BaseModel):
     def failed(self, kind: str) -> None:
         """Count one request or reply that did not give a usable verdict."""
         self.failures[kind] = self.failures.get(kind, 0) + 1
+
+    def unenforced(self, judge: str, schema: str | None, reason: str) -> None:
+        """Count one request sent without its strict schema, which ``judge`` refused for ``reason``
+        (``schema`` None: it refused structured output for every schema)."""
+        self.schema_fallbacks += 1
+        self.refused_schemas.setdefault(judge, {}).setdefault(schema or "*", reason)
 
 
 _SUMMED_COUNTS = tuple(

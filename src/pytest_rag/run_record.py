@@ -51,7 +51,9 @@ class RunRecord:
     tests), ``tests_run`` the tests that went through setup and teardown, ``outcomes`` pytest's own
     tally ("passed", "xfailed", "error", ...), ``stopped_early`` why the run ended before every
     collected test ran (``-x``, ``--maxfail``, an interruption), ``group``/``splits`` the
-    pytest-split group. A merged run lists its ``shards``.
+    pytest-split group. A merged run lists its ``shards``. ``schema_fallbacks`` counts the run's
+    requests that went without the strict schema of their verdict because the provider refused it
+    (the checks' call tallies say which schema and why).
     """
 
     run_id: str
@@ -65,6 +67,7 @@ class RunRecord:
     group: int | None = None
     splits: int | None = None
     shards: tuple[ShardEntry, ...] = ()
+    schema_fallbacks: int = 0
 
     @property
     def split_label(self) -> str | None:
@@ -96,6 +99,7 @@ class RunRecord:
             "stopped_early": self.stopped_early,
             "group": self.group,
             "splits": self.splits,
+            "schema_fallbacks": self.schema_fallbacks,
             "shards": [
                 {"file": s.file, "checks": s.checks, "run": s.run.to_json() if s.run else None}
                 for s in self.shards
@@ -124,6 +128,7 @@ class RunRecord:
             stopped_early=_text(data, "stopped_early", optional=True),
             group=_count(data, "group", None),
             splits=_count(data, "splits", None),
+            schema_fallbacks=_count(data, "schema_fallbacks", 0),
             shards=tuple(
                 ShardEntry(
                     file=_text(s, "file"),

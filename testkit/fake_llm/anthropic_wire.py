@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from .anthropic_schema import output_format_refusal, tool_refusal
 from .replies import (
     JsonReply,
     RefusalReply,
@@ -136,6 +137,27 @@ def unknown_tool_answer(body: dict[str, Any]) -> Answer | None:
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "tool" and forced_tool(body) is None:
         return error_answer(400, f"tool_choice: tool '{choice.get('name')}' not found in tools")
+    return None
+
+
+def schema_refusal_answer(body: dict[str, Any]) -> Answer | None:
+    """The 400 the API sends for a tool whose name or ``input_schema`` it does not take, or for a
+    structured-output schema outside the supported subset (:mod:`.anthropic_schema`); else None."""
+    for index, tool in enumerate(body.get("tools") or ()):
+        if isinstance(tool, dict) and tool.get("type") not in (None, "custom"):
+            continue  # a server tool (web search, code execution ...): no input_schema of the caller's
+        problem = tool_refusal(index, tool)
+        if problem is not None:
+            return error_answer(400, problem)
+    output_config = body.get("output_config")
+    for fmt in (
+        output_config.get("format") if isinstance(output_config, dict) else None,
+        body.get("output_format"),
+    ):
+        if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+            problem = output_format_refusal(fmt.get("schema"))
+            if problem is not None:
+                return error_answer(400, problem)
     return None
 
 

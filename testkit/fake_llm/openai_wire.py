@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import struct
 import time
 from collections.abc import Sequence
 from typing import Any
 
+from .openai_strict import strict_refusal
 from .replies import (
     EmbeddingReply,
     JsonReply,
@@ -108,6 +110,50 @@ def missing_field_answer(body: dict[str, Any], required: Sequence[str]) -> Answe
     return None
 
 
+SCHEMA_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
+"""'response_format.json_schema.name': "Must be a-z, A-Z, 0-9, or contain underscores and dashes, with
+a maximum length of 64" (API reference)."""
+
+
+def schema_refusal_answer(body: dict[str, Any]) -> Answer | None:
+    """The 400 the API sends for a strict schema it does not take (:mod:`.openai_strict`), or for a
+    response format name it does not take; None when every schema of the request is fine."""
+    response_format = body.get("response_format")
+    if isinstance(response_format, dict) and response_format.get("type") == "json_schema":
+        spec = response_format.get("json_schema") or {}
+        name = spec.get("name")
+        where = "response_format.json_schema.name"
+        if not isinstance(name, str) or not SCHEMA_NAME.match(name):
+            message = (
+                f"Invalid '{where}': string does not match pattern. Expected a string that matches the "
+                f"pattern '{SCHEMA_NAME.pattern}'."
+            )
+            return error_answer(400, message, param=where, code="invalid_value")
+        if len(name) > 64:
+            message = (
+                f"Invalid '{where}': string too long. Expected a string with maximum length 64, but got "
+                f"a string with length {len(name)} instead."
+            )
+            return error_answer(400, message, param=where, code="string_above_max_length")
+        refusal = strict_refusal(spec.get("schema")) if spec.get("strict") is True else None
+        if refusal is not None:
+            message = refusal.message(f"response_format '{name}'")
+            return error_answer(400, message, param="response_format", code="invalid_json_schema")
+    for index, tool in enumerate(body.get("tools") or ()):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict) or function.get("strict") is not True:
+            continue
+        refusal = strict_refusal(function.get("parameters"))
+        if refusal is not None:
+            return error_answer(
+                400,
+                refusal.message(f"function '{function.get('name')}'"),
+                param=f"tools[{index}].function.parameters",
+                code="invalid_function_parameters",
+            )
+    return None
+
+
 def forced_function(body: dict[str, Any]) -> tuple[dict[str, Any], bool] | None:
     """The function tool the request forces the model to call, and whether it was named.
 
@@ -150,8 +196,10 @@ def response_schema(body: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def chat_completion_answer(body: dict[str, Any], reply: Reply) -> Answer:
-    """A `chat.completion` object for content, refusal or truncation replies."""
+def chat_completion_answer(body: dict[str, Any], reply: Reply, context_window: int | None = None) -> Answer:
+    """A `chat.completion` object for content, refusal or truncation replies. With a
+    ``context_window`` a longer prompt is read only in part, as Ollama cuts one to ``num_ctx`` from the
+    front without an error: ``usage.prompt_tokens`` counts the tokens kept."""
     forced = forced_function(body)
     content: str | None
     refusal: str | None = None
@@ -192,6 +240,8 @@ def chat_completion_answer(body: dict[str, Any], reply: Reply) -> Answer:
         if isinstance(limit, int) and limit > 0:
             completion_tokens = limit
     prompt_tokens = estimate_tokens(collect_text(body.get("messages")))
+    if context_window is not None:
+        prompt_tokens = min(prompt_tokens, context_window)
     n = body.get("n")
     count = n if isinstance(n, int) and 1 <= n <= 128 else 1
     logprobs = _logprobs(body, reply, message["content"])

@@ -57,7 +57,9 @@ class FakeLLMServer:
     Use as ``with FakeLLMServer() as srv:`` or via `start()` / `stop()`. Point SDK clients at
     `openai_base_url` / `anthropic_base_url`. `script()` queues replies that the next POST requests
     consume in arrival order; otherwise `responder` decides. Every request waits `latency` seconds
-    (concurrently) before its answer. All requests are recorded in `requests`.
+    (concurrently) before its answer. All requests are recorded in `requests`. With `context_window`
+    the chat endpoint behaves like Ollama's OpenAI endpoint with that ``num_ctx``: a longer prompt is
+    silently cut, and its usage reports the tokens it kept.
     """
 
     def __init__(
@@ -67,6 +69,7 @@ class FakeLLMServer:
         latency: float = 0.0,
         port: int = 0,
         models: Sequence[str] = ("fake-gpt", "fake-claude"),
+        context_window: int | None = None,
     ) -> None:
         if isinstance(latency, bool) or not math.isfinite(latency) or latency < 0:
             raise ValueError(f"latency must be a finite number of seconds >= 0, got {latency!r}")
@@ -74,6 +77,11 @@ class FakeLLMServer:
             raise ValueError(f"port must be 0 (pick a free one) or 1-65535, got {port}")
         self.responder: Responder = responder if responder is not None else schema_responder
         self.latency = float(latency)
+        if context_window is not None and context_window < 1:
+            raise ValueError(f"context_window must be a number of tokens >= 1, got {context_window}")
+        self.context_window = context_window
+        """Tokens of prompt a chat completion reads, like an Ollama model's ``num_ctx``: a longer prompt
+        is cut from the front without a word, and ``usage.prompt_tokens`` counts what was read."""
         self.models = tuple(models)
         self._wanted_port = port
         self._lock = threading.Lock()
@@ -275,7 +283,9 @@ class FakeLLMServer:
         body = request.json_body
         invalid = wire.missing_field_answer(body, required) if request.method == "POST" else None
         if invalid is None and request.path == MESSAGES_PATH:
-            invalid = anthropic_wire.unknown_tool_answer(body)
+            invalid = anthropic_wire.unknown_tool_answer(body) or anthropic_wire.schema_refusal_answer(body)
+        if invalid is None and request.path == CHAT_PATH:
+            invalid = openai_wire.schema_refusal_answer(body)
         if invalid is not None:
             return cast(Answer, invalid)
 
@@ -320,7 +330,7 @@ class FakeLLMServer:
             return cast(Answer, wire.models_answer(self.models))
         assert reply is not None
         if request.path == CHAT_PATH:
-            return openai_wire.chat_completion_answer(request.json_body, reply)
+            return openai_wire.chat_completion_answer(request.json_body, reply, self.context_window)
         if request.path == EMBEDDINGS_PATH:
             return openai_wire.embeddings_answer(request.json_body, reply)
         return anthropic_wire.message_answer(request.json_body, reply)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
@@ -71,3 +72,16 @@ def format_retry_after(value: float | str) -> str:
     if isinstance(value, str):
         return value
     return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def resolve_local_ref(root: Mapping[str, object], ref: object) -> object | None:
+    """The node of ``root`` a local ``$ref`` names (``#`` is the root itself, ``#/$defs/Name`` a
+    definition), or None when it names nothing there."""
+    if not isinstance(ref, str) or not ref.startswith("#"):
+        return None
+    node: object = root
+    for part in [p for p in ref[1:].split("/") if p]:
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node

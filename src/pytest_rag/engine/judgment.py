@@ -352,6 +352,8 @@ class JudgmentEngine:
         tally.tokens_out += reply.output_tokens
         tally.cost_usd += cost
         tally.latency_s += elapsed
+        if reply.schema_fallback is not None:
+            tally.unenforced(judge.spec.label, reply.schema_fallback.schema, reply.schema_fallback.reason)
         if cost and self.spending.budget_usd is not None:
             self.spending.spent(cost)
         return reply

@@ -15,7 +15,6 @@ of small ones. The clock and the sleep are injectable, which keeps the tests det
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -30,14 +29,10 @@ Sleep = Callable[[float], Awaitable[None]]
 
 
 def estimate_prompt_tokens(request: JudgeRequest) -> int:
-    """Prompt tokens of ``request`` estimated as ceil(characters / 4) of the messages and the schema.
-
-    Good to about 20% for English prose with OpenAI and Anthropic tokenizers; exactness does not
-    matter because the reservation is corrected by the reported usage after the call.
-    """
-    characters = sum(len(m.content) + 8 for m in request.messages)  # role and framing tokens
-    characters += len(str(request.response_schema()))
-    return math.ceil(characters / 4)
+    """Prompt tokens of ``request`` estimated as ceil(characters / 4) of the messages and the schema
+    (:meth:`JudgeRequest.estimated_prompt_tokens`); exactness does not matter because the reservation
+    is corrected by the reported usage after the call."""
+    return request.estimated_prompt_tokens()
 
 
 def estimate_output_tokens(request: JudgeRequest) -> int:

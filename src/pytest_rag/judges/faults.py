@@ -78,6 +78,26 @@ def rejected_param(exc: Any) -> str | None:
     return None
 
 
+SCHEMA_REFUSAL_CODES = frozenset({"invalid_json_schema", "invalid_function_parameters"})
+"""OpenAI's error codes for a strict schema it does not take (a response format's, a tool's)."""
+_REFUSING = ("invalid", "not supported", "unsupported", "not permitted", "cannot", "failed", "must")
+
+
+def refused_schema(exc: Any, key_env: str) -> str | None:
+    """The server's reason, redacted, when a 400 refused the request's schema rather than a parameter:
+    OpenAI's strict mode (``invalid_json_schema``), a tool's parameters or ``input_schema``
+    (Anthropic), a local server whose grammar cannot hold the schema (vLLM, llama.cpp). None for
+    any other 400."""
+    body = getattr(exc, "body", None)
+    inner = body.get("error", body) if isinstance(body, Mapping) else None
+    code = inner.get("code") if isinstance(inner, Mapping) else None
+    message = error_detail(exc)
+    lowered = message.lower()
+    if code in SCHEMA_REFUSAL_CODES or ("schema" in lowered and any(w in lowered for w in _REFUSING)):
+        return redact(message, key_env)
+    return None
+
+
 def _refused_connection(exc: BaseException) -> str | None:
     """Why nothing could even be reached, when that is the cause: a refused connection or a host
     name that does not resolve. Such a judge cannot work this run; retrying only hides it."""

@@ -41,12 +41,24 @@ class TokenLogprob:
 
 
 @dataclass(frozen=True)
+class SchemaFallback:
+    """Why a reply was asked for without the strict schema of its verdict: the provider refused that
+    schema (``schema`` names it), or structured output for every schema (``schema`` is None), and
+    ``reason`` gives its words (secrets redacted). The reply is still validated against the verdict
+    model; the summary says which schema went unenforced, once, and counts the requests."""
+
+    schema: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
 class JudgeReply:
     """What the judge said, verbatim, with what it cost.
 
     ``logprobs`` holds the reply's tokens with their log-probabilities when the provider reports
     them (the OpenAI chat judge asks for them where the verdict has a grade); the engine reads how
-    sure the judge was of its grade from them. None from providers that report none."""
+    sure the judge was of its grade from them. None from providers that report none.
+    ``schema_fallback`` is set when the request went without its strict schema (:class:`SchemaFallback`)."""
 
     text: str
     input_tokens: int = 0
@@ -55,6 +67,7 @@ class JudgeReply:
     truncated: bool = False
     refusal: str | None = None
     logprobs: tuple[TokenLogprob, ...] | None = None
+    schema_fallback: SchemaFallback | None = None
 
 
 class TransientFault(Exception):

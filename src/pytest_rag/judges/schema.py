@@ -1,9 +1,15 @@
 """JSON schemas for structured judge output that every provider accepts.
 
 Pydantic emits keywords that OpenAI's strict structured-output mode rejects (``title``, ``default``,
-numeric bounds on some deployments). The provider schema keeps the shape (types, enums, required
-fields, ``additionalProperties: false``) and moves bounds into the description; pydantic still
-enforces the bounds when the reply is validated, so nothing is lost.
+numeric bounds on some deployments), and a ``$ref`` with keywords beside it (a field whose type is a
+model and that has a description), which strict mode refuses outright ("$ref cannot have keywords
+{'description'}"). The provider schema keeps the shape (types, enums, required fields,
+``additionalProperties: false``), moves bounds into the description, and inlines every ``$ref`` that
+has siblings, the way openai-python's own ``to_strict_json_schema`` does: the definition's keywords,
+then the field's own (its description wins); a definition nothing refers to any more is dropped.
+Pydantic still enforces the bounds when the reply is validated, so nothing is lost. The fake servers
+of the test kit apply each provider's documented rules, and a test sends every built-in schema through
+them.
 """
 
 from __future__ import annotations
@@ -45,9 +51,72 @@ def _clean(node: Any) -> Any:
     return out
 
 
+def _inline_refs_with_siblings(node: Any, definitions: dict[str, Any], inlining: frozenset[str]) -> Any:
+    """``node`` with each ``$ref`` that has sibling keywords replaced by the definition it names,
+    merged under those siblings. A reference back into a definition being inlined (a recursive
+    model) stays a bare ``$ref``: its siblings are dropped rather than inlined without end."""
+    if isinstance(node, list):
+        return [_inline_refs_with_siblings(item, definitions, inlining) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and len(node) > 1:
+        name = ref.removeprefix("#/$defs/")
+        if name in inlining or name not in definitions:
+            return {"$ref": ref}
+        siblings = {key: value for key, value in node.items() if key != "$ref"}
+        merged = {**definitions[name], **siblings}
+        return _inline_refs_with_siblings(merged, definitions, inlining | {name})
+    return {key: _inline_refs_with_siblings(value, definitions, inlining) for key, value in node.items()}
+
+
+def _referenced(node: Any, found: set[str]) -> None:
+    """Add to ``found`` the definitions ``node`` refers to."""
+    if isinstance(node, list):
+        for item in node:
+            _referenced(item, found)
+    elif isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            found.add(ref.removeprefix("#/$defs/"))
+        for value in node.values():
+            _referenced(value, found)
+
+
+def _strict(schema: dict[str, Any]) -> dict[str, Any]:
+    """The cleaned schema with every ``$ref`` standing alone, as strict mode wants it, and only the
+    definitions still referred to (from the root or from each other)."""
+    definitions: dict[str, Any] = schema.get("$defs", {})
+    if not definitions:
+        return schema
+    inlined: dict[str, Any] = {key: value for key, value in schema.items() if key != "$defs"}
+    root = inlined.pop("$ref", None)
+    if isinstance(root, str):  # a recursive model: the root must be the object itself, not a reference
+        name = root.removeprefix("#/$defs/")
+        inlined = {**definitions[name], **inlined}
+        inlined = _inline_refs_with_siblings(inlined, definitions, frozenset({name}))
+    else:
+        inlined = _inline_refs_with_siblings(inlined, definitions, frozenset())
+    kept_definitions = {
+        name: _inline_refs_with_siblings(definition, definitions, frozenset({name}))
+        for name, definition in definitions.items()
+    }
+    used: set[str] = set()
+    _referenced(inlined, used)
+    pending = list(used)
+    while pending:  # definitions referred to by definitions in use
+        found: set[str] = set()
+        _referenced(kept_definitions.get(pending.pop(), {}), found)
+        pending.extend(found - used)
+        used |= found
+    if used:
+        inlined["$defs"] = {name: kept_definitions[name] for name in definitions if name in used}
+    return inlined
+
+
 @functools.cache
 def _cached(model: type[BaseModel]) -> dict[str, Any]:
-    cleaned: dict[str, Any] = _clean(model.model_json_schema())
+    cleaned: dict[str, Any] = _strict(_clean(model.model_json_schema()))
     return cleaned
 
 

@@ -123,9 +123,9 @@ class ContextPrecision(Metric):
 
     RAGAS-style, as llm4s specifies it: the judge decides for every retrieved passage whether it is
     useful for answering the question (and, when a reference answer is given, for arriving at that
-    reference). By default all passages are graded in one request (one call per sample, the fixed
-    instructions first so prompt caching applies); with the option ``per_passage=True`` each passage
-    gets its own request, for contexts too long for one prompt. The score is the average precision of
+    reference). By default all passages are graded in one request (one call per sample); with the
+    option ``per_passage=True`` each passage gets its own request, for contexts too long for one
+    prompt. The score is the average precision of
     those decisions over the ranks: the mean of precision@i at every useful rank i
     (:func:`pytest_rag.scoring.average_precision`), 0.0 when no passage is useful.
     """

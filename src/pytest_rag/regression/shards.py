@@ -178,6 +178,7 @@ def merged_run(shards: Sequence[Shard], partial: bool) -> RunRecord:
         exit_status=status,
         outcomes=dict(outcomes),
         collection_errors=sum(run.collection_errors for run in runs),
+        schema_fallbacks=sum(run.schema_fallbacks for run in runs),
         stopped_early="merged with --allow-partial from incomplete shards" if partial else None,
         shards=tuple(ShardEntry(str(shard.path), len(shard.records), shard.run) for shard in shards),
     )

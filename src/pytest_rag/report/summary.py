@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ..check_keys import metric_label, turn_position
 from ..engine.pricing import usd
 from ..engine.spending import Estimate
+from ..errors import cut_text
 from ..results import CallTally, CheckRecord, JudgeScore
 from ..results_table import Aggregate, aggregate
 from ..scoring.grade_odds import against_bar
@@ -125,6 +126,22 @@ def calls_line(calls: CallTally) -> str:
     return f"{line}; tokens: {calls.tokens_in:,} in, {calls.tokens_out:,} out{cost}"
 
 
+def schema_fallback_lines(calls: CallTally) -> list[str]:
+    """A warning, once per judge and schema, when requests went without the strict schema of their
+    verdict because the provider refused it: its reason, and how many requests it concerned."""
+    if not calls.schema_fallbacks:
+        return []
+    lines = [
+        f"schema not enforced: {calls.schema_fallbacks} request(s) went without their strict schema, "
+        "asked for plain JSON instead (each reply was still checked against its verdict model):"
+    ]
+    for judge, schemas in sorted(calls.refused_schemas.items()):
+        for schema, reason in sorted(schemas.items()):
+            refused = "structured output for every schema" if schema == "*" else f"the schema {schema}"
+            lines.append(f"  {judge} refused {refused}: {cut_text(reason, 300)}")
+    return lines
+
+
 def total_calls(records: Iterable[CheckRecord]) -> CallTally:
     total = CallTally()
     for record in records:
@@ -202,7 +219,8 @@ def render(
         return []
     rows = summary_rows(records, by_turn=True)
     lines: list[str] = []
-    extra = spending_lines(records, dry_run=dry_run, budget_usd=budget_usd)
+    calls = total_calls(records)
+    extra = [*schema_fallback_lines(calls), *spending_lines(records, dry_run=dry_run, budget_usd=budget_usd)]
     if replay:
         extra.extend(replay_lines(records))
     waiting = sum(1 for r in records if r.error_kind == "WaitingForBatchError")
@@ -241,7 +259,7 @@ def render(
     for cells in table:
         lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells)).rstrip())
     lines.append("")
-    lines.append(calls_line(total_calls(records)))
+    lines.append(calls_line(calls))
     error_count = sum(1 for r in records if r.error is not None and not r.not_judged)
     if error_count:
         kinds: dict[str, int] = {}

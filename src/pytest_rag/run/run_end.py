@@ -32,7 +32,7 @@ from ..report.html.page import write_html_report
 from ..report.progress import verbosity
 from ..report.results_file import junit_properties as properties_of
 from ..report.results_file import write_reports
-from ..report.summary import summary_text
+from ..report.summary import summary_text, total_calls
 from ..run_record import COUNTER_KEY, RunRecord, record_run
 from .unjudged import pending_kinds
 
@@ -84,6 +84,8 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     settings = rag.settings
     records = final_records(rag)
     run = run_of(session)
+    if run is not None:  # the requests that went without their strict schema, for whoever reads the file
+        run = dataclasses.replace(run, schema_fallbacks=total_calls(records).schema_fallbacks)
     notes = config.stash.setdefault(NOTES_KEY, [])
     mutants = rag.judge_mutants()  # before the batches are submitted: a mutant's requests join the queue
     # --rag-batch: submit what this run queued and say what happened to earlier batches; a batch

@@ -3,6 +3,8 @@
 Structured output goes through a forced tool call: the verdict schema is the tool's input schema and
 ``tool_choice`` names the tool, so the reply is a ``tool_use`` block whose input is the verdict. A
 ``refusal`` stop reason or a reply cut at ``max_tokens`` is reported as such, never parsed into a score.
+A 400 that refuses the tool's ``input_schema`` makes that schema alone go without the tool (the
+prompt's own JSON rule), remembered per schema and said in the summary with the API's reason.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ...errors import JudgeError
@@ -17,8 +20,9 @@ from ..adapting import send_adapting
 from ..clients import LoopClients, prepare_clients
 from ..faults import missing_key
 from ..openai.server import api_key_for
-from ..protocol import JudgeOptions, JudgeReply, JudgeSpec
+from ..protocol import JudgeOptions, JudgeReply, JudgeSpec, SchemaFallback
 from ..request import JudgeRequest
+from ..schema import provider_schema_json
 
 ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com"
 TOOL_NAME = "submit_verdict"
@@ -48,6 +52,7 @@ class AnthropicJudge:
         self.base_url = base_url.rstrip("/")
         self.clients: LoopClients[Any] = LoopClients(self._new_client)
         self._drop_temperature = False
+        self._refused_schemas: dict[str, str] = {}  # schema JSON -> the API's words when it refused it
 
     def identity(self) -> Mapping[str, Any]:
         return {"provider": "anthropic", "model": self.spec.model, "base_url": self.base_url}
@@ -71,15 +76,16 @@ class AnthropicJudge:
             "max_tokens": request.sampling.max_tokens,
             "system": system,
             "messages": turns,
-            "tools": [
+        }
+        if self._fallback(request) is None:
+            payload["tools"] = [
                 {
                     "name": TOOL_NAME,
                     "description": "Record the verdict in the required structure.",
                     "input_schema": request.response_schema(),
                 }
-            ],
-            "tool_choice": {"type": "tool", "name": TOOL_NAME},
-        }
+            ]
+            payload["tool_choice"] = {"type": "tool", "name": TOOL_NAME}
         if request.sampling.temperature is not None and not self._drop_temperature:
             # Sent as extra body: recent SDK releases no longer take ``temperature`` as an argument.
             payload["extra_body"] = {"temperature": request.sampling.temperature}
@@ -90,7 +96,21 @@ class AnthropicJudge:
         payload = self._payload(request)
         return {**{k: v for k, v in payload.items() if k != "extra_body"}, **payload.get("extra_body", {})}
 
-    def adapt(self, param: str | None) -> bool:
+    def _fallback(self, request: JudgeRequest) -> SchemaFallback | None:
+        """Why ``request`` goes without its tool, when the API refused the tool's schema."""
+        reason = self._refused_schemas.get(provider_schema_json(request.response_model))
+        return None if reason is None else SchemaFallback(request.schema_name, reason)
+
+    def fall_back(self, request: JudgeRequest, reason: str) -> bool:
+        """The API refused ``request``'s schema as a tool's input schema: send this schema (only)
+        without the tool from now on; False when it went without one already."""
+        key = provider_schema_json(request.response_model)
+        if key in self._refused_schemas:
+            return False
+        self._refused_schemas[key] = reason
+        return True
+
+    def adapt(self, param: str | None, reason: str = "") -> bool:
         """Stop sending a parameter the model rejected; False when there is nothing left to change."""
         if param == "temperature" and not self._drop_temperature:
             self._drop_temperature = True
@@ -108,9 +128,12 @@ class AnthropicJudge:
             "AnthropicError",
             judge=self,
             expect=Message,
-            tries=2,  # temperature is the one parameter it may drop
+            tries=3,  # temperature is the one parameter it may drop; a refused schema, the tool
+            fall_back=lambda reason: self.fall_back(request, reason),
         )
-        return self.reply_of(response)
+        reply = self.reply_of(response)
+        fallback = self._fallback(request)
+        return reply if fallback is None else replace(reply, schema_fallback=fallback)
 
     def reply_of(self, response: Any) -> JudgeReply:
         """The verdict in a Messages response (a live one, or one result of a message batch)."""
