@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..engine.evaluation import ensemble_label, evaluate
+from ..engine.evaluation import evaluate, judge_label
 from ..engine.loop import UNFINISHED, run_fast
 from ..errors import JudgeError, NotJudgedError, RagError
 from ..results import CallTally, CheckPlace, CheckRecord, MetricResult
@@ -97,7 +97,7 @@ class CheckPlan:
                 test_id=self.test_id,
                 metric=self.metric.name,
                 mode=self.metric.mode,
-                judge=ensemble_label(self.judges),  # the check's row, not a member's
+                judge=judge_label(self.metric, self.judges),  # the check's row, not a member's
                 error=str(exc).split("\n--- raw judge reply")[0],
                 error_kind=type(exc).__name__,
                 evidence=self._error_evidence(exc),
