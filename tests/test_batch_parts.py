@@ -237,7 +237,7 @@ def test_a_check_judged_from_a_batch_is_marked_so_in_the_html_report_and_the_res
     tmp_path: Path,
 ) -> None:
     batched = record(batched=1, cost_usd=0.001, saved_usd=0.001)
-    assert _source(batched.calls) == SOURCE_BATCH and _source(record(cached=1).calls) != SOURCE_BATCH
+    assert _source(batched) == SOURCE_BATCH and _source(record(cached=1)) != SOURCE_BATCH
     row = build_report([batched])["checks"][0]
     assert (row["batched"], row["saved_usd"]) == (1, 0.001)
     write_report(tmp_path / "run.json", [batched])

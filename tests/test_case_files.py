@@ -110,6 +110,23 @@ def test_the_three_formats_read_to_the_same_cases(
             '{"id": "a", "turns": [{"user": "hi"}, {"user": " "}]}\n',
             ":1: field 'turns.1.user': the user's message is empty",
         ),
+        (  # a typo inside a turn is told with the turn's own fields, not the case's
+            "a.rag.jsonl",
+            '{"id": "a", "turns": [{"user": "hi"}, {"user": "and?", "asistant": "yes"}]}\n',
+            ":1: field 'turns.1.asistant': is not a field of a turn (did you mean 'assistant'? fields: user, "
+            "assistant, contexts, reference)",
+        ),
+        (
+            "a.rag.jsonl",
+            '{"id": "a", "question": "q?", "expected_contexts": [{"txt": "the policy"}]}\n',
+            ":1: field 'expected_contexts.0.txt': is not a field of a passage (did you mean 'text'? fields: id, "
+            "text)",
+        ),
+        (
+            "a.rag.jsonl",
+            '{"id": "a", "turns": [{"user": "hi", "contexts": [{"idd": "x"}]}]}\n',
+            ":1: field 'turns.0.contexts.0.idd': is not a field of a passage (did you mean 'id'?",
+        ),
         (
             "a.rag.jsonl",
             '{"id": "a", "question": "q?", "turns": [{"user": "hi"}]}\n',

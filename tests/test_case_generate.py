@@ -479,7 +479,7 @@ def test_from_documents_to_a_reviewed_case_file_that_pytest_runs_against_the_app
     )
     judged = pytester.runpytest("tests/rag", *rag_args(fake_llm, tmp_path / "judged"))
     judged.assert_outcomes(passed=len(reviewed))
-    judged.stdout.fnmatch_lines(["passage_recall*openai:fake-gpt*100%*", "judge calls: * live*"])
+    judged.stdout.fnmatch_lines(["passage_recall*computed*100%*", "judge calls: * live*"])
 
 
 def test_the_command_help_describes_every_sub_command(capsys: pytest.CaptureFixture[str]) -> None:

@@ -84,8 +84,9 @@ def test_each_case_is_a_test_named_by_its_id_and_failures_name_file_and_line(sui
     )
     assert "Traceback" not in result.stdout.str()
     summary = result.stdout.str().split("pytest-rag summary")[1]
-    for row in ("abstention", "answer_relevancy", "context_recall", "faithfulness", "passage_recall"):
+    for row in ("abstention", "answer_relevancy", "context_recall", "faithfulness"):
         assert re.search(rf"^{row}\s+local\s", summary, re.M), row
+    assert re.search(r"^passage_recall\s+computed\s", summary, re.M)  # computed, no judge asked
 
 
 def test_cases_are_selected_by_id_and_by_tag_even_with_strict_markers(suite: pytest.Pytester) -> None:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from conftest import rag_args, relevancy_verdict, verdict
+from fake_llm import FakeLLMServer
 from pytest_rag.engine.replay import StoredRequests
 
 STORED: dict[str, Any] = {
@@ -39,3 +43,34 @@ def test_another_inputs_digest_still_says_the_inputs_changed() -> None:
     store = StoredRequests([{**STORED, "metric": "faithfulness"}], 1, "store")
     reason = store.why_missing({**STORED, "inputs": "0000000000000000", "metric": "faithfulness"})
     assert "none of these inputs" in reason
+
+
+REPLAYED = """
+import os
+
+ANSWER = os.environ.get("ANSWER", "Refunds take five days.")
+
+def test_grounded(rag_judge):
+    rag_judge.faithfulness(ANSWER, ["Refunds take five business days."], question="How long do refunds take?")
+
+def test_relevant(rag_judge):
+    rag_judge.answer_relevancy(ANSWER, question="How long do refunds take?")
+"""
+
+
+def test_a_miss_after_an_input_change_names_only_the_inputs_the_request_holds(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Faithfulness hands the question to the judges that read inputs, but its prompt (and so its key)
+    holds none: a changed question never misses it, so its miss must not name one."""
+    fake_llm.script(verdict(5), relevancy_verdict(5))
+    pytester.makepyfile(REPLAYED)
+    cache = pytester.path / "cache"
+    assert pytester.runpytest(*rag_args(fake_llm, cache)).ret == 0
+    monkeypatch.setenv("ANSWER", "Refunds take a week.")
+    result = pytester.runpytest(*rag_args(fake_llm, cache, "--rag-cache=replay"))
+    output = result.stdout.str()
+    assert "by faithfulness.single, none of these inputs (the answer or contexts changed since" in output
+    assert "by answer_relevancy.single, none of these inputs (the question or answer changed since" in output
+    assert "the answer, contexts or question changed" not in output
+    assert fake_llm.request_count == 2

@@ -22,7 +22,7 @@ from pytest_rag import cli
 from pytest_rag.regression.shards import load_shard, shard_problems
 from pytest_rag.report.results_file import write_report
 from pytest_rag.results import CallTally, CheckRecord
-from pytest_rag.run_record import RunRecord
+from pytest_rag.run_record import RunRecord, Suite
 
 JUDGED = """
 import os
@@ -232,7 +232,12 @@ def _run(group: int | None = None, splits: int | None = None, run_id: str = "", 
         outcomes={"passed": tests},
         group=group,
         splits=splits,
+        suite=SUITE,
     )
+
+
+#: The suite of the shards written directly: one suite, as a split of one collection records it.
+SUITE = Suite("0123456789abcdef", 12)
 
 
 def _file(path: Path, run: RunRecord | None, *records: CheckRecord) -> Path:

@@ -245,7 +245,9 @@ def test_a_merge_holding_a_check_without_a_verdict_fails_even_with_no_gate(
 ) -> None:
     """The unsharded run made that check's test an error; a merge that ends 0 would be the one green
     verdict a suite with an unjudged check gets. A dry run's checks, counted by design, are no error."""
-    scored = CheckRecord(test_id="t.py::test_a", metric="faithfulness", judge="openai:m", score=4)
+    scored = CheckRecord(
+        test_id="t.py::test_a", metric="faithfulness", judge="openai:m", score=4, scale_low=1, scale_high=5
+    )
     unjudged = scored.model_copy(
         update={"test_id": "t.py::test_b", "score": None, "error": "x", "error_kind": "JudgeError"}
     )

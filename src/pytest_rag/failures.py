@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import cut_text
-from .results import EVIDENCE_CHARS, REASONS_CHARS, MetricResult
+from .results import COMPUTED, EVIDENCE_CHARS, REASONS_CHARS, MetricResult
 
 MAX_ITEMS = 12
 
@@ -45,8 +45,10 @@ def describe(result: MetricResult) -> str:
         source = "computed offline"
     elif calls.cached:
         source = f"{calls.live} live and {calls.cached} cached judge calls"
-    else:
+    elif calls.live or calls.batched:
         source = "live verdict"
+    else:  # no call of any kind: computed from the inputs (or from other results), never judged
+        source = "no judge call: computed"
     mode = f" ({result.mode} mode)" if result.mode != "default" else ""
     expected = result.expected_score if result.passed_on == "expected_score" else None
     held = f"score {_fmt(result.score)}" if expected is None else f"expected score {_fmt(expected)}"
@@ -56,7 +58,10 @@ def describe(result: MetricResult) -> str:
         head += f" {relation} the threshold {_fmt(result.threshold)}"
     if expected is not None:
         head += f" (score {_fmt(result.score)})"
-    lines = [head, f"  judge: {result.judge} ({source})"]
+    judge = f"judge: {result.judge} ({source})"
+    if result.judge == COMPUTED:
+        judge = "computed from the inputs: no judge was asked"
+    lines = [head, f"  {judge}"]
     lines.extend(_odds_lines(result))
     if len(result.judges) > 1 or any(len(j.repeats) > 1 for j in result.judges):
         per_judge = "; ".join(

@@ -42,6 +42,13 @@ _ID_ATTRIBUTES = ("id", "id_", "node_id", "doc_id", "chunk_id")
 
 
 def _chunk_from(item: Any, position: int) -> Chunk:
+    try:
+        return _read_chunk(item, position)
+    except UnencodableTextError as exc:  # "Chunk text" says less than where the chunk was
+        raise exc.named(f"context item {position}") from None
+
+
+def _read_chunk(item: Any, position: int) -> Chunk:
     if isinstance(item, Chunk):
         return item
     if isinstance(item, str):
@@ -99,14 +106,41 @@ def normalize_contexts(context: ContextLike) -> tuple[Chunk, ...]:
 
 
 def require_text(value: Any, name: str, *, allow_empty: bool = False) -> str:
-    """Check that a helper's text argument is a string, with an error that says which argument."""
+    """Check that a helper's text argument is a string that a judge can be sent, with an error that
+    says which argument (and, for text that cannot be encoded, where in it)."""
     if not isinstance(value, str):
         raise InputError(
             f"{name} must be a string, got {_a(type(value).__name__)} ({value!r:.60}); pass its text"
         )
     if not allow_empty and not value.strip():
         raise InputError(f"{name} is empty; a judge cannot score an empty {name}")
+    if not value.isascii():  # ASCII always encodes; the rest is checked by encoding it
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise UnencodableTextError(name, value, exc.start) from None
     return value
+
+
+class UnencodableTextError(InputError):
+    """A text holding a lone surrogate (``"\\udcff"``), which has no UTF-8 form: no request holding it
+    can be sent, by any judge, so it is the input's error, told before any request with the field and
+    the position. Such text comes from bytes decoded with ``errors="surrogateescape"`` (``os.fsdecode``,
+    ``sys.argv``, a file opened with that error handler)."""
+
+    def __init__(self, name: str, text: str, index: int) -> None:
+        self.text, self.index = text, index
+        around = ascii(text[max(0, index - 20) : index + 20])
+        super().__init__(
+            f"{name} holds a character that cannot be encoded: {text[index]!a} at index {index} "
+            f"(in {around}), a lone surrogate, which no judge can be sent. It comes from bytes decoded "
+            "with errors='surrogateescape' (os.fsdecode, sys.argv, a file opened that way): decode them "
+            "with their real encoding, or with errors='replace'"
+        )
+
+    def named(self, name: str) -> UnencodableTextError:
+        """The same error for the same text under another name."""
+        return UnencodableTextError(name, self.text, self.index)
 
 
 def read_threshold(value: Any, caller: str, argument: str = "threshold", written: str = "") -> float | None:

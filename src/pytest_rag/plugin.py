@@ -28,6 +28,7 @@ JUDGE_KEY = pytest.StashKey["RagJudge"]()
 """The test's ``rag_judge``, whose refused checks :func:`pytest_runtest_makereport` reads."""
 WORKER_OUTPUT_KEY = "pytest_rag_records"
 MUTANT_OUTPUT_KEY = "pytest_rag_mutants"
+WORKER_SUITE_KEY = "pytest_rag_suite"
 CASE_MARKERS = {
     "rag_case": "a test case read from a pytest-rag case file (*.rag.jsonl, *.rag.yaml, *.rag.csv)",
     "generated": "a case written by pytest-rag generate",
@@ -71,7 +72,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
             check_configuration(config, settings, names)
         config.stash[SETTINGS_KEY] = (settings, names)
-        if (settings.regression.reports or settings.html_path) and not hasattr(config, "workerinput"):
+        if _records_the_run(settings) and not hasattr(config, "workerinput"):
             from .run_record import count_the_run  # what the files record of the run: tests, outcomes
 
             count_the_run(config)
@@ -106,6 +107,22 @@ def _session(config: pytest.Config) -> RagSession | None:
 def _settings(config: pytest.Config) -> RagSettings | None:
     found = config.stash.get(SETTINGS_KEY, None)
     return found[0] if found is not None else None
+
+
+def _records_the_run(settings: RagSettings | None) -> bool:
+    """Whether a results file or HTML report will record what the run was (:mod:`.run_record`)."""
+    return settings is not None and bool(settings.regression.reports or settings.html_path)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Any:
+    """The suite the run belongs to, taken from the whole collection: outermost, so before ``-k``,
+    ``-m``, ``--deselect`` and pytest-split remove any item (a pytest-xdist worker takes its own)."""
+    if _records_the_run(_settings(config)):
+        from .run_record import note_suite
+
+        note_suite(config, items)
+    return (yield)
 
 
 @pytest.fixture
@@ -185,7 +202,8 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     """pytest-xdist controller: merge a finished worker's records into the session results."""
-    rows = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
+    output = getattr(node, "workeroutput", {})
+    rows = output.get(WORKER_OUTPUT_KEY)
     if rows and SETTINGS_KEY in node.config.stash:
         rag_session(node.config).results.load_json_rows(rows)
     mutants = getattr(node, "workeroutput", {}).get(MUTANT_OUTPUT_KEY)
@@ -193,6 +211,10 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
         found = rag_session(node.config).mutants
         if found is not None:
             found.load_json_rows(mutants, f"pytest-xdist worker {getattr(node.gateway, 'id', '?')}")
+    if output.get(WORKER_SUITE_KEY):
+        from .run_record import SUITE_KEY, Suite
+
+        node.config.stash.setdefault(SUITE_KEY, Suite.from_json(output[WORKER_SUITE_KEY]))
 
 
 @pytest.hookimpl(trylast=True)
@@ -211,6 +233,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             from .mutants.records import to_json_rows
 
             workeroutput[MUTANT_OUTPUT_KEY] = to_json_rows(rag.judge_mutants())
+        if _records_the_run(settings):
+            from .run_record import SUITE_KEY
+
+            suite = session.config.stash.get(SUITE_KEY, None)
+            workeroutput[WORKER_SUITE_KEY] = suite.to_json() if suite is not None else None
         return
     if rag is None:
         if (

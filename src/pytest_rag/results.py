@@ -39,6 +39,10 @@ class Scale:
         return f"{fmt(self.low)}-{fmt(self.high)}"
 
 
+COMPUTED = "computed"
+"""The judge of a result no judge gave: a metric computed from its inputs (``Metric.asks_judge``)."""
+
+
 class CallTally(BaseModel):
     """Judge calls behind one result: how many were live or cached, what they cost, and what went
     wrong on the way (requests that failed, by kind, and how many were retried).

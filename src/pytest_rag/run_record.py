@@ -11,13 +11,20 @@ serial run, or the pytest-xdist controller, which hears every worker's reports).
 whether the run stopped early are known only in ``pytest_sessionfinish``, after pytest computed the
 status, where :func:`record_run` reads them off the session. Standard library and pytest only: the
 counter is registered at start-up, when nothing heavy may load.
+
+The record also names the suite the run belongs to (:class:`Suite`): a fingerprint of every test
+collected, taken before ``-k``, ``-m``, ``--deselect`` or pytest-split deselect any, so every shard
+of one suite carries the same one whatever part it ran, and a shard of another suite (or of another
+pytest-rag version) does not. Under pytest-xdist the controller collects nothing: each worker takes
+the fingerprint of its own collection and hands it on with its records.
 """
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,10 +34,48 @@ from . import __version__
 
 #: Where the run's counter is kept (set only when a results file or HTML report will need it).
 COUNTER_KEY = pytest.StashKey["RunCounter"]()
+#: The suite this process collected (set before deselection, when a file will record the run).
+SUITE_KEY = pytest.StashKey["Suite"]()
 #: pytest's exit statuses by number ("tests failed", "interrupted", ...), for lines that name one.
 EXIT_STATUS_NAMES = {int(code): code.name.lower().replace("_", " ") for code in pytest.ExitCode}
 #: The order of pytest's own final line ("2 failed, 9 passed, 8 xfailed"); other outcomes follow.
 OUTCOME_ORDER = ("failed", "passed", "skipped", "deselected", "xfailed", "xpassed", "error")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """Which suite a run belongs to: how many tests its collection held before any was deselected,
+    and a fingerprint of their node ids and the pytest-rag version (:func:`suite_of`)."""
+
+    fingerprint: str
+    tests: int
+
+    def __str__(self) -> str:
+        return f"a suite of {self.tests} test(s), fingerprint {self.fingerprint}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"fingerprint": self.fingerprint, "tests": self.tests}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Suite:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"'suite' is {data!r}, not an object")
+        return cls(fingerprint=_text(data, "fingerprint"), tests=_count(data, "tests"))
+
+
+def suite_of(node_ids: Iterable[str]) -> Suite:
+    """The suite of these collected tests: sorted (pytest-randomly or a worker's order changes no
+    fingerprint), one per line after the pytest-rag version, hashed (SHA-256, first 16 hex digits)."""
+    ids = sorted(set(node_ids))
+    digest = hashlib.sha256(f"pytest-rag {__version__}\n".encode())
+    for node_id in ids:
+        digest.update(node_id.encode("utf-8", "surrogatepass") + b"\n")
+    return Suite(digest.hexdigest()[:16], len(ids))
+
+
+def note_suite(config: pytest.Config, items: Sequence[pytest.Item]) -> None:
+    """Keep the suite of ``items``, the whole collection, for the run record."""
+    config.stash[SUITE_KEY] = suite_of(item.nodeid for item in items)
 
 
 @dataclass(frozen=True)
@@ -51,9 +96,10 @@ class RunRecord:
     tests), ``tests_run`` the tests that went through setup and teardown, ``outcomes`` pytest's own
     tally ("passed", "xfailed", "error", ...), ``stopped_early`` why the run ended before every
     collected test ran (``-x``, ``--maxfail``, an interruption), ``group``/``splits`` the
-    pytest-split group. A merged run lists its ``shards``. ``schema_fallbacks`` counts the run's
-    requests that went without the strict schema of their verdict because the provider refused it
-    (the checks' call tallies say which schema and why).
+    pytest-split group, ``suite`` the suite it belongs to (None: written by a pytest-rag that did
+    not record it, or nothing was collected). A merged run lists its ``shards``.
+    ``schema_fallbacks`` counts the run's requests that went without the strict schema of their
+    verdict because the provider refused it (the checks' call tallies say which schema and why).
     """
 
     run_id: str
@@ -68,6 +114,7 @@ class RunRecord:
     splits: int | None = None
     shards: tuple[ShardEntry, ...] = ()
     schema_fallbacks: int = 0
+    suite: Suite | None = None
 
     @property
     def split_label(self) -> str | None:
@@ -100,6 +147,7 @@ class RunRecord:
             "group": self.group,
             "splits": self.splits,
             "schema_fallbacks": self.schema_fallbacks,
+            "suite": self.suite.to_json() if self.suite is not None else None,
             "shards": [
                 {"file": s.file, "checks": s.checks, "run": s.run.to_json() if s.run else None}
                 for s in self.shards
@@ -137,6 +185,7 @@ class RunRecord:
                 )
                 for s in shards
             ),
+            suite=Suite.from_json(data["suite"]) if data.get("suite") is not None else None,
         )
 
 
@@ -220,6 +269,7 @@ def record_run(session: pytest.Session, counter: RunCounter) -> RunRecord:
         stopped_early=stopped,
         group=group,
         splits=splits,
+        suite=session.config.stash.get(SUITE_KEY, None),
     )
 
 

@@ -26,12 +26,12 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..errors import ConfigError
-from .model import Case
+from .model import Case, ContextRef, Provenance, Turn
 
 
 class CaseFileError(ConfigError):
@@ -105,6 +105,37 @@ Row = tuple[Any, int, dict[str, int]]
 """A case as read (before validation), its line, and the lines of its fields where the format tells."""
 
 
+#: How an unknown field's message names the model it is not a field of.
+_FIELD_OF: dict[type[BaseModel], str] = {
+    Case: "a case field",
+    Turn: "a field of a turn",
+    ContextRef: "a field of a passage",
+    Provenance: "a field of 'generated'",
+}
+
+
+def _model_at(location: Sequence[str]) -> type[BaseModel]:
+    """The model that holds the fields at ``location`` inside a case (``turns.1`` is a
+    :class:`Turn`): an unknown field is told with that model's own fields, not the case's."""
+    model: type[BaseModel] = Case
+    for part in location:
+        field = model.model_fields.get(part)
+        if field is None:  # a list index, or a dict key
+            continue
+        inner = _model_in(field.annotation)
+        if inner is None:
+            break
+        model = inner
+    return model
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model an annotation holds (``list[Turn] | None`` holds :class:`Turn`), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((m for arg in get_args(annotation) if (m := _model_in(arg)) is not None), None)
+
+
 def _validated(path: Path, row: Any, line: int, field_lines: dict[str, int]) -> Case:
     if not isinstance(row, dict):
         raise CaseFileError(path, line, None, f"a case must be a mapping of fields, got {type(row).__name__}")
@@ -116,9 +147,14 @@ def _validated(path: Path, row: Any, line: int, field_lines: dict[str, int]) -> 
         field = ".".join(location) or None
         message = str(error["msg"]).removeprefix("Value error, ")
         if error["type"] == "extra_forbidden":
-            close = difflib.get_close_matches(location[-1], list(Case.model_fields), n=1)
+            model = _model_at(location[:-1])
+            close = difflib.get_close_matches(location[-1], list(model.model_fields), n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            message = f"is not a case field ({hint}fields: " + ", ".join(Case.model_fields) + ")"
+            message = (
+                f"is not {_FIELD_OF.get(model, 'a field there')} ({hint}fields: "
+                + ", ".join(model.model_fields)
+                + ")"
+            )
         elif error["type"] == "missing":
             message = "is required"
         elif error["type"] == "list_type":

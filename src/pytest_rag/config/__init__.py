@@ -183,6 +183,13 @@ JUDGE_OPTIONS = (
         int,
     ),
     ValueOption(
+        "--rag-max-request-chars",
+        "N",
+        f"most characters a request to a judge may hold; a larger one is not sent "
+        f"(default {ENGINE.max_request_chars:,})",
+        int,
+    ),
+    ValueOption(
         "--rag-rpm", "N", "client-side limit of judge requests per minute (split among xdist workers)", float
     ),
     ValueOption(
@@ -220,6 +227,7 @@ JUDGE_INIS = (
     IniOption("rag_deadline", "seconds one judgment may take including retries"),
     IniOption("rag_max_attempts", "attempts per judge call"),
     IniOption("rag_max_tokens", "most tokens a judge may write per reply"),
+    IniOption("rag_max_request_chars", "most characters a request to a judge may hold"),
     IniOption("rag_rpm", "client-side limit of judge requests per minute"),
     IniOption("rag_tpm", "client-side limit of judge tokens per minute"),
     IniOption("rag_dry_run", "count live judge calls instead of making them", "bool", False),
@@ -360,6 +368,9 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
                 config, "rag_max_attempts", "rag_max_attempts", int, ENGINE.max_attempts, 1
             ),
             max_tokens=pick_number(config, "rag_max_tokens", "rag_max_tokens", int, None, 16),
+            max_request_chars=pick_number(
+                config, "rag_max_request_chars", "rag_max_request_chars", int, ENGINE.max_request_chars, 1
+            ),
         ),
         judge_options=JudgeOptions(
             timeout_s=pick_number(config, "rag_timeout", "rag_timeout", float, JUDGE.timeout_s, 0.001),

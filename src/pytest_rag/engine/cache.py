@@ -11,6 +11,9 @@ Modes:
 ``replay``   read only, and a miss is a failure: no judge is ever called
 ``refresh``  never read, always judge live and overwrite
 ``off``      no cache at all
+
+The modes that never write (``ro``, ``replay``, and the export) open the store read-only
+(:mod:`.read_only_store`), so they work on a store the process may not write.
 """
 
 from __future__ import annotations
@@ -115,23 +118,41 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-def unusable_store(directory: Path, exc: OSError | sqlite3.Error) -> ConfigError:
+def unusable_store(directory: Path, exc: OSError | sqlite3.Error, reads_only: bool = False) -> ConfigError:
     """Why the store at ``directory`` cannot be used, and what to do: a file in its place, a database
     that is not one (a truncated copy, a file of another program), or a directory the run may not
-    read or write. A cache is an option of the run, so its fault is a configuration error, never a
-    judgment of the check."""
+    read (or, in a mode that writes, write). A cache is an option of the run, so its fault is a
+    configuration error, never a judgment of the check. ``reads_only``: the mode only reads (``ro``,
+    ``replay``, the export), so the store needs no write access, and recording it again is no fix."""
+    elsewhere = "point --rag-cache-dir (or --cache-dir of the pytest-rag commands) at another directory"
+    advice = (
+        f"{elsewhere}, or move this one away and record again or load the committed judgments "
+        "(pytest-rag cache import FILE)"
+    )
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    wal = directory / f"{STORE_FILE}-wal"
     if directory.exists() and not directory.is_dir():
         problem = f"{directory} is a file, not a directory"
     elif isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
         problem = f"{directory / STORE_FILE} is not a SQLite database, or a damaged one ({exc})"
+    elif reads_only and wal.exists():
+        problem = (
+            f"{directory} holds judgments not yet written into {STORE_FILE} ({wal.name}: a run is "
+            f"writing the store, or one was stopped), which SQLite reads only with write access ({reason})"
+        )
+        advice = (
+            "let the run that writes it end, or open the store once with write access (a run with "
+            f"--rag-cache=rw merges {wal.name} when it ends), or {elsewhere}"
+        )
+    elif reads_only:
+        problem = f"{directory} cannot be read ({reason})"
+        advice = (
+            "--rag-cache=ro, --rag-cache=replay and pytest-rag cache export only read the store, so read "
+            f"access is all they need: give it to this process, or {elsewhere}"
+        )
     else:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         problem = f"{directory} cannot be read or written ({reason})"
-    return ConfigError(
-        f"the judgment cache cannot be used: {problem}. Point --rag-cache-dir (or --cache-dir of the "
-        "pytest-rag commands) at another directory, or move this one away and record again or load "
-        "the committed judgments (pytest-rag cache import FILE)"
-    )
+    return ConfigError(f"the judgment cache cannot be used: {problem}. {advice[0].upper()}{advice[1:]}")
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -155,7 +176,7 @@ def check_store(directory: Path, mode: str) -> None:
     except FileNotFoundError:
         start = None
     except OSError as exc:
-        raise unusable_store(directory, exc) from None
+        raise unusable_store(directory, exc, reads_only=mode in ("ro", "replay")) from None
     if start and start != SQLITE_HEADER:
         raise unusable_store(directory, sqlite3.DatabaseError("file is not a database"))
     writes = mode in ("rw", "refresh")
@@ -188,7 +209,7 @@ class JudgmentCache:
         try:
             yield
         except (OSError, sqlite3.Error) as exc:
-            raise unusable_store(self.directory, exc) from None
+            raise unusable_store(self.directory, exc, reads_only=not self.writes) from None
 
     def _holds_nothing(self) -> bool:
         """True before the store is opened when there is no database to read: reading never creates
@@ -199,7 +220,11 @@ class JudgmentCache:
         if self._store is not None:
             return self._store
         with self._lock, self._using_store():
-            if self._store is None:
+            if self._store is None and not self.writes:  # reads only what exists (_holds_nothing)
+                from .read_only_store import ReadOnlyStore
+
+                self._store = ReadOnlyStore(self.directory, self.directory / STORE_FILE)
+            elif self._store is None:
                 import diskcache
 
                 os.makedirs(self.directory, exist_ok=True)
@@ -215,7 +240,7 @@ class JudgmentCache:
         try:  # what _using_store does, without a generator per read: every cached judgment reads here
             value = store.get(key)
         except (OSError, sqlite3.Error) as exc:
-            raise unusable_store(self.directory, exc) from None
+            raise unusable_store(self.directory, exc, reads_only=not self.writes) from None
         if not isinstance(value, dict) or "text" not in value:
             return None
         return CachedReply.from_dict(value)
@@ -240,7 +265,17 @@ class JudgmentCache:
         self.raw_set(key, entry)
 
     def raw_set(self, key: str, entry: dict[str, Any]) -> None:
-        """Store an entry as given (used by import); ignores the mode on purpose."""
+        """Store an entry as given (used by import); ignores the mode on purpose. A cache of a mode
+        that only reads writes through a handle of its own, closed at once, and reopens its
+        read-only one on the next read, so that it reads the entry."""
+        if not self.writes:
+            self.close()
+            writer = JudgmentCache(self.directory, "rw")
+            try:
+                writer.raw_set(key, entry)
+            finally:
+                writer.close()
+            return
         store = self._open()
         with self._using_store():
             store.set(key, entry)

@@ -28,7 +28,7 @@ from ..judges.embeddings import EmbeddingJudge, StoredVectors, Vectors, embeddin
 from ..judges.protocol import Judge
 from ..judges.request import JudgeRequest
 from ..metrics.base import Metric, Scored
-from ..results import CallTally, JudgeScore, MetricResult
+from ..results import COMPUTED, CallTally, JudgeScore, MetricResult
 from ..scoring.grade_odds import GradeOdds, against_bar, pooled
 from .embeddings import check_embeddable, embedder_for
 from .judgment import JudgmentEngine
@@ -110,6 +110,12 @@ def ensemble_label(judges: Sequence[Judge]) -> str:
     return labels[0] if len(labels) == 1 else "ensemble(" + ",".join(labels) + ")"
 
 
+def judge_label(metric: Metric, judges: Sequence[Judge]) -> str:
+    """Who a check of ``metric`` is labelled as judged by: its judges, or :data:`COMPUTED` for a
+    metric that asks none (so no summary row, report or failure names a judge that was never asked)."""
+    return ensemble_label(judges) if metric.asks_judge else COMPUTED
+
+
 def tell_each_judgment(
     exc: JudgeError,
     askers: Sequence[BoundAsker],
@@ -146,6 +152,8 @@ async def evaluate(
     cache_only: bool,
     pass_on: str = "score",
 ) -> MetricResult:
+    if not metric.asks_judge:  # the same number from every judge and repeat: computed once
+        judges, repeats = judges[:1], 1
     askers = [
         BoundAsker(engine, judge, repeat, test_id, cache_only, metric.name)
         for judge in judges
@@ -187,7 +195,7 @@ async def evaluate(
         expected, chance = pooled([run.odds for run in own], threshold)
         per_judge.append(
             JudgeScore(
-                judge=judge.spec.label,
+                judge=judge.spec.label if metric.asks_judge else COMPUTED,
                 score=statistics.median(scores),
                 repeats=scores,
                 expected_score=expected,
@@ -202,7 +210,7 @@ async def evaluate(
     return MetricResult(
         metric=metric.name,
         mode=metric.mode,
-        judge=ensemble_label(judges),
+        judge=judge_label(metric, judges),
         score=final,
         scale_low=scale.low,
         scale_high=scale.high,

@@ -35,6 +35,7 @@ from .parsing import InvalidVerdict, parse_verdict, refusal_in
 from .pricing import PriceTable
 from .ratelimit import RateLimiter, estimate_output_tokens, estimate_prompt_tokens
 from .replay import IDENTITY_KEY, ReplayMisses, request_identity
+from .request_size import check_request
 from .spending import Spending
 
 if TYPE_CHECKING:
@@ -162,6 +163,8 @@ class JudgmentEngine:
     ) -> tuple[V, CallTally, GradeOdds | None]:
         """A verdict the cache did not have: from the judge (or a collected batch reply), then stored."""
         self._check_available(judge, request)
+        # before the dry run counts it, a live call sends it or a batch queues it
+        check_request(judge, request, self.settings.max_request_chars)
         if self.spending.guards and not judge.offline and not self._collected(judge, request):
             # dry run / budget: may raise. A repeat is free only where the run stores what it judges
             stored_as = key if self.cache.mode == "rw" else None
@@ -226,6 +229,7 @@ class JudgmentEngine:
         except InvalidVerdict as first:
             tally.failed("invalid")  # a reply without a verdict, even when the repair saves the check
             repair = self._repair_request(request, reply.text, str(first))
+            check_request(judge, repair, self.settings.max_request_chars)  # the reply makes it longer
             second = await self._call(judge, repair, tally)
             try:
                 return self._accept(judge, request, model, second, tally), second

@@ -26,6 +26,10 @@ class EngineSettings:
     """Most tokens a judge may write per reply, for every metric; None keeps each metric's own
     (1024, or 2048 for lists of claims). Raised for verbose or reasoning judges whose replies are
     cut off at the limit; part of the cache key, like every sampling parameter."""
+    max_request_chars: int = 1_000_000
+    """A request to a judge whose messages hold more characters than this is not sent: an input error
+    of its check (:mod:`.request_size`). About 250,000 tokens, above the context window of most judge
+    models, so no request a judge could read is refused by default; a 5 MB context is."""
     max_reply_chars: int = 200_000
     """A reply longer than this is a judge error and is not cached: a verdict is a few thousand
     characters (50,000 tokens of it would be needed to reach this), and one runaway reply must not

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CacheMissError
 from ..ground.redaction import public_url
+from ..judges.escaping import escape_data
 from ..judges.protocol import Judge
 from ..judges.request import JudgeRequest
 
@@ -132,6 +133,23 @@ def _alike_but_for_the_unkept(alike: list[dict[str, Any]], asked: dict[str, Any]
     )
 
 
+def held_inputs(request: JudgeRequest) -> list[str]:
+    """The names of the request's task inputs that its messages show (what a changed input changed):
+    faithfulness hands the question to the judges that read inputs, but its prompt holds none, so a
+    miss of it names the answer and the contexts only. An input is shown when its text (or any text
+    of a list) stands in a message as the data blocks write it (:func:`escape_data`)."""
+    text = "\n".join(message.content for message in request.messages)
+
+    def shown(value: Any) -> bool:
+        if isinstance(value, str):
+            return bool(value.strip()) and escape_data(value) in text
+        if isinstance(value, (list, tuple)):
+            return any(shown(item) for item in value)
+        return False
+
+    return [name for name, value in request.task.inputs.items() if shown(value)]
+
+
 class StoredRequests:
     """The identities of every stored request, read once, and what they say about a missing one."""
 
@@ -174,9 +192,11 @@ class StoredRequests:
                 f"{'; '.join(nearest)}{unknown}"
             )
         if same_question:
+            held = asked.get("held") or ["inputs"]
+            changed = held[0] if len(held) == 1 else f"{', '.join(held[:-1])} or {held[-1]}"
             return (
                 f"the store has {len(same_question)} judgment(s) by {asked['template']}, none of these inputs "
-                f"(the answer, contexts or question changed since they were recorded){unknown}"
+                f"(the {changed} changed since they were recorded){unknown}"
             )
         return (
             f"the store has no judgment by {asked['template']} ({self.entries} of other templates){unknown}"
@@ -208,7 +228,9 @@ class ReplayMisses:
             else:
                 if self._stored is None:
                     self._stored = StoredRequests.read(self.cache)
-                reason = self._stored.why_missing({**asked, "metric": request.metric})
+                reason = self._stored.why_missing(
+                    {**asked, "metric": request.metric, "held": held_inputs(request)}
+                )
             first = self._first.setdefault(reason, test_id)
         if first != test_id:  # the failure's heading names the test, the error the metric and judge
             error = CacheMissError(

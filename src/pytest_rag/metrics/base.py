@@ -73,6 +73,10 @@ class Metric(ABC):
     required: ClassVar[tuple[str, ...]] = ()
     options: ClassVar[tuple[str, ...]] = ()
     """The options the metric reads (``k_values=``, ``citations=`` ...); any other is an input error."""
+    asks_judge: ClassVar[bool] = True
+    """False for a metric computed from its inputs alone (passage recall, lexical consistency): its
+    results are labelled ``computed``, not with a judge that was never asked, and it is computed once,
+    not once per judge and repeat."""
 
     @abstractmethod
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:

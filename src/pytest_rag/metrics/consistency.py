@@ -164,6 +164,7 @@ class LexicalConsistency(Consistency):
     mode = "lexical"
     options = ("answers", "scores")
     uses_embeddings = False
+    asks_judge = False
 
 
 class ConsistencyHelpers:

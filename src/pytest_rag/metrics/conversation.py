@@ -25,7 +25,7 @@ from pydantic import Field
 
 from ..errors import InputError
 from ..helper_forms import Check, score_form, shared_form
-from ..inputs import ContextLike, Sample
+from ..inputs import ContextLike, Sample, require_text
 from ..results import Evidence, Highlights
 from .base import Scale, Scored
 from .judging import SingleJudgment
@@ -61,6 +61,7 @@ def read_history(options: Mapping[str, Any], metric: str) -> tuple[tuple[str, st
                 f"{metric}: history message {position} must be a mapping with 'role' (user or assistant) "
                 f"and 'content' (a string), got {message!r}"
             )
+        require_text(content, f"{metric}: history message {position} content", allow_empty=True)
         messages.append((str(role), content))
     return tuple(messages)
 

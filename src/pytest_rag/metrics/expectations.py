@@ -105,6 +105,7 @@ class PassageRecall(Metric):
     name = "passage_recall"
     scale = Scale(0, 1)
     default_threshold = 0.5
+    asks_judge = False
     options: ClassVar[tuple[str, ...]] = ("expected",)
 
     def check_options(self, options: Mapping[str, Any]) -> None:

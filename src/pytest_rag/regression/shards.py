@@ -16,7 +16,11 @@ reads like the whole one, so before anything is computed every shard's run recor
 early, exit status 0 or 1, at least one check, and, for pytest-split groups, each group of the
 split exactly once. Otherwise the merge fails with one line per shard that is not
 (:func:`shard_problems`), unless ``--allow-partial`` says to merge what there is; a results file of
-format version 1 keeps no run record, so it needs ``--allow-partial`` too.
+format version 1 keeps no run record, and one written before suites were recorded names no suite,
+so each needs ``--allow-partial`` too. Two refusals nothing overrides: shards whose run records name
+different suites (:func:`check_one_suite`: a shard of another suite is never part of this one), and
+rows whose numbers no run writes (:mod:`.row_rules`: a score off its scale, a ``passed`` that
+contradicts the score and the bar, a ``NaN``).
 
 Below the list of shards (:func:`shard_lines`), the output is identical to the unsharded run's
 because both read the same records (results files keep every number at full precision) in the same
@@ -50,9 +54,10 @@ from ..report.html.verdict import RunVerdict
 from ..report.results_file import REPORT_SUFFIXES, VERSION, read_results_file, write_reports
 from ..report.summary import summary_text
 from ..results import CheckRecord
-from ..run_record import RunRecord, ShardEntry, new_run_id
+from ..run_record import RunRecord, ShardEntry, Suite, new_run_id
 from .gate_bars import check_min_alpha, parse_fail_under
 from .gates import Conclusion, check_gate_names, conclude
+from .row_rules import check_rows
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,37 @@ class IncompleteShardsError(InputError):
     """Shards that do not make one complete run; the message has one line per shard that fails."""
 
 
+class OtherSuiteError(InputError):
+    """Shards of different suites: never one result, whatever ``--allow-partial`` says."""
+
+
+def check_one_suite(shards: Sequence[Shard]) -> None:
+    """Refuse shards whose run records name different suites (:class:`~pytest_rag.run_record.Suite`),
+    naming a file of each. A shard whose collection failed is left out: its collection is not the
+    whole suite, and it is refused as incomplete anyway; a shard that records no suite is told by
+    :func:`shard_problems`."""
+    first: dict[Suite, Path] = {}
+    for shard in shards:
+        run = shard.run
+        if run is not None and run.suite is not None and not run.collection_errors:
+            first.setdefault(run.suite, shard.path)
+    if len(first) < 2:
+        return
+    (one, one_path), *others = first.items()
+    lines = [f"{path} is of {suite}, but {one_path} is of {one}" for suite, path in others]
+    raise OtherSuiteError(
+        "\n  ".join(
+            [
+                "the shard files are of different suites, so no merge of them is one run's verdict "
+                "(--allow-partial does not change that): every shard must collect the same tests, with "
+                "the same pytest-rag, paths and options, and choose its part with --splits/--group, -k "
+                "or -m",
+                *lines,
+            ]
+        )
+    )
+
+
 def _run_problems(shard: Shard) -> list[str]:
     """What keeps one shard from being its whole part of the suite, as short phrases."""
     run = shard.run
@@ -89,6 +125,11 @@ def _run_problems(shard: Shard) -> list[str]:
             ]
         return ["it holds no run record, so whether this shard ran to the end cannot be told"]
     problems = []
+    if run.suite is None and not run.collection_errors:
+        problems.append(
+            f"written by pytest-rag {run.plugin_version}, which records no suite fingerprint, so "
+            "whether this shard is of the same suite cannot be told (write it again with this pytest-rag)"
+        )
     if run.collection_errors:
         problems.append(f"collection failed ({run.collection_errors} error(s))")
     if run.stopped_early:
@@ -181,6 +222,7 @@ def merged_run(shards: Sequence[Shard], partial: bool) -> RunRecord:
         schema_fallbacks=sum(run.schema_fallbacks for run in runs),
         stopped_early="merged with --allow-partial from incomplete shards" if partial else None,
         shards=tuple(ShardEntry(str(shard.path), len(shard.records), shard.run) for shard in shards),
+        suite=next((run.suite for run in runs if run.suite is not None and not run.collection_errors), None),
     )
 
 
@@ -248,6 +290,8 @@ def merge(
     if gold is not None and not gold.is_file():
         raise InputError(f"gold file {gold} does not exist (--gold)")
     shards = [load_shard(path) for path in shard_paths]
+    check_rows([(shard.path, shard.records) for shard in shards])
+    check_one_suite(shards)
     records = combine(shards)
     check_gate_names(fail_under or {}, records, "--fail-under")
     problems = shard_problems(shards)
@@ -374,7 +418,8 @@ MERGE_COMMAND = SubCommand(
     "Merge the --rag-report JSON files of CI shards: the summary, gates (exit status 1 "
     "when one fails), baseline comparison and reports that one unsharded run would give. Shards "
     "that did not run to the end (failed collection, stopped early, no check, a missing or "
-    "repeated pytest-split group) are refused unless --allow-partial.",
+    "repeated pytest-split group) are refused unless --allow-partial; shards of different "
+    "suites, and rows whose scores or verdicts no run writes, are refused always.",
     (
         ValueOption("shards", "SHARD.json", "results files written by --rag-report in each shard", nargs="+"),
         ValueOption(

@@ -13,7 +13,7 @@ import copy
 from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..engine.evaluation import ensemble_label, evaluate
+from ..engine.evaluation import evaluate, judge_label
 from ..engine.loop import UNFINISHED, run_fast
 from ..errors import JudgeError, NotJudgedError, RagError
 from ..results import CallTally, CheckPlace, CheckRecord, MetricResult
@@ -104,7 +104,7 @@ class CheckPlan:
                 test_id=self.test_id,
                 metric=self.metric.name,
                 mode=self.metric.mode,
-                judge=ensemble_label(self.judges),  # the check's row, not a member's
+                judge=judge_label(self.metric, self.judges),  # the check's row, not a member's
                 error=str(exc).split("\n--- raw judge reply")[0],
                 error_kind=type(exc).__name__,
                 evidence=self._error_evidence(exc),

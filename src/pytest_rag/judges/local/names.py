@@ -18,7 +18,8 @@ from .spans import NEAR_COPY, Span
 if TYPE_CHECKING:
     from .lexical import SentenceTable
 
-_CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*[A-Za-z0-9]|\b[A-Z]\b")
+# The last character is any letter or digit, not only an ASCII one: "Café" is a name, not "Caf".
+_CAPITALISED_RE = re.compile(r"\b[A-Z][\w'’-]*[^\W_]|\b[A-Z]\b")
 
 
 def names_in(sentence: str) -> list[str]:

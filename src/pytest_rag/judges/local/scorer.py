@@ -235,42 +235,50 @@ class SentenceSupport:
             return cls(probability=probability, sentence=evidence.sentence, **shared)
         return cls(probability=probability, sentence=sentence, claim=evidence.sentence, **shared)
 
-    def explain(self) -> str:
-        """One line saying why this sentence got its verdict, for reports and assertion text."""
+    def explain(self, source: str = "contexts") -> str:
+        """One line saying why this sentence got its verdict, for reports and assertion text.
+        ``source`` names what the sentence was compared with: the contexts, or one text (context
+        recall checks the reference's facts against the answer)."""
+        many = source.endswith("s")  # "contexts", "passages": numbered; "answer", "reference": one
+        one = source[:-1] if many else source
+        a_sentence = f"a {one} sentence" if many else f"a sentence of the {source}"
+        do, give = ("do", "give") if many else ("does", "gives")
         reasons: list[str] = []
         if self.claim:
             reasons.append(f"weakest claim: {self.claim!r}")
         if hedge_credited(self):
             reasons.append("stated as uncertain, so it claims less")
         if self.unsupported_numbers:
-            reasons.append("numbers not in the contexts: " + ", ".join(self.unsupported_numbers))
+            reasons.append(f"numbers not in the {source}: " + ", ".join(self.unsupported_numbers))
         if self.unsupported_names:
-            reasons.append("names not in the contexts: " + ", ".join(self.unsupported_names))
+            reasons.append(f"names not in the {source}: " + ", ".join(self.unsupported_names))
         if self.negation_flip:
-            reasons.append("restates a context sentence with the negation reversed")
+            reasons.append(f"restates {a_sentence} with the negation reversed")
         if self.comparison_flip:
-            reasons.append("restates a context sentence with a comparison or order reversed")
+            reasons.append(f"restates {a_sentence} with a comparison or order reversed")
         if self.swapped_name:
-            reasons.append("restates a context sentence with one of its names replaced")
+            reasons.append(f"restates {a_sentence} with one of its names replaced")
         if self.swapped_words:
             new, old = self.swapped_words
-            reasons.append(f"restates a context sentence with {new!r} in place of {old!r}")
+            reasons.append(f"restates {a_sentence} with {new!r} in place of {old!r}")
         if self.added_words:
-            reasons.append("adds what the contexts do not say: " + ", ".join(self.added_words))
+            reasons.append(f"adds what the {source} {do} not say: " + ", ".join(self.added_words))
         if self.wrong_slot:
-            reasons.append("answers the question with a name the contexts give for something else")
+            reasons.append(f"answers the question with a name the {source} {give} for something else")
         if self.dropped_condition:
-            reasons.append(f"leaves out the condition the context puts on it: {self.dropped_condition!r}")
+            reasons.append(f"leaves out the condition the {one} puts on it: {self.dropped_condition!r}")
         named = [r for r in reasons if not r.startswith(("weakest claim", "stated as uncertain"))]
         if self.negation_mismatch and not named and self.probability < SUPPORTED:
             # the model's own hint, given only when no check named the edit: beside a named edit it
             # repeats it, and on a supported sentence ("not open" for "closed") it reads as a fault
             reasons.append("negation differs from the best matching passage")
-        where = (
-            f"best match in context {self.context_index + 1}: {self.span!r}"
-            if self.context_index is not None
-            else "no context to match"
-        )
+        if not many:
+            where = f"best match in the {source}: {self.span!r}" if self.context_index is not None else ""
+            where = where or f"nothing in the {source} to match"
+        elif self.context_index is not None:
+            where = f"best match in {one} {self.context_index + 1}: {self.span!r}"
+        else:
+            where = f"no {one} to match"
         detail = "; ".join(reasons)
         return f"support {self.probability:.2f} — {where}" + (f"; {detail}" if detail else "")
 

@@ -116,7 +116,8 @@ def explain_grounding(report: GroundingReport, noun: str, source: str) -> str:
     weak = report.unsupported(SUPPORTED)
     head = f"{total - len(weak)} of {total} {noun}s are supported by the {source}"
     head += f" (whole-text support probability {report.probability:.2f})."
-    details = [f" {s.sentence!r}: {s.explain()}." for s in weak[:6]]
+    compared = "contexts" if source == "context" else source  # what each sentence was held against
+    details = [f" {s.sentence!r}: {s.explain(compared)}." for s in weak[:6]]
     return head + ("" if not details else " Unsupported:" + "".join(details))
 
 
@@ -212,8 +213,8 @@ def _supported(support: SentenceSupport | None) -> bool:
     return support is not None and support.probability >= SUPPORTED
 
 
-def _why(support: SentenceSupport | None) -> str:
-    return "the claim has no words to check" if support is None else support.explain()
+def _why(support: SentenceSupport | None, source: str = "contexts") -> str:
+    return "the claim has no words to check" if support is None else support.explain(source)
 
 
 def claims_verify(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -253,7 +254,7 @@ def entailment_verify(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[st
             label = "contradiction"
         else:
             label = "neutral"
-        verdicts.append({"index": i, "reasoning": _why(s), "verdict": label})
+        verdicts.append({"index": i, "reasoning": _why(s, "premise"), "verdict": label})
     return {"verdicts": verdicts}
 
 

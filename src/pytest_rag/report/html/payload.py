@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...check_keys import check_keys, metric_label
-from ...results import CallTally, CheckRecord
+from ...results import CheckRecord
 from .sentences import flag_sentences, match_sentences
 
 #: The report aims to stay under this many bytes whatever the number of checks.
@@ -30,7 +30,7 @@ MAX_MISSES = 64
 DETAIL_OVERHEAD = 300
 
 STATUS_FAIL, STATUS_PASS, STATUS_NONE, STATUS_ERROR = 0, 1, 2, 3
-SOURCE_LIVE, SOURCE_CACHED, SOURCE_OFFLINE, SOURCE_NONE, SOURCE_BATCH = 0, 1, 2, 3, 4
+SOURCE_LIVE, SOURCE_CACHED, SOURCE_OFFLINE, SOURCE_NONE, SOURCE_BATCH, SOURCE_COMPUTED = 0, 1, 2, 3, 4, 5
 
 
 class _Strings:
@@ -115,7 +115,10 @@ def check_status(record: CheckRecord) -> int:
     return STATUS_PASS if record.passed else STATUS_FAIL
 
 
-def _source(calls: CallTally) -> int:
+def _source(record: CheckRecord) -> int:
+    """Where a check's verdict came from, as the report's ``SOURCE`` names it: a scored check that
+    made no call at all was computed (passage recall, an overall score), not judged."""
+    calls = record.calls
     if calls.live:
         return SOURCE_LIVE
     if calls.batched:
@@ -124,7 +127,7 @@ def _source(calls: CallTally) -> int:
         return SOURCE_OFFLINE
     if calls.cached:
         return SOURCE_CACHED
-    return SOURCE_NONE
+    return SOURCE_COMPUTED if record.score is not None else SOURCE_NONE
 
 
 def _priority(item: tuple[int, CheckRecord]) -> tuple[int, float, int]:
@@ -250,7 +253,7 @@ def build_payload(records: Sequence[CheckRecord], detail_budget: int) -> dict[st
         columns["scale"].append(strings(scale) if scale else -1)
         columns["threshold"].append(_number(record.threshold))
         columns["status"].append(check_status(record))
-        columns["source"].append(_source(record.calls))
+        columns["source"].append(_source(record))
         columns["tokens"].append(record.calls.tokens_in + record.calls.tokens_out)
         columns["detail"].append(-1)
     if any(record.pass_probability is not None for record in records):

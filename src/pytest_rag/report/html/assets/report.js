@@ -6,7 +6,7 @@
   var N = C.metric.length;
   var STATUS = ["fail", "pass", "no threshold", "error"];
   var STATUS_CLASS = ["st-fail", "st-pass", "st-none", "st-error"];
-  var SOURCE = ["live", "cached", "offline", "-", "batch"];
+  var SOURCE = ["live", "cached", "offline", "-", "batch", "computed"];
   var UNCERTAIN = 4;  // the outcome filter's value for checks a rerun could decide either way
   var PAGE = 100;
 
