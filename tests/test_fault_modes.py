@@ -43,6 +43,7 @@ class Fault:
     first: tuple[Reply, ...] = ()
     always: Callable[[], Reply] | None = None
     kind: str | None = None  # the failure kind the summary must count; None: the run recovers
+    timeout_s: float = 0.5  # --rag-timeout: short, so that a hang is told in a test's time
 
     @property
     def recovers(self) -> bool:
@@ -86,7 +87,9 @@ FAULTS: dict[str, Fault] = {
         always=lambda: Reply.text(json.dumps(valid(1)) + ' Hope this helps! {"score": 5}'), kind="invalid"
     ),
     "4 MB strings": Fault(
-        always=lambda: Reply.json(valid(5, reasoning=BIG, unsupported_statements=[BIG])), kind="too large"
+        always=lambda: Reply.json(valid(5, reasoning=BIG, unsupported_statements=[BIG])),
+        kind="too large",
+        timeout_s=10.0,  # reading 4 MB is not a hang: on a loaded machine it took over 0.5 s
     ),
     "finish_reason=length": Fault(
         always=lambda: Reply.truncated('{"reasoning": "The answer'), kind="cut off"
@@ -152,7 +155,7 @@ def test_a_judge_fault_never_passes_is_counted_and_leaves_nothing_behind(
         cache,
         f"--rag-report={report}",
         f"--rag-html={html}",
-        "--rag-timeout=0.5",
+        f"--rag-timeout={fault.timeout_s}",
         "--rag-max-attempts=2",
         judge=JUDGES[provider],
     )
