@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
+from pydantic_core import PydanticCustomError
 
-from ..errors import InputError, JudgeError
+from ..errors import InputError
 from ..helper_forms import Check, answer_and_question, given, score_form, shared_form
 from ..inputs import Sample
 from ..results import Evidence
@@ -95,6 +96,13 @@ GENERATE_QUESTIONS = Template(
 class GeneratedQuestions(BaseModel):
     questions: list[str] = Field(description="questions the answer would fully answer, one per item")
 
+    @model_validator(mode="after")
+    def _some_question(self) -> GeneratedQuestions:
+        # checked as the reply is read, so a reply without one is repaired, never cached
+        if not any(q.strip() for q in self.questions):
+            raise PydanticCustomError("no_question", "the reply holds no question; write at least one")
+        return self
+
 
 class QuestionSimilarity(BaseModel):
     question: str
@@ -148,11 +156,7 @@ class AnswerRelevancyQuestions(Metric):
             {"answer": sample.answer, "n": n},
         )
         verdict = await ask(request, GeneratedQuestions)
-        generated = [q.strip() for q in verdict.questions if q.strip()][:n]
-        if not generated:
-            raise JudgeError(
-                "the judge wrote no question for the answer", judge=ask.judge_label, metric=self.name
-            )
+        generated = [q.strip() for q in verdict.questions if q.strip()][:n]  # one at least: validated
         vectors = await ask.embed([sample.question, *generated], model)
         similarities = [max(0.0, cosine(vectors[0], v)) for v in vectors[1:]]
         score = sum(similarities) / len(similarities)

@@ -4,11 +4,12 @@ which retrieved context states each of them (mode ``attribution``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ...errors import InputError, JudgeError
+from ...errors import InputError
 from ...helper_forms import Check, score_form
 from ...inputs import ContextLike, Sample
 from ...results import Evidence
@@ -19,7 +20,7 @@ from ..prompts import (
     block,
     context_blocks,
 )
-from ..statements import NumberedQuestion, claim_list_fields, extract_statements
+from ..statements import ItemCheck, NumberedQuestion, claim_list_fields, extract_statements
 from ..verdict_shapes import (
     Asked,
     GradedFindings,
@@ -120,6 +121,22 @@ ATTRIBUTE_FACTS = numbered_verdicts_question(
 )
 
 
+@dataclass(frozen=True)
+class SourceAmong(ItemCheck):
+    """A covered fact's source is one of the ``contexts`` numbered contexts."""
+
+    contexts: int
+
+    def __call__(self, verdict: Any) -> str | None:
+        source = verdict.source_context
+        if verdict.covered and source is not None and not 1 <= source <= self.contexts:
+            return (
+                f"fact {verdict.index} is attributed to context {source}, but there are {self.contexts} "
+                f"contexts (1-{self.contexts})"
+            )
+        return None
+
+
 class FactAttribution(BaseModel):
     fact: str
     covered: bool
@@ -162,19 +179,14 @@ class ContextRecallAttribution(Metric):
             "statement",
             "facts",
             max_tokens=2048,
+            item_check=SourceAmong(k),
         )
         ordered = await attribution.judge(
             ask, facts, {"facts": facts, "contexts": [c.text for c in sample.contexts]}
         )
         attributions: list[FactAttribution] = []
         for fact, v in zip(facts, ordered, strict=True):
-            source = v.source_context if v.covered else None
-            if source is not None and not 1 <= source <= k:
-                raise JudgeError(
-                    f"the judge attributed fact {v.index} to context {source}, but there are {k} contexts",
-                    judge=ask.judge_label,
-                    metric=self.name,
-                )
+            source = v.source_context if v.covered else None  # within 1-k: checked as the reply was read
             attributions.append(
                 FactAttribution(fact=fact, covered=v.covered, source_context=source, reason=v.reasoning)
             )
