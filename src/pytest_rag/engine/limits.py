@@ -23,9 +23,11 @@ class EngineSettings:
     backoff_base_s: float = 0.5
     backoff_cap_s: float = 20.0
     max_tokens: int | None = None
-    """Most tokens a judge may write per reply, for every metric; None keeps each metric's own
-    (1024, or 2048 for lists of claims). Raised for verbose or reasoning judges whose replies are
-    cut off at the limit; part of the cache key, like every sampling parameter."""
+    """Most tokens a judge may write per reply, for every request; None keeps each request's own
+    (1024 for one verdict, 2048 for a list of claims, more for a reply about many items or a long
+    text: :func:`~pytest_rag.metrics.judging.room_for`), and lets a reply cut off at its limit be
+    asked again with twice the room. Raised for verbose or reasoning judges; part of the cache
+    key, like every sampling parameter."""
     max_reply_chars: int = 200_000
     """A reply longer than this is a judge error and is not cached: a verdict is a few thousand
     characters (50,000 tokens of it would be needed to reach this), and one runaway reply must not

@@ -13,6 +13,7 @@ Where a judge names the answer's unsupported statements, the evidence keeps them
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -168,15 +169,25 @@ class ClaimsEvidence(UnsupportedStatements):
     claims: list[ClaimVerdict] = Field(default_factory=list)
 
 
-DEFAULT_BATCH = 5
+MOST_CLAIMS_PER_CALL = 25
+"""The most claims one verification request holds when ``batch_size`` is not given: every claim of
+a usual answer in one request, so the contexts are sent once per check (they are most of each
+request's tokens), while the reply stays well within the room :func:`~.judging.room_for` gives it."""
+
+
+def even_batch(claims: int) -> int:
+    """Claims per verification request when ``batch_size`` is not given: all of them, or, past
+    :data:`MOST_CLAIMS_PER_CALL`, the fewest requests with the claims split evenly among them."""
+    return math.ceil(claims / batch_count(claims, MOST_CLAIMS_PER_CALL)) if claims else 1
 
 
 class FaithfulnessClaims(Metric):
     """What share of the answer's claims does the retrieved context support?
 
     RAGAS-style, as llm4s specifies it: the answer's claims (one extraction call) are verified
-    against the contexts in batches (default 5 per call); score = supported / total, every claim's
-    verdict kept. An answer that makes no factual claim cannot contradict its context and scores 1.0
+    against the contexts, all in one call (the contexts sent once) up to 25 claims, in even batches
+    beyond, or ``batch_size`` per call when given; score = supported / total, every claim's verdict
+    kept. An answer that makes no factual claim cannot contradict its context and scores 1.0
     (say so in relevancy instead).
     """
 
@@ -188,7 +199,8 @@ class FaithfulnessClaims(Metric):
     options = ("batch_size",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        size = read_int(options, "batch_size", DEFAULT_BATCH, metric=self.name)
+        given = options.get("batch_size") is not None
+        size = read_int(options, "batch_size", MOST_CLAIMS_PER_CALL, metric=self.name) if given else 0
         contexts = [c.text for c in sample.contexts]
         claims = await extract_statements(
             ask, self.name, EXTRACT_CLAIMS, "answer", sample.answer, sample.question, contexts
@@ -212,6 +224,7 @@ class FaithfulnessClaims(Metric):
         verification = NumberedQuestion(
             self.name, VERIFY_CLAIMS, [context_blocks(sample.contexts)], "claim", "claims"
         )
+        size = size or even_batch(len(claims))
         checks = await verification.judge_in_batches(ask, claims, size, inputs_of)
         verdicts = [
             ClaimVerdict(claim=claim, supported=v.supported, reason=v.reasoning)

@@ -28,7 +28,7 @@ from ..inputs import Chunk, ContextLike, Sample
 from ..results import Evidence
 from ..scoring import nugget_scores
 from .base import Asker, Metric, Scale, Scored
-from .judging import judge_request
+from .judging import LABEL_TOKENS, LIST_TOKENS, judge_request
 from .options import read_choice
 from .prompts import Template, block, numbered_list, passage_block
 from .retrieval import grade_passages
@@ -214,7 +214,7 @@ class Nuggets(Metric):
                 user,
                 NuggetList,
                 {"question": question, "passages": [c.text for _, c in passages], "nuggets": current},
-                max_tokens=2048,
+                max_tokens=LIST_TOKENS,
             )
             reply = await ask(request, NuggetList)
             updated = list(dict.fromkeys(n.strip() for n in reply.nuggets if n.strip()))[:MAX_NUGGETS]
@@ -237,7 +237,9 @@ class Nuggets(Metric):
         def inputs_of(start: int, chunk: Sequence[str]) -> dict[str, Any]:
             return {"question": question, "answer": answer, "nuggets": list(chunk)}
 
-        labelling = NumberedQuestion(self.name, template, head, "nuggets", "nuggets", reply=model)
+        labelling = NumberedQuestion(
+            self.name, template, head, "nuggets", "nuggets", reply=model, item_tokens=LABEL_TOKENS
+        )
         labels = await labelling.judge_in_batches(ask, nuggets, BATCH, inputs_of)
         return [
             str(getattr(label, "importance", None) or getattr(label, "assignment", "")) for label in labels

@@ -25,7 +25,7 @@ from ..scoring import ranking
 from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scale, Scored
 from .dual_rating import DualTemplateMetric, ThreeLevelRating, Wording, dual_rating_question
-from .judging import each_request, judge_request
+from .judging import each_request, judge_request, room_for
 from .prompts import REASONING, ReasonedVerdict, Template, block, context_blocks, passage_block
 from .verdict_shapes import Decision, yes_no_question
 
@@ -170,6 +170,7 @@ class ContextPrecision(Metric):
                 "reference": reference,
                 "passages": [chunk.text for chunk in sample.contexts],
             },
+            max_tokens=room_for(len(sample.contexts)),
         )
         verdict = await ask(request, model)
         entries = [

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
 from .base import Asker
-from .judging import batches, judge_request
+from .judging import ITEM_TOKENS, REPLY_TOKENS, batches, judge_request, room_for, room_to_restate
 from .prompts import Template, block, numbered_list
 from .verdict_shapes import NumberedVerdictsQuestion
 
@@ -54,7 +54,9 @@ async def extract_statements(
     inputs: dict[str, Any] = {"text": text}
     if question:
         inputs.update(question=question, contexts=list(contexts))
-    request = judge_request(metric, template, block(tag, text), ClaimList, inputs, max_tokens=2048)
+    request = judge_request(
+        metric, template, block(tag, text), ClaimList, inputs, max_tokens=room_to_restate(text)
+    )
     verdict = await ask(request, ClaimList)
     return [c.strip() for c in verdict.claims if c.strip()]
 
@@ -70,7 +72,9 @@ class NumberedQuestion:
     head: Sequence[str]
     tag: str
     what: str
-    max_tokens: int = 1024
+    max_tokens: int = REPLY_TOKENS
+    """The least room of a reply; a reply about many items gets ``item_tokens`` more for each."""
+    item_tokens: int = ITEM_TOKENS
     reply: type[BaseModel] | None = None
     """The reply model, for a template declared without one; a
     :class:`~.verdict_shapes.NumberedVerdictsQuestion` carries its own."""
@@ -90,7 +94,8 @@ class NumberedQuestion:
         """One call about ``items``; the verdicts of the reply in the order of the items."""
         user = "\n\n".join([*self.head, numbered_list(self.tag, list(items))])
         model = numbered_reply(self.model, len(items), self.what, self.item_check)
-        request = judge_request(self.metric, self.template, user, model, inputs, max_tokens=self.max_tokens)
+        room = room_for(len(items), self.item_tokens, self.max_tokens)
+        request = judge_request(self.metric, self.template, user, model, inputs, max_tokens=room)
         reply = await ask(request, model)
         (listed,) = type(reply).model_fields
         return sorted(getattr(reply, listed), key=lambda v: int(v.index))

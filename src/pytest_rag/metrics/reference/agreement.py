@@ -16,7 +16,7 @@ from ...scoring import precision_recall_f1
 from ...scoring.similarity import cosine
 from ..base import Asker, Metric, Scale, Scored
 from ..dual_rating import DualTemplateMetric, Wording, dual_rating_question, level_rating
-from ..judging import SingleJudgment
+from ..judging import LIST_TOKENS, SingleJudgment
 from ..options import read_choice, read_text
 from ..prompts import (
     REASONING,
@@ -246,7 +246,7 @@ async def verify_claims(
         [block(premise_tag, premise)],
         "claim",
         "claims",
-        max_tokens=2048,
+        max_tokens=LIST_TOKENS,
     )
     ordered = await verification.judge(ask, claims, {"claims": list(claims), "premise": premise})
     return [

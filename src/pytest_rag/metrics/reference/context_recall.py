@@ -14,7 +14,7 @@ from ...helper_forms import Check, score_form
 from ...inputs import ContextLike, Sample
 from ...results import Evidence
 from ..base import Asker, Metric, Scale, Scored
-from ..judging import SingleJudgment
+from ..judging import LIST_TOKENS, SingleJudgment
 from ..prompts import (
     Template,
     block,
@@ -178,7 +178,7 @@ class ContextRecallAttribution(Metric):
             [context_blocks(sample.contexts)],
             "statement",
             "facts",
-            max_tokens=2048,
+            max_tokens=LIST_TOKENS,
             item_check=SourceAmong(k),
         )
         ordered = await attribution.judge(
