@@ -133,7 +133,11 @@ def claims_router(claims: Sequence[str], unsupported: str) -> Router:
         return Reply.json(
             {
                 "verdicts": [
-                    {"index": i, "reasoning": "r", "supported": c != unsupported}
+                    {
+                        "index": i,
+                        "reasoning": "r",
+                        "support": "not_in_context" if c == unsupported else "supported",
+                    }
                     for i, c in enumerate(shown, 1)
                 ]
             }
@@ -174,7 +178,7 @@ def test_claims_mode_with_a_missing_verdict_is_a_judge_error(server: FakeLLMServ
     router = Router(
         [
             ("ClaimList", (), fixed({"claims": ["a", "b"]})),
-            ("ClaimChecks", (), fixed(verdicts(1, supported=True))),
+            ("ClaimChecks", (), fixed(verdicts(1, support="supported"))),
         ]
     )
     with pytest.raises(JudgeError, match="numbered"):

@@ -83,7 +83,10 @@ def zero_based_then(good: dict[str, Any], repaired: bool) -> Answer:
 
 def claim_checks(supported: Sequence[bool]) -> dict[str, Any]:
     return {
-        "verdicts": [{"index": i, "reasoning": "r", "supported": s} for i, s in enumerate(supported, start=1)]
+        "verdicts": [
+            {"index": i, "reasoning": "r", "support": "supported" if s else "not_in_context"}
+            for i, s in enumerate(supported, start=1)
+        ]
     }
 
 

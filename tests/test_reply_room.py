@@ -29,7 +29,7 @@ class Claims(StandInAsker):
             return model.model_validate({"claims": [f"claim {i}" for i in range(self.n)]})
         count = len(request.task.inputs["claims"])
         rows: list[dict[str, Any]] = [
-            {"index": i, "reasoning": "r", "supported": True} for i in range(1, count + 1)
+            {"index": i, "reasoning": "r", "support": "supported"} for i in range(1, count + 1)
         ]
         return model.model_validate({"verdicts": rows})
 

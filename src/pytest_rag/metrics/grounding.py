@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -28,12 +28,14 @@ from .judging import SingleJudgment, batch_count
 from .options import read_int
 from .prompts import (
     REASONING,
+    SUPPORT_LENGTH_RULE,
     ReasonedVerdict,
     Template,
     block,
     context_blocks,
 )
 from .statements import NumberedQuestion, claim_list_fields, extract_statements
+from .support_wording import NOTHING_ASSERTED, QUESTION_RULE, SEVERITY_SCALE, SUPPORT_RULE
 from .verdict_shapes import (
     Asked,
     GradedFindings,
@@ -65,25 +67,18 @@ def answer_after_contexts(sample: Sample, context_tag: str = "context") -> tuple
 
 FAITHFULNESS_TEMPLATE = graded_findings_question(
     id="faithfulness.single",
-    version="1",
+    version="2",
     task=(
-        "Task: decide how well the answer is supported by the retrieved context. Consider every factual "
-        "statement the answer makes and check whether the context states it or clearly implies it. "
-        "Use only the context, not your own knowledge: a true statement that the context does not "
-        "support still counts as unsupported."
+        "Task: decide how well the answer is supported by the retrieved context. Check every "
+        f"statement the answer makes against the context. {SUPPORT_RULE} {QUESTION_RULE} "
+        f"{NOTHING_ASSERTED}"
     ),
-    scale=(
-        "Scale:\n"
-        "5 - every statement is supported by the context; nothing is invented.\n"
-        "4 - nearly all statements are supported; one or two minor details are not.\n"
-        "3 - roughly half of the statements are supported.\n"
-        "2 - most statements are unsupported.\n"
-        "1 - the answer is invented or contradicts the context."
-    ),
+    scale=SEVERITY_SCALE,
     findings="unsupported_statements",
     asked="list of the answer's statements that the context does not support",
     listed="statements of the answer that the context does not support or contradicts; empty if none",
     verdict="FaithfulnessVerdict",
+    length_rule=SUPPORT_LENGTH_RULE,
 )
 FaithfulnessVerdict = FAITHFULNESS_TEMPLATE.verdict
 
@@ -116,9 +111,9 @@ class Faithfulness(GradedFindings, SingleJudgment):
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         user, inputs = answer_after_contexts(sample)
         if sample.question:
-            # For judges that read inputs (the offline judge turns "yes"/"no" into the claim it
-            # makes). The prompt does not show it: faithfulness is judged against the context
-            # alone, and LLM prompts and cache keys stay as they were.
+            # Shown so the judge reads what a bare "Yes, always." asserts (the instructions say it is
+            # never evidence); the offline judge reads it from the inputs to the same end.
+            user = "\n\n".join([block("question", sample.question), user])
             inputs["question"] = sample.question
         return user, inputs
 
@@ -127,39 +122,53 @@ class Faithfulness(GradedFindings, SingleJudgment):
 
 EXTRACT_CLAIMS = Template(
     id="faithfulness.claims.extract",
-    version="1",
+    version="2",
     task=(
         "Task: break the answer into its atomic factual claims. A claim is one short standalone "
-        "sentence stating a single fact, with pronouns replaced by what they refer to. Leave out "
+        "sentence stating a single fact, with pronouns and references replaced by what they refer to. "
+        "The question, when given, is shown only so that you understand what the answer asserts: to "
+        "'Are shipping fees refundable?', the answer 'Yes, always.' makes the claim 'Shipping fees are "
+        "always refundable.'; never take a claim from the question that the answer does not make. "
+        "Keep a claim's hedges and conditions ('Refunds usually take five days.'). Leave out "
         "greetings, opinions, questions and statements about the answer itself. Do not add, merge or "
-        "correct anything; only restate what the answer asserts. An answer with no factual content "
-        "gives an empty list."
+        "correct anything; only restate what the answer asserts. An answer that asserts nothing (a "
+        "refusal, 'I don't know', a greeting) gives an empty list."
     ),
     fields=claim_list_fields("list of claim strings"),
+    length_rule="",
 )
+
+
+Support = Literal["supported", "not_in_context", "contradicted"]
 
 
 VERIFY_CLAIMS = numbered_verdicts_question(
     id="faithfulness.claims.verify",
-    version="1",
+    version="2",
     task=(
-        "Task: for each numbered claim, decide whether the retrieved context supports it: the "
-        "context states it or it follows directly from what the context states. Use only the "
-        "context, not your own knowledge; a true claim the context does not back is not supported, "
-        "and a claim that contradicts the context is not supported."
+        "Task: for each numbered claim, decide whether the retrieved context supports it, does not "
+        f"mention it, or contradicts it. {SUPPORT_RULE}"
     ),
     item="claim",
     answers={
-        "supported": Asked(bool, "true or false", "true when the context states or clearly implies the claim")
+        "support": Asked(
+            Support,
+            '"supported" | "not_in_context" | "contradicted"',
+            "supported, not_in_context or contradicted",
+        )
     },
     verdict="ClaimChecks",
     item_verdict="ClaimCheck",
+    length_rule="",
 )
 
 
 class ClaimVerdict(BaseModel):
     claim: str
     supported: bool
+    support: Support | None = None
+    """The judge's label: supported, not in the context, or contradicted (None in records written
+    before claims were labelled three ways)."""
     reason: str = ""
 
 
@@ -203,7 +212,14 @@ class FaithfulnessClaims(Metric):
         size = read_int(options, "batch_size", MOST_CLAIMS_PER_CALL, metric=self.name) if given else 0
         contexts = [c.text for c in sample.contexts]
         claims = await extract_statements(
-            ask, self.name, EXTRACT_CLAIMS, "answer", sample.answer, sample.question, contexts
+            ask,
+            self.name,
+            EXTRACT_CLAIMS,
+            "answer",
+            sample.answer,
+            sample.question,
+            contexts,
+            show_question=True,
         )
         if not claims:
             return Scored(
@@ -227,7 +243,9 @@ class FaithfulnessClaims(Metric):
         size = size or even_batch(len(claims))
         checks = await verification.judge_in_batches(ask, claims, size, inputs_of)
         verdicts = [
-            ClaimVerdict(claim=claim, supported=v.supported, reason=v.reasoning)
+            ClaimVerdict(
+                claim=claim, supported=v.support == "supported", support=v.support, reason=v.reasoning
+            )
             for claim, v in zip(claims, checks, strict=True)
         ]
         supported = sum(1 for v in verdicts if v.supported)
@@ -245,7 +263,7 @@ class FaithfulnessClaims(Metric):
 
 HALLUCINATION_CONSISTENCY = Template(
     id="hallucination.consistency",
-    version="1",
+    version="2",
     task=(
         "Task: estimate how factually consistent the answer is with the source passages, as a "
         "number from 0 to 1: the probability that a careful reader holding only the passages would "
@@ -265,6 +283,7 @@ HALLUCINATION_CONSISTENCY = Template(
         "unsupported_statements": "list of the answer's unsupported statements",
         "score": "number from 0 to 1",
     },
+    length_rule=SUPPORT_LENGTH_RULE,
 )
 
 
@@ -305,19 +324,20 @@ class Hallucination(SingleJudgment):
 
 MAIN_POINTS = Template(
     id="answer_consistency.points",
-    version="1",
+    version="2",
     task=(
         "Task: list the main points the answer makes, as a bulleted list would: one short standalone "
         "sentence per point, in the answer's order. Do not add points the answer does not make. An "
         "answer with no substantive point gives an empty list."
     ),
     fields=claim_list_fields("list of main points"),
+    length_rule="",
 )
 
 
 ATTRIBUTE_POINT = yes_no_question(
     id="answer_consistency.attribute",
-    version="1",
+    version="2",
     task=(
         "Task: decide whether the statement can be attributed to the retrieved contexts: they state "
         "it or it follows directly from them. Use only the contexts, not your own knowledge."
@@ -325,6 +345,7 @@ ATTRIBUTE_POINT = yes_no_question(
     decision="attributable",
     held="true when the point can be attributed to the contexts",
     verdict="AttributableVerdict",
+    length_rule="",
 )
 
 
@@ -388,7 +409,7 @@ class AnswerConsistency(Metric):
 
 BINARY_CONSISTENCY = Template(
     id="answer_consistency_binary.check",
-    version="1",
+    version="2",
     task=(
         "Task: decide whether the answer contains any information that is not derived from the "
         "retrieved contexts. Restating, summarising or combining what the contexts say is derived; "
@@ -399,6 +420,7 @@ BINARY_CONSISTENCY = Template(
         "list of the answer's information not found in the contexts",
         "has_unsupported_information",
     ),
+    length_rule=SUPPORT_LENGTH_RULE,
 )
 
 
@@ -463,6 +485,8 @@ RESPONSE_GROUNDEDNESS = dual_rating_question(
             2: "every statement can be confirmed.",
         },
     ),
+    version="2",
+    length_rule=SUPPORT_LENGTH_RULE,
 )
 
 

@@ -40,7 +40,7 @@ MAX_NUGGETS = 30
 
 NUGGET_CREATE = Template(
     id="nuggets.create",
-    version="1",
+    version="2",
     task=(
         "Task: build a list of information nuggets for the question from the passages. A nugget is "
         "one atomic fact of 1 to 12 words that helps answer the question. You get the current list; "
@@ -49,12 +49,13 @@ NUGGET_CREATE = Template(
         "return the list unchanged."
     ),
     fields={"nuggets": "the full updated list of nugget strings"},
+    length_rule="",
 )
 
 
 NUGGET_IMPORTANCE = Template(
     id="nuggets.importance",
-    version="1",
+    version="2",
     task=(
         "Task: label each numbered nugget for the question: 'vital' when a good answer must contain "
         "it, 'okay' when it is worth having but not essential."
@@ -62,12 +63,13 @@ NUGGET_IMPORTANCE = Template(
     fields={
         "labels": 'list with one object per nugget, in order: {"index": number, "importance": "vital" | "okay"}'
     },
+    length_rule="",
 )
 
 
 NUGGET_ASSIGN = Template(
     id="nuggets.assign",
-    version="1",
+    version="2",
     task=(
         "Task: for each numbered nugget, decide whether the answer contains it: 'support' when the "
         "answer fully states it, 'partial_support' when it states it only in part, 'not_support' "
@@ -77,6 +79,7 @@ NUGGET_ASSIGN = Template(
         "labels": 'list with one object per nugget, in order: {"index": number, "assignment": '
         '"support" | "partial_support" | "not_support"}'
     },
+    length_rule="",
 )
 
 

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
@@ -21,7 +22,7 @@ from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
 from .judging import SingleJudgment, judge_request
 from .options import read_int, read_text
-from .prompts import Template, block
+from .prompts import RELEVANCE_LENGTH_RULE, Template, block
 from .verdict_shapes import GradedFindings, graded_findings_question, yes_no_question
 
 
@@ -36,7 +37,7 @@ def question_then_answer(sample: Sample) -> tuple[str, dict[str, Any]]:
 
 RELEVANCY_TEMPLATE = graded_findings_question(
     id="answer_relevancy.single",
-    version="1",
+    version="2",
     task=(
         "Task: decide how well the answer addresses the question that was asked: whether it answers "
         "it directly and completely, stays on topic, and does not evade. Do not judge whether the answer "
@@ -54,6 +55,7 @@ RELEVANCY_TEMPLATE = graded_findings_question(
     asked="list of off-topic or evasive parts and unanswered parts of the question",
     listed="parts of the answer that are off-topic or evasive, and parts of the question left unanswered; empty if none",
     verdict="RelevancyVerdict",
+    length_rule=RELEVANCE_LENGTH_RULE,
 )
 RelevancyVerdict = RELEVANCY_TEMPLATE.verdict
 
@@ -83,13 +85,14 @@ class AnswerRelevancy(GradedFindings, SingleJudgment):
 
 GENERATE_QUESTIONS = Template(
     id="answer_relevancy.questions.generate",
-    version="1",
+    version="2",
     task=(
         "Task: write {n} different questions for which the given answer would be a direct and "
         "complete reply. Base them only on what the answer says. Each question must stand on its own "
         "and ask one thing."
     ),
     fields={"questions": "list of question strings"},
+    length_rule="",
 )
 
 
@@ -141,13 +144,7 @@ class AnswerRelevancyQuestions(Metric):
         if n > MAX_QUESTIONS:
             raise InputError(f"{self.name}: n_questions must be at most {MAX_QUESTIONS}, got {n}")
         model = read_text(options, "embedding_model", metric=self.name)
-        template = Template(
-            id=GENERATE_QUESTIONS.id,
-            version=GENERATE_QUESTIONS.version,
-            task=GENERATE_QUESTIONS.task.replace("{n}", str(n)),
-            scale=GENERATE_QUESTIONS.scale,
-            fields=GENERATE_QUESTIONS.fields,
-        )
+        template = replace(GENERATE_QUESTIONS, task=GENERATE_QUESTIONS.task.replace("{n}", str(n)))
         request = judge_request(
             self.name,
             template,
@@ -179,7 +176,7 @@ class AnswerRelevancyQuestions(Metric):
 
 ANSWER_ATTEMPTED = yes_no_question(
     id="no_answer.attempted",
-    version="1",
+    version="2",
     task=(
         "Task: decide whether the answer attempts to answer the question. Any attempt counts, even a "
         "wrong, partial or hedged one. It is not an attempt when the answer declines, says it does not "
@@ -188,6 +185,7 @@ ANSWER_ATTEMPTED = yes_no_question(
     decision="attempted",
     held="true when the answer attempts to answer the question",
     verdict="AttemptVerdict",
+    length_rule="",
 )
 
 

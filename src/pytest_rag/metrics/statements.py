@@ -47,16 +47,20 @@ async def extract_statements(
     text: str,
     question: str = "",
     contexts: Sequence[str] = (),
+    *,
+    show_question: bool = False,
 ) -> list[str]:
     """One extraction call; blank items are dropped (they carry no statement). ``question`` and
-    ``contexts`` go to the task inputs only (the offline judge reads a bare "yes" with the question
-    and words its claim after the contexts), not into the prompt."""
+    ``contexts`` go to the task inputs (the offline judge reads a bare "yes" with the question and
+    words its claim after the contexts); with ``show_question`` the question also opens the prompt,
+    for a template that says it is shown only to read what the text asserts."""
     inputs: dict[str, Any] = {"text": text}
+    user = block(tag, text)
     if question:
         inputs.update(question=question, contexts=list(contexts))
-    request = judge_request(
-        metric, template, block(tag, text), ClaimList, inputs, max_tokens=room_to_restate(text)
-    )
+        if show_question:
+            user = "\n\n".join([block("question", question), user])
+    request = judge_request(metric, template, user, ClaimList, inputs, max_tokens=room_to_restate(text))
     verdict = await ask(request, ClaimList)
     return [c.strip() for c in verdict.claims if c.strip()]
 

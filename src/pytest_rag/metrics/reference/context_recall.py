@@ -16,6 +16,7 @@ from ...results import Evidence
 from ..base import Asker, Metric, Scale, Scored
 from ..judging import LIST_TOKENS, SingleJudgment
 from ..prompts import (
+    LENGTH_RULE,
     Template,
     block,
     context_blocks,
@@ -24,6 +25,7 @@ from ..statements import ItemCheck, NumberedQuestion, claim_list_fields, extract
 from ..verdict_shapes import (
     Asked,
     GradedFindings,
+    Listed,
     graded_findings_question,
     numbered_verdicts_question,
 )
@@ -32,11 +34,12 @@ from ..verdict_shapes import (
 
 RECALL_TEMPLATE = graded_findings_question(
     id="context_recall.single",
-    version="1",
+    version="2",
     task=(
-        "Task: decide how many of the key facts in the reference the answer covers. List the key facts "
-        "of the reference to yourself, then check each against the answer. Facts the answer adds beyond "
-        "the reference neither help nor hurt."
+        "Task: decide how many of the key facts in the reference the answer covers. First list the "
+        "reference's key facts (the facts a complete answer needs, one short sentence each) in "
+        '"key_facts", then check each against the answer. Facts the answer adds beyond the reference '
+        "neither help nor hurt."
     ),
     scale=(
         "Scale:\n"
@@ -50,6 +53,12 @@ RECALL_TEMPLATE = graded_findings_question(
     asked="list of the reference's key facts that the answer does not cover",
     listed="key facts of the reference the answer does not cover; empty if none",
     verdict="RecallVerdict",
+    length_rule=LENGTH_RULE,
+    first=Listed(
+        "key_facts",
+        "list of the reference's key facts, written before the grade",
+        "the key facts of the reference, each one short sentence, listed before the grade",
+    ),
 )
 RecallVerdict = RECALL_TEMPLATE.verdict
 
@@ -89,19 +98,20 @@ class ContextRecall(GradedFindings, SingleJudgment):
 
 EXTRACT_FACTS = Template(
     id="context_recall.attribution.extract",
-    version="1",
+    version="2",
     task=(
         "Task: list the distinct key facts stated in the reference answer, each as one short "
         "standalone sentence. Keep every fact a complete answer would need; do not add facts that "
         "the reference does not state."
     ),
     fields=claim_list_fields("list of fact strings"),
+    length_rule="",
 )
 
 
 ATTRIBUTE_FACTS = numbered_verdicts_question(
     id="context_recall.attribution.attribute",
-    version="1",
+    version="2",
     task=(
         "Task: for each numbered fact, decide whether any of the numbered retrieved contexts states "
         "it, and if so which one. Give the number of the context that states it most completely; "
@@ -118,6 +128,7 @@ ATTRIBUTE_FACTS = numbered_verdicts_question(
     },
     verdict="FactAttributions",
     item_verdict="FactAttributionVerdict",
+    length_rule="",
 )
 
 
