@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -121,6 +122,13 @@ DEFAULT_QUESTIONS = 3
 MAX_QUESTIONS = 10
 
 
+@functools.lru_cache(maxsize=MAX_QUESTIONS)
+def questions_template(n: int) -> Template:
+    """:data:`GENERATE_QUESTIONS` asking for ``n`` questions, made once per ``n``: its system message
+    (and that message's part of the cache key) is then written once, not on every check."""
+    return replace(GENERATE_QUESTIONS, task=GENERATE_QUESTIONS.task.replace("{n}", str(n)))
+
+
 class AnswerRelevancyQuestions(Metric):
     """Are questions written from the answer close in meaning to the question asked?
 
@@ -144,7 +152,7 @@ class AnswerRelevancyQuestions(Metric):
         if n > MAX_QUESTIONS:
             raise InputError(f"{self.name}: n_questions must be at most {MAX_QUESTIONS}, got {n}")
         model = read_text(options, "embedding_model", metric=self.name)
-        template = replace(GENERATE_QUESTIONS, task=GENERATE_QUESTIONS.task.replace("{n}", str(n)))
+        template = questions_template(n)
         request = judge_request(
             self.name,
             template,
