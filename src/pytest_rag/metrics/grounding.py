@@ -233,7 +233,7 @@ class FaithfulnessClaims(Metric):
             inputs: dict[str, Any] = {"claims": list(chunk), "contexts": contexts}
             if start == 0 and sample.question:
                 # the offline judge checks a claim made of a bare "no" or a lone entity against the
-                # sentence that answers the question (task inputs only: prompts and keys unchanged)
+                # sentence that answers the question (task inputs only: a claim stands alone when verified)
                 inputs.update(question=sample.question, answer=sample.answer)
             return inputs
 
@@ -521,10 +521,11 @@ class GroundingHelpers:
         answer_kind: str | None = None,
     ) -> Check:
         """Is ``answer`` supported by ``contexts``? 1-5 (single mode) or supported/total (claims mode).
-        ``question`` lets a judge that reads inputs (the offline one) check a bare "yes" or a lone
-        entity as the claim it makes; LLM prompts do not show it. ``answer_kind`` ("short",
-        "summary" or "conversational") names the kind of answer, whose pass mark the offline judge
-        uses; left out, it reads the kind from the answer. LLM prompts do not show it either."""
+        ``question`` lets the judge read a bare "yes" or a lone entity as the claim it makes (an LLM
+        judge is shown it as such, never as evidence; the offline judge rewrites the answer with
+        it). ``answer_kind`` ("short", "summary" or "conversational") names the kind of answer,
+        whose pass mark the offline judge uses; left out, it reads the kind from the answer. LLM
+        prompts do not show it."""
         return Check(
             answer=answer,
             contexts=contexts,
