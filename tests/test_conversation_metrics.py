@@ -221,6 +221,6 @@ def test_an_llm_judge_sees_the_earlier_messages_as_fenced_data(
         assert '<message index="2" role="assistant">\nThanks, I found order 4521.\n</message>' in user
     systems = [r.json_body["messages"][0]["content"] for r in fake_llm.requests]
     assert (
-        sum("not evidence" in s for s in systems) == 1
+        sum("never evidence" in s for s in systems) == 1
     )  # turn faithfulness: history resolves, never supports
     result.stdout.fnmatch_lines(["knowledge_retention*openai:fake-gpt*0-1*1*1.00*100% (1/1)*"])

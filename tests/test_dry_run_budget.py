@@ -110,11 +110,11 @@ def test_a_table_with_a_row_twice(rag_judge):
 
 
 def test_one(rag_judge):
-    rag_judge.assert_faithful("Five days.", ["Five business days."], threshold=1)
+    rag_judge.assert_faithful("Five days.", ["Five business days."], threshold=1, question="How long?")
 
 
 def test_the_same_again(rag_judge):
-    rag_judge.assert_faithful("Five days.", ["Five business days."], threshold=1)
+    rag_judge.assert_faithful("Five days.", ["Five business days."], threshold=1, question="How long?")
 """
 
 

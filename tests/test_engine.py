@@ -226,17 +226,31 @@ def test_an_out_of_range_score_is_invalid_not_clamped(fake_llm: FakeLLMServer, t
         run(ask_once(make_engine(tmp_path), make_judge(fake_llm)))
 
 
-def test_a_reply_cut_off_at_the_token_limit_is_an_error_without_a_repair_request(
+def test_a_reply_cut_off_at_the_token_limit_is_asked_again_with_twice_the_room(
     fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
     fake_llm.script(Reply.truncated('{"reasoning": "The answer'), verdict(3))
+    found, tally = run(ask_once(make_engine(tmp_path), make_judge(fake_llm)))
+    assert found.score == 3
+    assert [r.body["max_tokens"] for r in fake_llm.requests] == [1024, 2048]
+    assert tally.failures == {"cut off": 1} and tally.live == 2
+    # stored under the request's own key, as a repaired verdict is: the rerun is served from the cache
+    again, cached = run(ask_once(make_engine(tmp_path), make_judge(fake_llm), cache_only=True))
+    assert (again.score, cached.cached, fake_llm.request_count) == (3, 1, 2)
+
+
+def test_a_reply_cut_off_again_with_room_is_an_error_and_never_cached(
+    fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    fake_llm.script(Reply.truncated('{"reasoning": "The answer'), Reply.truncated('{"reasoning": "The'))
     engine = make_engine(tmp_path)
     with pytest.raises(
-        JudgeError, match=r"cut off at the token limit of the request \(max_tokens=1024\)"
+        JudgeError,
+        match=r"cut off at the token limit of the request \(max_tokens=2048, asked again with twice the room",
     ) as info:
         run(ask_once(engine, make_judge(fake_llm)))
-    assert fake_llm.request_count == 1  # a repair would be cut off the same way: none is asked
-    assert info.value.kind == "cut off" and info.value.calls.failures == {"cut off": 1}
+    assert fake_llm.request_count == 2  # a repair would be cut off the same way: none is asked
+    assert info.value.kind == "cut off" and info.value.calls.failures == {"cut off": 2}
     assert not list(engine.cache.items())
 
 
@@ -244,11 +258,11 @@ def test_max_tokens_raises_the_limit_on_the_wire_and_in_the_cache_key(
     fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
     fake_llm.script(Reply.truncated('{"reasoning": "The answer'), verdict(4))
-    with pytest.raises(JudgeError, match=r"max_tokens=1024\).*Raise --rag-max-tokens"):
-        run(ask_once(make_engine(tmp_path), make_judge(fake_llm)))
+    with pytest.raises(JudgeError, match=r"max_tokens=2048, the run's --rag-max-tokens\).*Raise --rag-max"):
+        run(ask_once(make_engine(tmp_path, max_tokens=2048), make_judge(fake_llm)))
     found, _ = run(ask_once(make_engine(tmp_path, max_tokens=4096), make_judge(fake_llm)))
     assert found.score == 4
-    assert [r.body["max_tokens"] for r in fake_llm.requests] == [1024, 4096]
+    assert [r.body["max_tokens"] for r in fake_llm.requests] == [2048, 4096]  # the run's limit is kept
     identity = make_judge(fake_llm).identity()
     stored = {key for key, _ in make_engine(tmp_path).cache.items()}
     raised = replace(request(), sampling=replace(request().sampling, max_tokens=4096))

@@ -82,7 +82,7 @@ def generic_reply(request: JudgeRequest) -> dict[str, Any]:
     name = request.response_model.__name__
     table: dict[str, dict[str, Any]] = {
         "ClaimList": {"claims": ["one claim"]},
-        "ClaimChecks": {"verdicts": [{"index": 1, "reasoning": "r", "supported": True}]},
+        "ClaimChecks": {"verdicts": [{"index": 1, "reasoning": "r", "support": "supported"}]},
         "FactAttributions": {
             "verdicts": [{"index": 1, "reasoning": "r", "covered": True, "source_context": 1}]
         },
@@ -103,7 +103,7 @@ def generic_reply(request: JudgeRequest) -> dict[str, Any]:
         ann = str(info.annotation)
         if field == "score":
             literal = typing.get_args(info.annotation)
-            out[field] = literal[0] if literal else (1 if "int" in ann else 0.5)
+            out[field] = (1 if 1 in literal else literal[0]) if literal else (1 if "int" in ann else 0.5)
         elif field in ("support",):
             out[field] = "full_support"
         elif "list" in ann:

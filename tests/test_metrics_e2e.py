@@ -123,8 +123,9 @@ def verdicts(n: int, **fields: Any) -> dict[str, Any]:
     return {"verdicts": [{"index": i, "reasoning": "r", **fields} for i in range(1, n + 1)]}
 
 
-def test_faithfulness_claims_batches_of_five_and_keeps_every_verdict(server: FakeLLMServer) -> None:
-    claims = [f"claim number {i}" for i in range(1, 8)]
+def claims_router(claims: Sequence[str], unsupported: str) -> Router:
+    """Extraction gives ``claims``; verification answers every claim shown, all but ``unsupported``
+    supported."""
 
     def verify(request: RecordedRequest) -> Reply:
         text = json.dumps(request.json_body["messages"])
@@ -132,27 +133,52 @@ def test_faithfulness_claims_batches_of_five_and_keeps_every_verdict(server: Fak
         return Reply.json(
             {
                 "verdicts": [
-                    {"index": i, "reasoning": "r", "supported": c != "claim number 3"}
+                    {
+                        "index": i,
+                        "reasoning": "r",
+                        "support": "not_in_context" if c == unsupported else "supported",
+                    }
                     for i, c in enumerate(shown, 1)
                 ]
             }
         )
 
-    router = Router([("ClaimList", (), fixed({"claims": claims})), ("ClaimChecks", (), verify)])
+    return Router([("ClaimList", (), fixed({"claims": list(claims)})), ("ClaimChecks", (), verify)])
+
+
+def test_faithfulness_claims_sends_the_contexts_once_and_keeps_every_verdict(server: FakeLLMServer) -> None:
+    claims = [f"claim number {i}" for i in range(1, 8)]
+    router = claims_router(claims, "claim number 3")
     result = judged(server, router, metric("faithfulness", "claims"), SAMPLE)
     assert result.score == pytest.approx(6 / 7)
-    assert result.calls.live == 1 + math.ceil(7 / 5)
+    assert result.calls.live == 2  # the extraction, then every claim in one verification
+    (verification,) = [r for r in server.requests if "ClaimChecks" in json.dumps(r.json_body)]
+    assert verification.json_body["max_tokens"] == 256 + 160 * 7  # room for seven verdicts
     evidence = result.evidence_dict()
     assert [c["claim"] for c in evidence["claims"]] == claims
     assert evidence["unsupported_statements"] == ["claim number 3"]
     assert (result.metric, result.mode, result.scale) == ("faithfulness", "claims", "0-1")
+    batched = judged(server, router, metric("faithfulness", "claims"), SAMPLE, {"batch_size": 5})
+    assert batched.score == result.score and batched.calls.live == 1 + math.ceil(7 / 5)
+
+
+def test_faithfulness_claims_past_25_are_split_evenly(server: FakeLLMServer) -> None:
+    claims = [f"claim number {i}" for i in range(1, 31)]
+    result = judged(server, claims_router(claims, ""), metric("faithfulness", "claims"), SAMPLE)
+    assert result.score == 1.0 and result.calls.live == 1 + 2
+    sizes = sorted(
+        json.dumps(r.json_body).count("<claim index=")
+        for r in server.requests
+        if "ClaimChecks" in json.dumps(r.json_body)
+    )
+    assert sizes == [15, 15]
 
 
 def test_claims_mode_with_a_missing_verdict_is_a_judge_error(server: FakeLLMServer) -> None:
     router = Router(
         [
             ("ClaimList", (), fixed({"claims": ["a", "b"]})),
-            ("ClaimChecks", (), fixed(verdicts(1, supported=True))),
+            ("ClaimChecks", (), fixed(verdicts(1, support="supported"))),
         ]
     )
     with pytest.raises(JudgeError, match="numbered"):
@@ -246,6 +272,19 @@ def test_context_precision_grades_all_passages_in_one_request_by_default(server:
             metric("context_precision"),
             SAMPLE,
         )
+
+
+def test_context_precision_gives_the_reply_room_for_every_passage(server: FakeLLMServer) -> None:
+    """At about 100 tokens a verdict, twenty passages do not fit in 1024 tokens: a reply cut off
+    there holds no verdict, so the room grows with the passages."""
+    many = Sample(question="q?", contexts=tuple(Chunk(f"passage {i}") for i in range(1, 21)))
+    verdicts = {f"passage_{i}": {"reasoning": "r", "useful": i % 2 == 1} for i in range(1, 21)}
+    router = Router([("UsefulnessListVerdict", (), fixed(verdicts))])
+    result = judged(server, router, metric("context_precision"), many)
+    assert result.details["useful"] == 10
+    assert server.requests[-1].json_body["max_tokens"] == 256 + 160 * 20
+    judged(server, router, metric("context_precision"), SAMPLE)
+    assert server.requests[-1].json_body["max_tokens"] == 1024  # three passages: the usual room
 
 
 def test_umbrela_grades_give_precision_ap_and_mrr(server: FakeLLMServer) -> None:

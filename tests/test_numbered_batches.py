@@ -9,12 +9,12 @@ from collections.abc import Awaitable, Sequence
 from typing import Any, TypeVar
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
-from pytest_rag.errors import JudgeError
 from pytest_rag.judges.request import JudgeRequest
+from pytest_rag.judges.schema import provider_schema_json
 from pytest_rag.metrics.prompts import Template
-from pytest_rag.metrics.statements import NumberedQuestion
+from pytest_rag.metrics.statements import NumberedQuestion, numbered_reply
 from stand_in_asker import StandInAsker, V
 
 T = TypeVar("T")
@@ -75,9 +75,22 @@ def test_every_batch_is_one_question_and_the_verdicts_keep_the_items_order() -> 
     assert all(r.messages[-1].content.startswith("<head/>\n\n") for r in asker.requests)
 
 
-def test_a_batch_whose_reply_skips_an_item_is_a_judge_error() -> None:
-    with pytest.raises(JudgeError, match="numbered \\[1\\] but there are 2 items"):
+def test_a_batch_whose_reply_skips_an_item_is_not_a_valid_reply() -> None:
+    """The reply model a batch is asked with rejects it as it is read (where the engine's repair
+    turn sees it, and its cache never does), not the metric after it was accepted."""
+    with pytest.raises(ValidationError, match="numbered \\[1\\] but there are 2 items"):
         judged(ReversingAsker(drop=2), ["a", "b", "c"], size=2)
+
+
+def test_the_reply_model_of_a_batch_keeps_the_schema_and_so_the_cache_key() -> None:
+    checked = numbered_reply(Echoes, 3, "items")
+    assert checked is numbered_reply(Echoes, 3, "items")  # one model per count, made once
+    assert provider_schema_json(checked) == provider_schema_json(Echoes)
+    assert checked.model_validate({"verdicts": [{"index": i, "said": "x"} for i in (3, 1, 2)]})
+    with pytest.raises(ValidationError, match=r"numbered \[0, 1, 2\] but there are 3 items \(1-3\)"):
+        checked.model_validate({"verdicts": [{"index": i, "said": "x"} for i in (0, 1, 2)]})
+    with pytest.raises(ValidationError, match=r"numbered \[1, 1, 3\]"):  # a number twice
+        checked.model_validate({"verdicts": [{"index": i, "said": "x"} for i in (1, 1, 3)]})
 
 
 def test_no_items_asks_nothing() -> None:

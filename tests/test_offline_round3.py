@@ -267,7 +267,7 @@ def test_a_lone_entity_must_fill_the_questions_slot(scorer: LocalScorer) -> None
     assert "something else" in wrong.sentences[0].explain()
 
 
-def test_faithfulness_carries_the_question_to_the_offline_judge_only() -> None:
+def test_faithfulness_carries_the_question_to_the_offline_judge_and_the_prompt() -> None:
     class Ask(StandInAsker):
         def answer(self, request: JudgeRequest, model: type[V]) -> V:
             return model.model_validate({"reasoning": "ok", "unsupported_statements": [], "score": 5})
@@ -282,7 +282,11 @@ def test_faithfulness_carries_the_question_to_the_offline_judge_only() -> None:
     plain, with_question = ask.requests
     assert "question" not in plain.task.inputs
     assert with_question.task.inputs["question"] == "Is the sauna open on Sundays?"
-    assert plain.messages == with_question.messages  # LLM prompts (and so cache keys) unchanged
+    # LLM judges see it too, as a block before the contexts, under instructions that say what for
+    assert plain.messages[0] == with_question.messages[0]
+    assert with_question.messages[1].content == (
+        "<question>\nIs the sauna open on Sundays?\n</question>\n\n" + plain.messages[1].content
+    )
     verdict = HANDLERS["faithfulness.single"](LocalScorer.load(), with_question.task.inputs)
     assert verdict["score"] >= 4
 

@@ -168,7 +168,7 @@ def test_a_replay_miss_names_the_one_part_the_stored_request_differs_in(
     assert says.format(port=fake_llm.port) in output
     model = replayed.split("@")[0].split(":")[1]
     url = replayed.split("@")[1] if "@" in replayed else fake_llm.openai_base_url
-    assert f"asked of model {model} at base URL {url}, template faithfulness.single v1" in output
+    assert f"asked of model {model} at base URL {url}, template faithfulness.single v2" in output
 
 
 def test_replay_serves_a_recording_made_with_another_password_in_the_base_url(
@@ -211,7 +211,7 @@ def test_a_replay_of_an_entry_that_no_longer_reads_says_so_not_that_inputs_chang
     result.assert_outcomes(passed=2, errors=1)
     output = result.stdout.str()
     assert f"key {key}: the store holds this request, but its reply no longer reads as a verdict" in output
-    assert "score: Input should be less than or equal to 5" in output
+    assert "score: Input should be 1, 2, 3, 4 or 5" in output
     assert "none of these inputs" not in output
     assert fake_llm.request_count == 3
 

@@ -120,8 +120,12 @@ def valid_verdict(request: JudgeRequest) -> dict[str, Any]:
     runs: lists of texts hold :data:`STATEMENTS`, numbered verdicts name each numbered item once, a
     fact is attributed to the first context, and grades and flags take their highest value (every
     passage relevant, every statement supported)."""
-    verdict = minimal_instance(request.response_schema(), InstanceOptions(prefer="max"))
+    schema = request.response_schema()
+    verdict = minimal_instance(schema, InstanceOptions(prefer="max"))
     assert isinstance(verdict, dict)
+    grades = schema["properties"].get("score", {}).get("enum")
+    if grades and all(isinstance(g, int) for g in grades):
+        verdict["score"] = max(grades)  # a grade that is an enum of its scale takes its highest too
     numbered = next(
         (request.task.inputs[k] for k in ("claims", "facts", "nuggets") if k in request.task.inputs), ()
     )
@@ -170,185 +174,187 @@ def task_digest(requests: Sequence[JudgeRequest]) -> str:
 
 
 #: label -> [(template id, key digest)] in the order asked. Written from the code as it was before the
-#: metric families moved into one module each; a digest that changes is a cache key that moved.
+#: metric families moved into one module each, then moved on purpose once, when every prompt came to
+#: grade what it claims (issue #35: new template versions, only answer accuracy's and the requests
+#: without a prompt kept); a digest that changes is a cache key that moved.
 PINNED_KEYS: dict[str, list[tuple[str, str]]] = {
     "faithfulness[default]": [
-        ("faithfulness.single", "af43b0f10e5ec2674b79c0e014870b2c8a4d3ced1984e0e5d6f796b44169f5f9"),
+        ("faithfulness.single", "950e32de72be7edbdb6d953602279c4b0b15e4b459ffa32e189345fc5e911389"),
     ],
     "faithfulness[claims]": [
-        ("faithfulness.claims.extract", "5e7d1e0e4f719fcb84f37ffe14bf6d61ca906b5ebeb3fdab2de75cf5a27f909c"),
-        ("faithfulness.claims.verify", "8aefdf812038a5082c99088f52fb097de8771a729a82a6c0517d222bdd391987"),
+        ("faithfulness.claims.extract", "8e20020e0e1a39305637ecf3b71e025877b1823798f91b1d0d5f48dde57a500b"),
+        ("faithfulness.claims.verify", "5d39dde9013f5ce0060e007df836fcb8506f178c6f403d7640d7f0aaf45448d4"),
     ],
     "answer_relevancy[default]": [
-        ("answer_relevancy.single", "a05311560e3ec8b3d76fb8a7b54508e7f9ba96ac6e9b83ce3b98f6ea9b7f197b"),
+        ("answer_relevancy.single", "7b8eb192557ac3d3180c6bd2df18688268835a6e597d25688e4fdee35e537a40"),
     ],
     "answer_relevancy[questions]": [
         (
             "answer_relevancy.questions.generate",
-            "83a259a899e0c399f7e1a1deadaee4502197eb2bb6d371385b063a6b89e14ea7",
+            "d0b9694c66ea2ef6ceae9e6b9ce4a97e0c3a79c359413c5268c1d13f7c413d48",
         ),
     ],
     "context_recall[default]": [
-        ("context_recall.single", "ec26b690929613c1b77cf6bcc6c6ef1c6877670860ec1c5045d95f3fe140f51e"),
+        ("context_recall.single", "1b4af7468638990542bd280b4f2d674de4ebbb369973076b8b2b88eb9062b107"),
     ],
     "context_recall[attribution]": [
         (
             "context_recall.attribution.extract",
-            "22c9cf951b5eddc28f43b4282a360dfa4fbfbb9eee470773abd6ab4c10b20c44",
+            "c05fb6f4547b5dbf395730179d3c3deda86dbd3614fea501aaf7e55c3da7e7f9",
         ),
         (
             "context_recall.attribution.attribute",
-            "4f938c102cb18097bae51b42ba43e9ee2f88a7223b2e1dc37c0756f577a11e30",
+            "e87069be2ba248a2846a47dc686ff8b155bb3b160b1507933eadb552fe8841d7",
         ),
     ],
     "context_precision[default]": [
         (
             "context_precision.usefulness_all",
-            "1697ba7d1d4f6569595fd6282b8815759d68ab7658c8cbac9c3dfefcf48c019f",
+            "717f929ee6cb0394b0cfd9ca479a63be75f1a9217e6cf356ed893db0bd0f251f",
         ),
     ],
     "umbrela[default]": [
-        ("umbrela.grade", "745783c95da7cc04464824914d85a733ae8d89b752cffd95752f9e30f3e7155d"),
-        ("umbrela.grade", "273fb0057faa0a75ce53e65492dc214d0452118025c19071d39914af4323eff4"),
-        ("umbrela.grade", "7547aa0fa4b3e31edd7964d4ab28dc97407f7f956e250e6273e03c897b0fed6f"),
+        ("umbrela.grade", "7c7aca84b9bc057e7e3c79aed46916b752c4b256c166bf48575514bcaf473e2d"),
+        ("umbrela.grade", "5c542e3f55e430f09abcb42d365601d01e23bc48d8e3833574775327ffb13854"),
+        ("umbrela.grade", "15f5b3b4afada6b80f123f5527458e6008dad4c18261dcb34bee3a50df627fb0"),
     ],
     "retrieval_precision[default]": [
-        ("retrieval_precision.relevance", "b9b12aaba71d639533382f4ea17a23720298dc07a65b6f5a0da9765a9d7f0f52"),
-        ("retrieval_precision.relevance", "adb74b623ab4f46ffd8e2f008843b145b6835963bb9e623442200374fbd2c4f3"),
-        ("retrieval_precision.relevance", "8c475e5bbc2ecfc94ad4cb032a6d3d678c3c0c42ac4187c41fa2d7656630de0f"),
+        ("retrieval_precision.relevance", "156750220e36554f68ca2716b80f562573469cc915409031de4223e29ba34a6e"),
+        ("retrieval_precision.relevance", "30bedc247bb956a143a906f29cc175e789ec9bec778685583bb8d9835e00d087"),
+        ("retrieval_precision.relevance", "f98976f04e7c3402619c5d40196f7f03a548c002e22ef8f700612a181315c31d"),
     ],
     "augmentation_precision[default]": [
-        ("retrieval_precision.relevance", "3647aced0327c07d2c79f6ee154987b470a3e759dd406f891aafa0a0a942ede6"),
-        ("retrieval_precision.relevance", "89f0663707e07fc331b48459d6f7b67a4aaa143d0b58b42327f1e5de2aa16e02"),
-        ("retrieval_precision.relevance", "30d3662fe3175a6ec7c9ed35ebb483bc7991f77a91b3ba7edd17184006c3f67d"),
-        ("augmentation.context_used", "fb31506eacf5714d49e831eca755a844ed866fb14f44d9513c4e8df52cf00965"),
-        ("augmentation.context_used", "19d7d26a93b1d764a83c822c2e1c67ae1df268a7c97a054a43bb3ec8f1fa96c3"),
-        ("augmentation.context_used", "ec97a76871af95574a0716574ca1ce2367d55905990cb315c51fc636eed9e280"),
+        ("retrieval_precision.relevance", "720e9932f95adff167e273aa2d881c1081f3cf68d377ebd6529d4d3e2a8298e7"),
+        ("retrieval_precision.relevance", "730123836e42c01aaeb19fc6c49ea7185264705bd77b6874a2fa0716dbc5ef52"),
+        ("retrieval_precision.relevance", "47b14835fb9e0fb2510af77a0a5b87d6234853417eff3841e62d6ac49394c52e"),
+        ("augmentation.context_used", "879008a783aed2071bac9e6f16e997ad4b27b1ad61d82b8689716442cbed5100"),
+        ("augmentation.context_used", "eaba61b9655374f6a92f997aa8460903ba0faca31e8b02d3301d8cff09cb5800"),
+        ("augmentation.context_used", "dab299a23019e6c42529c0e3c7b34584915fbef934947cb32facb979f7bb9ebe"),
     ],
     "augmentation_accuracy[default]": [
-        ("augmentation.context_used", "1391f46756c2481b79d70c7e73cd69c03224670943a3d594b246b2fa31777450"),
-        ("augmentation.context_used", "9dd0833cbe15616a7670f11c2df70673c5de7ab08ebde65e783d37179abb2c1f"),
-        ("augmentation.context_used", "5f187190317dda81b810c8c70eb9c6d99c00be83033b075fc454c9a3d5be0a99"),
+        ("augmentation.context_used", "99fc9d6756c64631cb9decb23802750d1bb2e2da9242cc16bd37929f2c64996f"),
+        ("augmentation.context_used", "9163829dad0cdef450e4c3d7698ceb5a66da2ef520deddb9006904c712d2fcad"),
+        ("augmentation.context_used", "7a7d57c92c0526680c9451f2a37a51189aa874d1b1b2c1c5ae4708dcd0d75039"),
     ],
     "answer_consistency[default]": [
-        ("answer_consistency.points", "34e9a5486b215d623194ab84957d9243c14570152cac4911ad4e4fc1560a234c"),
-        ("answer_consistency.attribute", "2249983c708de82dcaf327bb80b85e69e2e34941713d9bdbe18bdd0f106c68a5"),
-        ("answer_consistency.attribute", "c4a97df6da229382836bde1a35b4589697d9753cc743e098bbd76b3ea6745652"),
-        ("answer_consistency.attribute", "3a25bd04384dc020421b29d623b79dc7bf16378429871ba2ac11432e96e4d537"),
+        ("answer_consistency.points", "64b6da9c083f852ce58ba51442498b97e9b530f8e7f3c751c5f260889b7c24ea"),
+        ("answer_consistency.attribute", "c43cb62f79991f31a16563b1d8fcb516327c2cb291aa745d8385a0fa6d26b706"),
+        ("answer_consistency.attribute", "ffb1186a70bc4354aef166dd6636f7446df7e0f27c97f4b6eb7f4357ca58db57"),
+        ("answer_consistency.attribute", "48566118817fcd0e6e643ad97950e059b8a533788380c64deb03a8f2a8f8a6f5"),
     ],
     "answer_consistency_binary[default]": [
         (
             "answer_consistency_binary.check",
-            "ed10b1c47ba3ae79430fc0d02dce577596dcd75d78c1a07978e4fca015386b51",
+            "e287d9cc2baf5fafb48deb0dbf0c6dca2f2d443eaf2ea0be573de03c89469577",
         ),
     ],
     "answer_similarity[default]": [
-        ("answer_similarity.score", "7295d5dca70d799429eed26c7885e2a6c49f7cc6c7d28377e12b0085c7b27bcd"),
+        ("answer_similarity.score", "580375ec37f5f429bd267d1aaeae3e36af20338293b3c25264fb9591eb7fe7bf"),
     ],
     "semantic_similarity[default]": [],
     "factual_correctness[default]": [
         (
             "factual_correctness.claims.extract",
-            "d5dda424fef786466c1a4b61526540cb5957a6a977fce808537b9da317bedd45",
+            "c45fad3060f0e81cb7cc3372bcdb586091f1b3934491f98d36893b2b8bc8fa0d",
         ),
         (
             "factual_correctness.claims.extract",
-            "71b9c167a39e76a319f6703695d9dd34f1d7c6d9c79babc859780d502691efb2",
+            "ccff875c390d4ee34c1cdf02bef62da53382886d967dab0920164337f7cd33d2",
         ),
         (
             "factual_correctness.claims.verify",
-            "454e1ec1b4a973294b781806ec21fe4d25fd73780eb045e3d6334336cd1ef6bb",
+            "67622382aecca9a5ce2076b7e73c064b9632f1dfa6bc132ae60636cdb2fcbb31",
         ),
         (
             "factual_correctness.claims.verify",
-            "ac82f7a6bdaa261784f00d6f22ae93b84b34f7751f13c3d65928b68cdcff2cab",
+            "a07d8dd37d19e1675da96918cec1cd159666c8bbce3a3330d3bca73c7f5f5aa8",
         ),
     ],
     "nuggets[default]": [
-        ("umbrela.grade", "3ed9be476e4a1a47d7139333d3aff1f543fa67d0f94d8a84bea96c957b99d5f4"),
-        ("umbrela.grade", "2cb95ccfc7a05beda53c0ddca88c4a1093b38ae14a17a3fdd81b57ceb4ae055d"),
-        ("umbrela.grade", "c0e8cd946eba4ce06d6194916d81d4a44cb4df37266de0885fa39a42bec5d41a"),
-        ("nuggets.create", "00c6c6b83890efeddf9f74480ad5e53592627f8b90c7cf6f7215b83028c1bbf7"),
-        ("nuggets.create", "688edfd1038bf274fb38dedd6edafda890809613b5402dcc06d5d57080fa1d7a"),
-        ("nuggets.importance", "85c73f5f424ea414856643b0bfc790b1f2602036690f7d57dbb307a136bcacd1"),
-        ("nuggets.assign", "1eceee96680af7fbba869e24ffb1829c55f69af16818d2207d925ebccd0eb920"),
+        ("umbrela.grade", "2a67b024389b6b72fe53ead46cde22acb8c2506826aa0b7e2eaa05d3b87d2e63"),
+        ("umbrela.grade", "6ef7c7caf71853f6cf95bf66852431b76836dfafff77ee01c86dfae08bd57fef"),
+        ("umbrela.grade", "af1636b3781fa6dcc7b806d7d8c920844956878b624191d94db23c3f2edf815c"),
+        ("nuggets.create", "fd361d5815451e034812ae70e070582a2353caa3654f45bf98a39e38130b11d7"),
+        ("nuggets.create", "214e2aa29e7dc5ea62aa2bcaae8f181782d13f32b0254a03965dd5f7cf855dc9"),
+        ("nuggets.importance", "2860f3813cc92e9b9e7c7dd5c5c5b8be49090bdbdb94d58b31775e0a0780c92c"),
+        ("nuggets.assign", "9756aafd5f2d2844ab648fc800a492b7b1a032449e60a6e014aa87c9419f1503"),
     ],
     "citation[default]": [
-        ("citation.support", "993ba3a5aa7f94e3ba1305a76e3b5762930d3713548f351d4463522b762b5356"),
-        ("citation.support", "bd2175647d720726d3107722f37c0c2f9a747592879a24d21a2265cfdb54bd8b"),
+        ("citation.support", "402fe6df1024b8f3bb9065f6b7164caa1b3023ad6e1b760126511bc3a1fc266d"),
+        ("citation.support", "033ff66758809b0c36f3921452dbd078cd49ab542f341fd53f74db5d02eb9f04"),
     ],
     "hallucination[default]": [
-        ("hallucination.consistency", "6a8c3c4eb04cb95d630da8d88ff0e32866184a4315e29d23de7c8f794e67d070"),
+        ("hallucination.consistency", "cec8c65123a8f11798057cd3d954ed0b3be7ac9449e352c0a620a82be0e3fd8d"),
     ],
     "no_answer[default]": [
-        ("no_answer.attempted", "175278b168c6f3e3d5fea55e930b94bb595738a1d2db0a9cf50e7bee02dcfbbf"),
+        ("no_answer.attempted", "2f818a1c29b3953ed85ff81510ad3a18d0659266f4645093035f0eb8441ca021"),
     ],
     "answer_accuracy[default]": [
         ("answer_accuracy.template1", "78a11716e7466bc5740f18dacc483f934308b2b1a327ddc804d24d7c54b7c963"),
         ("answer_accuracy.template2", "3ba0919c9fb328b465a7c6562f34208ae3f6568db264731be43c076741e6ae49"),
     ],
     "context_relevance[default]": [
-        ("context_relevance.template1", "d924f3fd414ac30af186a1fe446bd91893848c4d9dfe1a16b38f38462f51e26d"),
-        ("context_relevance.template2", "e6e949db3f474b12328b52ed6a14ff07886f6c78fa011e527aef09dcabce1a37"),
+        ("context_relevance.template1", "42dfb25827d811c20ed42d9105cb3659ace64c8194b488d735ab58809204be31"),
+        ("context_relevance.template2", "30ff47bfd465650c6c1c11ea4407d71088005071bfeea797af544213823a4776"),
     ],
     "response_groundedness[default]": [
         (
             "response_groundedness.template1",
-            "1c74c644019b0fe6c0072d3a90616d1fb81a8cf55ae788cbfd46e9bf529c51db",
+            "275797d38ba77770fb3be3c32c54a83523bf655ee8ce8bf9ebbf3ae88fd43535",
         ),
         (
             "response_groundedness.template2",
-            "59b089f65cce019cb0173bad09276a14f3e444ef6b171c7d215b6d8531d95d19",
+            "40da070134f16824c67d0bc9c80520caf8d6cafc477238c6936376a1ab75b0bb",
         ),
     ],
     "consistency[default]": [],
     "consistency[lexical]": [],
     "rubric[default]": [
-        ("rubric.score", "1973261926a142eda85c18a8c7988d9c2e0347349eb5dbc9c6ffb9970a5cdb56"),
-    ],
-    "faithfulness[claims] batch_size=2": [
-        ("faithfulness.claims.extract", "5e7d1e0e4f719fcb84f37ffe14bf6d61ca906b5ebeb3fdab2de75cf5a27f909c"),
-        ("faithfulness.claims.verify", "fd55f42facd9ff3303a0baac726fdbfba7f55f03e80ad947d2105b088fc902f9"),
-        ("faithfulness.claims.verify", "aa3e716eda9dacc64cdea3961c0da74d438e6d34780d1d71f0b320ed5b13e3a1"),
-    ],
-    "answer_relevancy[questions] n_questions=2": [
-        (
-            "answer_relevancy.questions.generate",
-            "750f88ac4d056f5b8cb62418ef22354d61b6c109fed8c3dd2053bfa8805903de",
-        ),
-    ],
-    "context_precision[default] per_passage": [
-        ("context_precision.usefulness", "a4e25b1cbaeb077416367cbba5d565d272bb84b8227993775638b66204360b1f"),
-        ("context_precision.usefulness", "a91684e835ffa9c17d45f3571de417c76d8d0df046440a1bc3818850421c4cec"),
-        ("context_precision.usefulness", "35e7fd7b2068931a801cfb8efa84096a5d75943d8024af59f927cf97c56dc11a"),
-    ],
-    "nuggets[default] umbrela_grades": [
-        ("nuggets.create", "836a04203f37411ca9b8d39343ef9d0d81f90ecf587a2a3b08fdb7dfb6d48403"),
-        ("nuggets.create", "aa729d6d0496f52812dcbd2caffc063c54da9a22aa959a0fdaadac6130addb05"),
-        ("nuggets.importance", "85c73f5f424ea414856643b0bfc790b1f2602036690f7d57dbb307a136bcacd1"),
-        ("nuggets.assign", "1eceee96680af7fbba869e24ffb1829c55f69af16818d2207d925ebccd0eb920"),
-    ],
-    "rubric[default] criteria": [
-        ("rubric.score", "0f691c0265aecb27ebbe4657437f51d3bb4e06666b77a76a3f7dcb66d8f5f16c"),
+        ("rubric.score", "74823d3c2a46c894905ac7b611af60ecb22b292279fc61e29a66ccc9d1a1d1a5"),
     ],
     "turn_faithfulness[default]": [
-        ("turn_faithfulness.single", "683ac4b68e4aadde6b2768df2fb763649efc23aa4716cd674344742963a48e8d"),
+        ("turn_faithfulness.single", "7c82ccd3619d6035df69777ec8c94983c5105ed96da197d2840aaf6340a40ab2"),
     ],
     "turn_relevancy[default]": [
-        ("turn_relevancy.single", "dd9a37183a877cc49676944b55bda00ead96098e07ac348de1cd68bbc9bedc22"),
+        ("turn_relevancy.single", "3828820007103317dcbc0fcadc604dc5fc68aaca4c20058bf2c2ab1c8100a1dd"),
     ],
     "knowledge_retention[default]": [
-        ("knowledge_retention.check", "716ed3e203fa22c66c7862a834d0c7c9fb3299e185cd90546cc82df0db01f94e"),
+        ("knowledge_retention.check", "44b079543fa23cae615404dc70873134b8de9c61de697fc90008cb26bfbceb7a"),
     ],
     "conversation_consistency[default]": [
         (
             "conversation_consistency.check",
-            "5cd5d339626039fd295c9aa1133c37f82bba050ed7bc56b32615f9b3cf523e84",
+            "7ae43431d832bc66631c1e651be3cfa77437aedcd9aa807871c77d2d10a3249e",
         ),
     ],
     "passage_recall[default]": [],
     "abstention[default]": [
-        ("no_answer.attempted", "bd269a8e9e152b1c33fa2fda1c3e0b05be7fc893f03fd4f28e7e68cbbf6d061a"),
+        ("no_answer.attempted", "5dbb113146747cd8ede7d1b09477a6897d784764d1bcce889ccb7ac97e94b6c6"),
+    ],
+    "faithfulness[claims] batch_size=2": [
+        ("faithfulness.claims.extract", "8e20020e0e1a39305637ecf3b71e025877b1823798f91b1d0d5f48dde57a500b"),
+        ("faithfulness.claims.verify", "c9b9326c2a472e2907f2864f7e2ee49fb08e0f4de59f4e290081b44273c3e7c9"),
+        ("faithfulness.claims.verify", "d57ad8a4ae26ff0152d5c316adcaf38507cebcdf97bf0b65068cdfc9381bb9ad"),
+    ],
+    "answer_relevancy[questions] n_questions=2": [
+        (
+            "answer_relevancy.questions.generate",
+            "6c1d51d5800a4569c9af636994ad97806f61f473c42d9415a5bc9d74fa180df3",
+        ),
+    ],
+    "context_precision[default] per_passage": [
+        ("context_precision.usefulness", "e31a668c8f11b51b6ba4f74bc4d68d6d3c72e9707d260628b9ae8db03613e144"),
+        ("context_precision.usefulness", "8bbca4b9968c042013a37457bfb03e075597ceab47736726bf395ae8905731c6"),
+        ("context_precision.usefulness", "27d32f1d4bfaab49190e4352562291d6c8c1c7bdde006b6e2a46ba9ff3ebef0a"),
+    ],
+    "nuggets[default] umbrela_grades": [
+        ("nuggets.create", "2825a9f3b8b6f851aafc2e059b91e8d2417dd253f4ddf744e7fb6d294ca32ef9"),
+        ("nuggets.create", "7636ddff41bf9fcf4af62ac7e93c7c9f177b330ba3a4e832b979479e1115dd80"),
+        ("nuggets.importance", "2860f3813cc92e9b9e7c7dd5c5c5b8be49090bdbdb94d58b31775e0a0780c92c"),
+        ("nuggets.assign", "9756aafd5f2d2844ab648fc800a492b7b1a032449e60a6e014aa87c9419f1503"),
+    ],
+    "rubric[default] criteria": [
+        ("rubric.score", "bf5f74f18008a2512641d4191014b1a63c21254087bc93a16ebab16600c915d3"),
     ],
 }
 

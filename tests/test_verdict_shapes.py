@@ -90,7 +90,7 @@ CHECKED = graded_findings_question(
 class CheckedVerdict(BaseModel):
     reasoning: str = Field(description=SCORE_REASONING)
     unchecked: list[str] = Field(description="parts of the passage nobody checked; empty if none")
-    score: int = Field(ge=1, le=5, description="the score on the 1-5 scale")
+    score: Literal[1, 2, 3, 4, 5] = Field(description="the score on the 1-5 scale")
 
 
 def test_a_graded_findings_question_validates_with_the_schema_of_the_class_it_stands_for() -> None:

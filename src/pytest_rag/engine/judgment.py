@@ -3,7 +3,8 @@
 For every judge call it (1) computes the cache key, (2) serves a cached reply when the cache mode
 allows, (3) otherwise calls the judge under the session's concurrency limit, retrying transient faults
 with exponential backoff, jitter and ``Retry-After`` under a deadline, (4) validates the reply against
-the verdict model, giving an invalid reply one repair attempt, and (5) stores the valid reply, with
+the verdict model, asking a reply cut off at its token limit once more with twice the room and
+giving an invalid reply one repair attempt, and (5) stores the valid reply, with
 the alternatives the model weighed at its grade's token when the judge reported them
 (:mod:`.grade_tokens`), so a cached verdict has the odds the live one had.
 Whatever cannot end in a valid verdict ends in a :class:`~pytest_rag.errors.JudgeError` that carries
@@ -43,6 +44,11 @@ if TYPE_CHECKING:
 
 V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")
+
+
+MOST_ROOM = 16_384
+"""The most tokens a reply cut off at its limit is asked again with: twice its limit, at most this
+(a verdict that needs more is a runaway reply, not a long list)."""
 
 
 class NeedsLiveCall(Exception):
@@ -223,9 +229,10 @@ class JudgmentEngine:
     async def _live(
         self, judge: Judge, request: JudgeRequest, model: type[V], tally: CallTally
     ) -> tuple[V, JudgeReply]:
-        reply = await self._call(judge, request, tally)
+        reply, asked = await self._with_room(judge, request, tally)
+        roomier, request = asked is not request, asked
         try:
-            return self._accept(judge, request, model, reply, tally), reply
+            return self._accept(judge, request, model, reply, tally, roomier=roomier), reply
         except InvalidVerdict as first:
             tally.failed("invalid")  # a reply without a verdict, even when the repair saves the check
             repair = self._repair_request(request, reply.text, str(first))
@@ -243,11 +250,36 @@ class JudgmentEngine:
                     kind="invalid",
                 ) from None
 
+    async def _with_room(
+        self, judge: Judge, request: JudgeRequest, tally: CallTally
+    ) -> tuple[JudgeReply, JudgeRequest]:
+        """The judge's reply to ``request``, and the request it answers. A reply cut off at the token
+        limit holds no whole verdict, and a repair would be cut off the same way: the request is
+        asked once more with twice the room (up to :data:`MOST_ROOM` tokens), unless the run set
+        its own limit (``--rag-max-tokens``), which is kept. The verdict that reply gives is stored
+        under the first request's key, as a repaired one is, so a rerun hits the cache."""
+        reply = await self._call(judge, request, tally)
+        limit = request.sampling.max_tokens
+        room = min(2 * limit, MOST_ROOM)
+        if not reply.truncated or self.settings.max_tokens is not None or limit <= 0 or room <= limit:
+            return reply, request
+        tally.failed("cut off")
+        roomier = replace(request, sampling=replace(request.sampling, max_tokens=room))
+        return await self._call(judge, roomier, tally), roomier
+
     def _accept(
-        self, judge: Judge, request: JudgeRequest, model: type[V], reply: JudgeReply, tally: CallTally
+        self,
+        judge: Judge,
+        request: JudgeRequest,
+        model: type[V],
+        reply: JudgeReply,
+        tally: CallTally,
+        *,
+        roomier: bool = False,
     ) -> V:
         """The verdict in the reply. A reply that no repair can mend (a refusal, a reply cut off at the
-        token limit, one too large to keep) is a judge error at once; an invalid one gets a repair."""
+        token limit even with room, one too large to keep) is a judge error at once; an invalid one
+        gets a repair."""
         limit = self.settings.max_reply_chars
         refusal = reply.refusal if reply.refusal is not None else refusal_in(reply.text)
         if len(reply.text) > limit:
@@ -257,13 +289,20 @@ class JudgmentEngine:
             failure = ("refused", f"the judge refused: {cut_text(refusal, 300)}")
         elif reply.truncated:
             failure = ("cut off", f"the reply was cut off at the token limit of the request "
-                       f"(max_tokens={request.sampling.max_tokens}), so the verdict is incomplete and was "
-                       "not repaired. Raise --rag-max-tokens for a verbose or reasoning judge")  # fmt: skip
+                       f"(max_tokens={request.sampling.max_tokens}{self._room_said(roomier)}), so the "
+                       "verdict is incomplete and was not repaired. Raise --rag-max-tokens for a "
+                       "verbose or reasoning judge")  # fmt: skip
         else:
             return parse_verdict(model, reply.text)
         tally.failed(failure[0])
         # a refusal given in its own field (OpenAI's) leaves the text empty: the refusal is what it said
         raise self._error(judge, request, failure[1], reply.text or refusal, kind=failure[0])
+
+    def _room_said(self, roomier: bool) -> str:
+        """Where the limit of a cut-off request came from, in words."""
+        if self.settings.max_tokens is not None:
+            return ", the run's --rag-max-tokens"
+        return ", asked again with twice the room of the first request" if roomier else ""
 
     def _repair_request(self, request: JudgeRequest, raw: str, problem: str) -> JudgeRequest:
         fix = (

@@ -23,9 +23,11 @@ class EngineSettings:
     backoff_base_s: float = 0.5
     backoff_cap_s: float = 20.0
     max_tokens: int | None = None
-    """Most tokens a judge may write per reply, for every metric; None keeps each metric's own
-    (1024, or 2048 for lists of claims). Raised for verbose or reasoning judges whose replies are
-    cut off at the limit; part of the cache key, like every sampling parameter."""
+    """Most tokens a judge may write per reply, for every request; None keeps each request's own
+    (1024 for one verdict, 2048 for a list of claims, more for a reply about many items or a long
+    text: :func:`~pytest_rag.metrics.judging.room_for`), and lets a reply cut off at its limit be
+    asked again with twice the room. Raised for verbose or reasoning judges; part of the cache
+    key, like every sampling parameter."""
     max_request_chars: int = 1_000_000
     """A request to a judge whose messages hold more characters than this is not sent: an input error
     of its check (:mod:`.request_size`). About 250,000 tokens, above the context window of most judge

@@ -2,7 +2,10 @@
 
 Judges wrap JSON in code fences or a sentence of preamble; that is stripped. Anything that then fails
 pydantic validation is *invalid*: the engine gets one repair attempt and otherwise reports a judge
-error carrying the raw reply. Nothing here guesses a score.
+error carrying the raw reply. Validation includes the checks a metric makes of a whole reply (each
+numbered item named once, a context number that exists), declared on the verdict model it asks
+with, so a reply the metric would reject is repaired, and never cached, like a malformed one.
+Nothing here guesses a score.
 """
 
 from __future__ import annotations
@@ -66,8 +69,13 @@ def parse_verdict(model: type[V], text: str) -> V:
         # Escapes all start with "&": a reply without one (nearly all) has nothing to undo.
         return model.model_validate(_unescaped(data) if "&" in candidate else data)
     except ValidationError as exc:
+        errors = exc.errors()[:5]
+        if all(not err["loc"] for err in errors):  # a rule of the whole reply (a metric's check)
+            raise InvalidVerdict(
+                f"is not a valid {model.__name__} verdict: {'; '.join(err['msg'] for err in errors)}"
+            ) from None
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()[:5]
+            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in errors
         )
         raise InvalidVerdict(f"does not match the {model.__name__} schema: {problems}") from None
 

@@ -223,7 +223,8 @@ class ReplayMisses:
             if unreadable is not None:
                 reason = (
                     f"the store holds this request, but its reply no longer reads as a verdict ({unreadable}): "
-                    "edited by hand, or its verdict model changed without a new prompt version"
+                    "edited by hand, kept before the metric checked its replies this way, or its verdict "
+                    "model changed without a new prompt version"
                 )
             else:
                 if self._stored is None:

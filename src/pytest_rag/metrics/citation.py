@@ -27,7 +27,7 @@ from .prompts import REASONING, ReasonedVerdict, Template, block, passage_block
 
 CITATION_SUPPORT = Template(
     id="citation.support",
-    version="1",
+    version="2",
     task=(
         "Task: decide how well the cited passage supports the statement that cites it. "
         "'full_support': everything the statement says is in the passage. 'partial_support': some of "
@@ -35,6 +35,7 @@ CITATION_SUPPORT = Template(
         "the passage, not your own knowledge."
     ),
     fields={"reasoning": REASONING, "support": "full_support, partial_support or no_support"},
+    length_rule="",
 )
 
 

@@ -22,7 +22,7 @@ from .verdict_shapes import Decision, yes_no_question
 
 PASSAGE_USED = yes_no_question(
     id="augmentation.context_used",
-    version="1",
+    version="2",
     task=(
         "Task: decide whether information from the retrieved passage appears in the answer, stated "
         "or paraphrased. It does not matter whether the answer is correct, only whether it draws on "
@@ -31,6 +31,7 @@ PASSAGE_USED = yes_no_question(
     decision="used",
     held="true when information from the passage appears in the answer",
     verdict="UsedVerdict",
+    length_rule="",
 )
 
 

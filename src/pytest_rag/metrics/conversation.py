@@ -29,7 +29,8 @@ from ..inputs import ContextLike, Sample, require_text
 from ..results import Evidence, Highlights
 from .base import Scale, Scored
 from .judging import SingleJudgment
-from .prompts import Template, block, context_blocks
+from .prompts import RELEVANCE_LENGTH_RULE, SUPPORT_LENGTH_RULE, Template, block, context_blocks
+from .support_wording import NOTHING_ASSERTED, SEVERITY_SCALE, SUPPORT_RULE
 from .verdict_shapes import (
     GradedFindings,
     check_fields,
@@ -150,27 +151,21 @@ class ConversationEvidence(Evidence):
 
 TURN_FAITHFULNESS = graded_findings_question(
     id="turn_faithfulness.single",
-    version="1",
+    version="2",
     task=(
         "Task: a conversation between a user and an assistant is given, then the context retrieved "
         "for the latest turn and the assistant's latest answer. Decide how well the latest answer is "
-        "supported by that context. Read the earlier messages only to understand what the answer "
-        "refers to (a pronoun, 'that plan', a short reply); they are not evidence. A statement of the "
-        "answer counts as supported only when the context states it or clearly implies it; one that "
-        "only an earlier message or your own knowledge backs counts as unsupported."
+        "supported by that context. Read the earlier messages and the latest question only to "
+        "understand what the answer refers to or asserts (a pronoun, 'that plan', a bare 'yes'); they "
+        "are never evidence, and a statement only an earlier message backs is not supported. "
+        f"{SUPPORT_RULE} {NOTHING_ASSERTED}"
     ),
-    scale=(
-        "Scale:\n"
-        "5 - every statement of the latest answer is supported by the context.\n"
-        "4 - nearly all are supported; one or two minor details are not.\n"
-        "3 - about half of the statements are supported.\n"
-        "2 - most statements are unsupported.\n"
-        "1 - the answer is invented or contradicts the context."
-    ),
+    scale=SEVERITY_SCALE,
     findings="unsupported_statements",
     asked="list of the latest answer's statements that the context does not support",
     listed="statements of the latest answer that the retrieved context does not support; empty if none",
     verdict="TurnFaithfulnessVerdict",
+    length_rule=SUPPORT_LENGTH_RULE,
 )
 TurnFaithfulnessVerdict = TURN_FAITHFULNESS.verdict
 
@@ -199,7 +194,7 @@ class TurnFaithfulness(GradedFindings, ConversationMetric):
 
 TURN_RELEVANCY = graded_findings_question(
     id="turn_relevancy.single",
-    version="1",
+    version="2",
     task=(
         "Task: a conversation between a user and an assistant is given, then the user's latest "
         "message and the assistant's latest answer. Decide how well the latest answer responds to the "
@@ -220,6 +215,7 @@ TURN_RELEVANCY = graded_findings_question(
     listed="parts of the latest answer that are off topic, and parts of the latest message left unanswered; "
     "empty if none",
     verdict="TurnRelevancyVerdict",
+    length_rule=RELEVANCE_LENGTH_RULE,
 )
 TurnRelevancyVerdict = TURN_RELEVANCY.verdict
 
@@ -239,7 +235,7 @@ class TurnRelevancy(GradedFindings, ConversationMetric):
 
 KNOWLEDGE_RETENTION = Template(
     id="knowledge_retention.check",
-    version="1",
+    version="2",
     task=(
         "Task: in the earlier messages of a conversation the user told the assistant things about "
         "themselves, their situation or their choices. Decide whether the assistant's latest answer "
@@ -252,6 +248,7 @@ KNOWLEDGE_RETENTION = Template(
         "list of what the user established that the answer contradicts, ignores or asks for again",
         "retains",
     ),
+    length_rule="",
 )
 
 
@@ -283,7 +280,7 @@ class KnowledgeRetention(ConversationCheck):
 
 CONVERSATION_CONSISTENCY = Template(
     id="conversation_consistency.check",
-    version="1",
+    version="2",
     task=(
         "Task: decide whether the assistant's latest answer is consistent with what the assistant "
         "itself said in its earlier answers of the conversation. It is inconsistent when it states the "
@@ -296,6 +293,7 @@ CONVERSATION_CONSISTENCY = Template(
         "list of the latest answer's statements that contradict an earlier answer",
         "consistent",
     ),
+    length_rule="",
 )
 
 

@@ -23,7 +23,7 @@ from ..results import Evidence, Scale
 from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scored
 from .judging import Failed, graded_or_error, judge_request
-from .prompts import SHORT_REASON, Template
+from .prompts import LENGTH_RULE, SHORT_REASON, Template
 from .verdict_shapes import caller_module
 
 
@@ -80,10 +80,17 @@ class DualRatingQuestion:
 
 
 def dual_rating_question(
-    metric: str, verdict: type[LevelRating], first: Wording, second: Wording
+    metric: str,
+    verdict: type[LevelRating],
+    first: Wording,
+    second: Wording,
+    *,
+    version: str = "1",
+    length_rule: str = LENGTH_RULE,
 ) -> DualRatingQuestion:
-    """``metric``'s two templates (ids ``<metric>.template1`` and ``.template2``), each asking for the
-    reasons and a rating on ``verdict``'s levels, with its wording's meaning of every level."""
+    """``metric``'s two templates (ids ``<metric>.template1`` and ``.template2``, both at
+    ``version``), each asking for the reasons and a rating on ``verdict``'s levels, with its
+    wording's meaning of every level, and ``length_rule`` where the ratings grade an answer."""
     templates = []
     for number, wording in enumerate((first, second), start=1):
         if sorted(wording.ratings) != sorted(verdict.levels):
@@ -95,10 +102,11 @@ def dual_rating_question(
         templates.append(
             Template(
                 id=f"{metric}.template{number}",
-                version="1",
+                version=version,
                 task=wording.task,
                 scale=f"Ratings:\n{lines}",
                 fields={"reasoning": SHORT_REASON, "score": _spoken(verdict.levels)},
+                length_rule=length_rule,
             )
         )
     return DualRatingQuestion(

@@ -13,8 +13,9 @@ Where a judge names the answer's unsupported statements, the evidence keeps them
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -27,12 +28,14 @@ from .judging import SingleJudgment, batch_count
 from .options import read_int
 from .prompts import (
     REASONING,
+    SUPPORT_LENGTH_RULE,
     ReasonedVerdict,
     Template,
     block,
     context_blocks,
 )
 from .statements import NumberedQuestion, claim_list_fields, extract_statements
+from .support_wording import NOTHING_ASSERTED, QUESTION_RULE, SEVERITY_SCALE, SUPPORT_RULE
 from .verdict_shapes import (
     Asked,
     GradedFindings,
@@ -64,25 +67,18 @@ def answer_after_contexts(sample: Sample, context_tag: str = "context") -> tuple
 
 FAITHFULNESS_TEMPLATE = graded_findings_question(
     id="faithfulness.single",
-    version="1",
+    version="2",
     task=(
-        "Task: decide how well the answer is supported by the retrieved context. Consider every factual "
-        "statement the answer makes and check whether the context states it or clearly implies it. "
-        "Use only the context, not your own knowledge: a true statement that the context does not "
-        "support still counts as unsupported."
+        "Task: decide how well the answer is supported by the retrieved context. Check every "
+        f"statement the answer makes against the context. {SUPPORT_RULE} {QUESTION_RULE} "
+        f"{NOTHING_ASSERTED}"
     ),
-    scale=(
-        "Scale:\n"
-        "5 - every statement is supported by the context; nothing is invented.\n"
-        "4 - nearly all statements are supported; one or two minor details are not.\n"
-        "3 - roughly half of the statements are supported.\n"
-        "2 - most statements are unsupported.\n"
-        "1 - the answer is invented or contradicts the context."
-    ),
+    scale=SEVERITY_SCALE,
     findings="unsupported_statements",
     asked="list of the answer's statements that the context does not support",
     listed="statements of the answer that the context does not support or contradicts; empty if none",
     verdict="FaithfulnessVerdict",
+    length_rule=SUPPORT_LENGTH_RULE,
 )
 FaithfulnessVerdict = FAITHFULNESS_TEMPLATE.verdict
 
@@ -115,9 +111,9 @@ class Faithfulness(GradedFindings, SingleJudgment):
     def render(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         user, inputs = answer_after_contexts(sample)
         if sample.question:
-            # For judges that read inputs (the offline judge turns "yes"/"no" into the claim it
-            # makes). The prompt does not show it: faithfulness is judged against the context
-            # alone, and LLM prompts and cache keys stay as they were.
+            # Shown so the judge reads what a bare "Yes, always." asserts (the instructions say it is
+            # never evidence); the offline judge reads it from the inputs to the same end.
+            user = "\n\n".join([block("question", sample.question), user])
             inputs["question"] = sample.question
         return user, inputs
 
@@ -126,39 +122,53 @@ class Faithfulness(GradedFindings, SingleJudgment):
 
 EXTRACT_CLAIMS = Template(
     id="faithfulness.claims.extract",
-    version="1",
+    version="2",
     task=(
         "Task: break the answer into its atomic factual claims. A claim is one short standalone "
-        "sentence stating a single fact, with pronouns replaced by what they refer to. Leave out "
+        "sentence stating a single fact, with pronouns and references replaced by what they refer to. "
+        "The question, when given, is shown only so that you understand what the answer asserts: to "
+        "'Are shipping fees refundable?', the answer 'Yes, always.' makes the claim 'Shipping fees are "
+        "always refundable.'; never take a claim from the question that the answer does not make. "
+        "Keep a claim's hedges and conditions ('Refunds usually take five days.'). Leave out "
         "greetings, opinions, questions and statements about the answer itself. Do not add, merge or "
-        "correct anything; only restate what the answer asserts. An answer with no factual content "
-        "gives an empty list."
+        "correct anything; only restate what the answer asserts. An answer that asserts nothing (a "
+        "refusal, 'I don't know', a greeting) gives an empty list."
     ),
     fields=claim_list_fields("list of claim strings"),
+    length_rule="",
 )
+
+
+Support = Literal["supported", "not_in_context", "contradicted"]
 
 
 VERIFY_CLAIMS = numbered_verdicts_question(
     id="faithfulness.claims.verify",
-    version="1",
+    version="2",
     task=(
-        "Task: for each numbered claim, decide whether the retrieved context supports it: the "
-        "context states it or it follows directly from what the context states. Use only the "
-        "context, not your own knowledge; a true claim the context does not back is not supported, "
-        "and a claim that contradicts the context is not supported."
+        "Task: for each numbered claim, decide whether the retrieved context supports it, does not "
+        f"mention it, or contradicts it. {SUPPORT_RULE}"
     ),
     item="claim",
     answers={
-        "supported": Asked(bool, "true or false", "true when the context states or clearly implies the claim")
+        "support": Asked(
+            Support,
+            '"supported" | "not_in_context" | "contradicted"',
+            "supported, not_in_context or contradicted",
+        )
     },
     verdict="ClaimChecks",
     item_verdict="ClaimCheck",
+    length_rule="",
 )
 
 
 class ClaimVerdict(BaseModel):
     claim: str
     supported: bool
+    support: Support | None = None
+    """The judge's label: supported, not in the context, or contradicted (None in records written
+    before claims were labelled three ways)."""
     reason: str = ""
 
 
@@ -168,15 +178,25 @@ class ClaimsEvidence(UnsupportedStatements):
     claims: list[ClaimVerdict] = Field(default_factory=list)
 
 
-DEFAULT_BATCH = 5
+MOST_CLAIMS_PER_CALL = 25
+"""The most claims one verification request holds when ``batch_size`` is not given: every claim of
+a usual answer in one request, so the contexts are sent once per check (they are most of each
+request's tokens), while the reply stays well within the room :func:`~.judging.room_for` gives it."""
+
+
+def even_batch(claims: int) -> int:
+    """Claims per verification request when ``batch_size`` is not given: all of them, or, past
+    :data:`MOST_CLAIMS_PER_CALL`, the fewest requests with the claims split evenly among them."""
+    return math.ceil(claims / batch_count(claims, MOST_CLAIMS_PER_CALL)) if claims else 1
 
 
 class FaithfulnessClaims(Metric):
     """What share of the answer's claims does the retrieved context support?
 
     RAGAS-style, as llm4s specifies it: the answer's claims (one extraction call) are verified
-    against the contexts in batches (default 5 per call); score = supported / total, every claim's
-    verdict kept. An answer that makes no factual claim cannot contradict its context and scores 1.0
+    against the contexts, all in one call (the contexts sent once) up to 25 claims, in even batches
+    beyond, or ``batch_size`` per call when given; score = supported / total, every claim's verdict
+    kept. An answer that makes no factual claim cannot contradict its context and scores 1.0
     (say so in relevancy instead).
     """
 
@@ -188,10 +208,18 @@ class FaithfulnessClaims(Metric):
     options = ("batch_size",)
 
     async def score(self, ask: Asker, sample: Sample, options: Mapping[str, Any]) -> Scored:
-        size = read_int(options, "batch_size", DEFAULT_BATCH, metric=self.name)
+        given = options.get("batch_size") is not None
+        size = read_int(options, "batch_size", MOST_CLAIMS_PER_CALL, metric=self.name) if given else 0
         contexts = [c.text for c in sample.contexts]
         claims = await extract_statements(
-            ask, self.name, EXTRACT_CLAIMS, "answer", sample.answer, sample.question, contexts
+            ask,
+            self.name,
+            EXTRACT_CLAIMS,
+            "answer",
+            sample.answer,
+            sample.question,
+            contexts,
+            show_question=True,
         )
         if not claims:
             return Scored(
@@ -205,16 +233,19 @@ class FaithfulnessClaims(Metric):
             inputs: dict[str, Any] = {"claims": list(chunk), "contexts": contexts}
             if start == 0 and sample.question:
                 # the offline judge checks a claim made of a bare "no" or a lone entity against the
-                # sentence that answers the question (task inputs only: prompts and keys unchanged)
+                # sentence that answers the question (task inputs only: a claim stands alone when verified)
                 inputs.update(question=sample.question, answer=sample.answer)
             return inputs
 
         verification = NumberedQuestion(
             self.name, VERIFY_CLAIMS, [context_blocks(sample.contexts)], "claim", "claims"
         )
+        size = size or even_batch(len(claims))
         checks = await verification.judge_in_batches(ask, claims, size, inputs_of)
         verdicts = [
-            ClaimVerdict(claim=claim, supported=v.supported, reason=v.reasoning)
+            ClaimVerdict(
+                claim=claim, supported=v.support == "supported", support=v.support, reason=v.reasoning
+            )
             for claim, v in zip(claims, checks, strict=True)
         ]
         supported = sum(1 for v in verdicts if v.supported)
@@ -232,7 +263,7 @@ class FaithfulnessClaims(Metric):
 
 HALLUCINATION_CONSISTENCY = Template(
     id="hallucination.consistency",
-    version="1",
+    version="2",
     task=(
         "Task: estimate how factually consistent the answer is with the source passages, as a "
         "number from 0 to 1: the probability that a careful reader holding only the passages would "
@@ -252,6 +283,7 @@ HALLUCINATION_CONSISTENCY = Template(
         "unsupported_statements": "list of the answer's unsupported statements",
         "score": "number from 0 to 1",
     },
+    length_rule=SUPPORT_LENGTH_RULE,
 )
 
 
@@ -292,19 +324,20 @@ class Hallucination(SingleJudgment):
 
 MAIN_POINTS = Template(
     id="answer_consistency.points",
-    version="1",
+    version="2",
     task=(
         "Task: list the main points the answer makes, as a bulleted list would: one short standalone "
         "sentence per point, in the answer's order. Do not add points the answer does not make. An "
         "answer with no substantive point gives an empty list."
     ),
     fields=claim_list_fields("list of main points"),
+    length_rule="",
 )
 
 
 ATTRIBUTE_POINT = yes_no_question(
     id="answer_consistency.attribute",
-    version="1",
+    version="2",
     task=(
         "Task: decide whether the statement can be attributed to the retrieved contexts: they state "
         "it or it follows directly from them. Use only the contexts, not your own knowledge."
@@ -312,6 +345,7 @@ ATTRIBUTE_POINT = yes_no_question(
     decision="attributable",
     held="true when the point can be attributed to the contexts",
     verdict="AttributableVerdict",
+    length_rule="",
 )
 
 
@@ -375,7 +409,7 @@ class AnswerConsistency(Metric):
 
 BINARY_CONSISTENCY = Template(
     id="answer_consistency_binary.check",
-    version="1",
+    version="2",
     task=(
         "Task: decide whether the answer contains any information that is not derived from the "
         "retrieved contexts. Restating, summarising or combining what the contexts say is derived; "
@@ -386,6 +420,7 @@ BINARY_CONSISTENCY = Template(
         "list of the answer's information not found in the contexts",
         "has_unsupported_information",
     ),
+    length_rule=SUPPORT_LENGTH_RULE,
 )
 
 
@@ -450,6 +485,8 @@ RESPONSE_GROUNDEDNESS = dual_rating_question(
             2: "every statement can be confirmed.",
         },
     ),
+    version="2",
+    length_rule=SUPPORT_LENGTH_RULE,
 )
 
 
@@ -484,10 +521,11 @@ class GroundingHelpers:
         answer_kind: str | None = None,
     ) -> Check:
         """Is ``answer`` supported by ``contexts``? 1-5 (single mode) or supported/total (claims mode).
-        ``question`` lets a judge that reads inputs (the offline one) check a bare "yes" or a lone
-        entity as the claim it makes; LLM prompts do not show it. ``answer_kind`` ("short",
-        "summary" or "conversational") names the kind of answer, whose pass mark the offline judge
-        uses; left out, it reads the kind from the answer. LLM prompts do not show it either."""
+        ``question`` lets the judge read a bare "yes" or a lone entity as the claim it makes (an LLM
+        judge is shown it as such, never as evidence; the offline judge rewrites the answer with
+        it). ``answer_kind`` ("short", "summary" or "conversational") names the kind of answer,
+        whose pass mark the offline judge uses; left out, it reads the kind from the answer. LLM
+        prompts do not show it."""
         return Check(
             answer=answer,
             contexts=contexts,

@@ -27,6 +27,31 @@ V = TypeVar("V", bound=BaseModel)
 T = TypeVar("T")
 
 
+REPLY_TOKENS = 1024
+"""The room of a reply that holds one verdict: its reasons, findings and grade."""
+LIST_TOKENS = 2048
+"""The least room of a reply that lists statements (claims, facts, nuggets)."""
+ITEM_TOKENS = 160
+"""Room for one item's verdict in a reply about many: its number, one to three sentences of reasons
+and its answers come to 60-100 tokens; the rest is margin for a wordy judge."""
+LABEL_TOKENS = 40
+"""Room for one item's label without reasons (a nugget's importance or assignment)."""
+
+
+def room_for(items: int, per_item: int = ITEM_TOKENS, least: int = REPLY_TOKENS) -> int:
+    """``max_tokens`` of a reply that must hold a verdict for each of ``items`` items: ``per_item``
+    tokens each and 256 for the frame, never below ``least``. A fixed limit cuts off the reply about
+    many passages or claims (about fifteen at 1024), and a reply cut off holds no verdict."""
+    return max(least, 256 + per_item * items)
+
+
+def room_to_restate(text: str, least: int = LIST_TOKENS) -> int:
+    """``max_tokens`` of a reply that restates ``text`` as a list of statements: twice its tokens
+    (about four characters each: statements repeat the names that pronouns stood for, and each is
+    quoted) and 256 for the frame, never below ``least``."""
+    return max(least, 256 + len(text) // 2)
+
+
 def judge_request(
     metric: str,
     template: Template,
@@ -34,7 +59,7 @@ def judge_request(
     model: type[BaseModel],
     inputs: Mapping[str, Any],
     *,
-    max_tokens: int = 1024,
+    max_tokens: int = REPLY_TOKENS,
 ) -> JudgeRequest:
     """A request for ``template`` whose task kind is the template id (see the module docstring)."""
     return JudgeRequest(

@@ -28,7 +28,7 @@ from ..inputs import Chunk, ContextLike, Sample
 from ..results import Evidence
 from ..scoring import nugget_scores
 from .base import Asker, Metric, Scale, Scored
-from .judging import judge_request
+from .judging import LABEL_TOKENS, LIST_TOKENS, judge_request
 from .options import read_choice
 from .prompts import Template, block, numbered_list, passage_block
 from .retrieval import grade_passages
@@ -40,7 +40,7 @@ MAX_NUGGETS = 30
 
 NUGGET_CREATE = Template(
     id="nuggets.create",
-    version="1",
+    version="2",
     task=(
         "Task: build a list of information nuggets for the question from the passages. A nugget is "
         "one atomic fact of 1 to 12 words that helps answer the question. You get the current list; "
@@ -49,12 +49,13 @@ NUGGET_CREATE = Template(
         "return the list unchanged."
     ),
     fields={"nuggets": "the full updated list of nugget strings"},
+    length_rule="",
 )
 
 
 NUGGET_IMPORTANCE = Template(
     id="nuggets.importance",
-    version="1",
+    version="2",
     task=(
         "Task: label each numbered nugget for the question: 'vital' when a good answer must contain "
         "it, 'okay' when it is worth having but not essential."
@@ -62,12 +63,13 @@ NUGGET_IMPORTANCE = Template(
     fields={
         "labels": 'list with one object per nugget, in order: {"index": number, "importance": "vital" | "okay"}'
     },
+    length_rule="",
 )
 
 
 NUGGET_ASSIGN = Template(
     id="nuggets.assign",
-    version="1",
+    version="2",
     task=(
         "Task: for each numbered nugget, decide whether the answer contains it: 'support' when the "
         "answer fully states it, 'partial_support' when it states it only in part, 'not_support' "
@@ -77,6 +79,7 @@ NUGGET_ASSIGN = Template(
         "labels": 'list with one object per nugget, in order: {"index": number, "assignment": '
         '"support" | "partial_support" | "not_support"}'
     },
+    length_rule="",
 )
 
 
@@ -214,7 +217,7 @@ class Nuggets(Metric):
                 user,
                 NuggetList,
                 {"question": question, "passages": [c.text for _, c in passages], "nuggets": current},
-                max_tokens=2048,
+                max_tokens=LIST_TOKENS,
             )
             reply = await ask(request, NuggetList)
             updated = list(dict.fromkeys(n.strip() for n in reply.nuggets if n.strip()))[:MAX_NUGGETS]
@@ -237,7 +240,9 @@ class Nuggets(Metric):
         def inputs_of(start: int, chunk: Sequence[str]) -> dict[str, Any]:
             return {"question": question, "answer": answer, "nuggets": list(chunk)}
 
-        labelling = NumberedQuestion(self.name, template, head, "nuggets", "nuggets", reply=model)
+        labelling = NumberedQuestion(
+            self.name, template, head, "nuggets", "nuggets", reply=model, item_tokens=LABEL_TOKENS
+        )
         labels = await labelling.judge_in_batches(ask, nuggets, BATCH, inputs_of)
         return [
             str(getattr(label, "importance", None) or getattr(label, "assignment", "")) for label in labels

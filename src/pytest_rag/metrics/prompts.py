@@ -5,8 +5,11 @@ Two rules hold for every template:
 * Untrusted text (answers, contexts, references, questions) sits inside tagged blocks, and the
   instructions tell the judge that anything inside a block is material to grade, never an order.
   Block text is escaped (:mod:`~pytest_rag.judges.escaping`), so it cannot open or end a block.
-* Every prompt carries the length-is-not-quality paragraph: judges favour long answers,
-  and saying so plainly reduces it.
+* Every prompt that grades an answer carries a length-is-not-quality paragraph worded for what it
+  grades (:data:`LENGTH_RULE` for correctness and coverage, :data:`SUPPORT_LENGTH_RULE` for
+  grounding, :data:`RELEVANCE_LENGTH_RULE` for relevance): judges favour long answers, and saying
+  so plainly reduces it. Prompts that extract, generate, or judge passages or single statements
+  carry none (``length_rule=""``): there it would only cost tokens and blur the task.
 
 The fixed part (system message) comes first and is identical across samples, so providers' prompt
 caching applies to it.
@@ -36,6 +39,22 @@ LENGTH_RULE = (
     "the same score as a long one, and extra length, detail for its own sake or a confident tone "
     "earn nothing."
 )
+"""The length paragraph of a template that grades correctness or coverage (and, by default, of a
+template a plugin declares)."""
+
+SUPPORT_LENGTH_RULE = (
+    "Length is not quality. A short answer whose statements are all supported earns the same score "
+    "as a long one; more statements, detail for its own sake or a confident tone earn nothing, and "
+    "each added statement must be supported like the rest."
+)
+"""The length paragraph of a grounding judgment, which grades support, not correctness."""
+
+RELEVANCE_LENGTH_RULE = (
+    "Length is not relevance. A short answer that responds to everything the question asks earns "
+    "the same score as a long one; padding, restating the question or detail beyond what was asked "
+    "earn nothing."
+)
+"""The length paragraph of a relevance judgment, which must not grade correctness."""
 
 JSON_RULE = "Reply with one JSON object and nothing else, with exactly these fields:"
 
@@ -92,6 +111,9 @@ class Template:
     scale: str = ""
     """The grades and what each means, for a template whose verdict is a grade; a template that asks
     for decisions or lists has none."""
+    length_rule: str = LENGTH_RULE
+    """The length-is-not-quality paragraph worded for what the template grades; "" where it does not
+    apply (extraction, generation, a passage or a single statement judged)."""
 
     def system_text(self) -> str:
         field_lines = "\n".join(f'- "{name}": {meaning}' for name, meaning in self.fields.items())
@@ -100,7 +122,7 @@ class Template:
             self.task,
             self.scale,
             DATA_RULE,
-            LENGTH_RULE,
+            self.length_rule,
             f"{JSON_RULE}\n{field_lines}",
         ]
         return "\n\n".join(p for p in parts if p)

@@ -7,12 +7,15 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
+from pydantic_core import PydanticCustomError
 
-from ..errors import InputError, JudgeError
+from ..errors import InputError
 from ..helper_forms import Check, answer_and_question, given, score_form, shared_form
 from ..inputs import Sample
 from ..results import Evidence
@@ -20,7 +23,7 @@ from ..scoring.similarity import cosine
 from .base import Asker, Metric, Scale, Scored
 from .judging import SingleJudgment, judge_request
 from .options import read_int, read_text
-from .prompts import Template, block
+from .prompts import RELEVANCE_LENGTH_RULE, Template, block
 from .verdict_shapes import GradedFindings, graded_findings_question, yes_no_question
 
 
@@ -35,7 +38,7 @@ def question_then_answer(sample: Sample) -> tuple[str, dict[str, Any]]:
 
 RELEVANCY_TEMPLATE = graded_findings_question(
     id="answer_relevancy.single",
-    version="1",
+    version="2",
     task=(
         "Task: decide how well the answer addresses the question that was asked: whether it answers "
         "it directly and completely, stays on topic, and does not evade. Do not judge whether the answer "
@@ -53,6 +56,7 @@ RELEVANCY_TEMPLATE = graded_findings_question(
     asked="list of off-topic or evasive parts and unanswered parts of the question",
     listed="parts of the answer that are off-topic or evasive, and parts of the question left unanswered; empty if none",
     verdict="RelevancyVerdict",
+    length_rule=RELEVANCE_LENGTH_RULE,
 )
 RelevancyVerdict = RELEVANCY_TEMPLATE.verdict
 
@@ -82,18 +86,26 @@ class AnswerRelevancy(GradedFindings, SingleJudgment):
 
 GENERATE_QUESTIONS = Template(
     id="answer_relevancy.questions.generate",
-    version="1",
+    version="2",
     task=(
         "Task: write {n} different questions for which the given answer would be a direct and "
         "complete reply. Base them only on what the answer says. Each question must stand on its own "
         "and ask one thing."
     ),
     fields={"questions": "list of question strings"},
+    length_rule="",
 )
 
 
 class GeneratedQuestions(BaseModel):
     questions: list[str] = Field(description="questions the answer would fully answer, one per item")
+
+    @model_validator(mode="after")
+    def _some_question(self) -> GeneratedQuestions:
+        # checked as the reply is read, so a reply without one is repaired, never cached
+        if not any(q.strip() for q in self.questions):
+            raise PydanticCustomError("no_question", "the reply holds no question; write at least one")
+        return self
 
 
 class QuestionSimilarity(BaseModel):
@@ -108,6 +120,13 @@ class GeneratedQuestionsEvidence(Evidence):
 
 DEFAULT_QUESTIONS = 3
 MAX_QUESTIONS = 10
+
+
+@functools.lru_cache(maxsize=MAX_QUESTIONS)
+def questions_template(n: int) -> Template:
+    """:data:`GENERATE_QUESTIONS` asking for ``n`` questions, made once per ``n``: its system message
+    (and that message's part of the cache key) is then written once, not on every check."""
+    return replace(GENERATE_QUESTIONS, task=GENERATE_QUESTIONS.task.replace("{n}", str(n)))
 
 
 class AnswerRelevancyQuestions(Metric):
@@ -133,13 +152,7 @@ class AnswerRelevancyQuestions(Metric):
         if n > MAX_QUESTIONS:
             raise InputError(f"{self.name}: n_questions must be at most {MAX_QUESTIONS}, got {n}")
         model = read_text(options, "embedding_model", metric=self.name)
-        template = Template(
-            id=GENERATE_QUESTIONS.id,
-            version=GENERATE_QUESTIONS.version,
-            task=GENERATE_QUESTIONS.task.replace("{n}", str(n)),
-            scale=GENERATE_QUESTIONS.scale,
-            fields=GENERATE_QUESTIONS.fields,
-        )
+        template = questions_template(n)
         request = judge_request(
             self.name,
             template,
@@ -148,11 +161,7 @@ class AnswerRelevancyQuestions(Metric):
             {"answer": sample.answer, "n": n},
         )
         verdict = await ask(request, GeneratedQuestions)
-        generated = [q.strip() for q in verdict.questions if q.strip()][:n]
-        if not generated:
-            raise JudgeError(
-                "the judge wrote no question for the answer", judge=ask.judge_label, metric=self.name
-            )
+        generated = [q.strip() for q in verdict.questions if q.strip()][:n]  # one at least: validated
         vectors = await ask.embed([sample.question, *generated], model)
         similarities = [max(0.0, cosine(vectors[0], v)) for v in vectors[1:]]
         score = sum(similarities) / len(similarities)
@@ -175,7 +184,7 @@ class AnswerRelevancyQuestions(Metric):
 
 ANSWER_ATTEMPTED = yes_no_question(
     id="no_answer.attempted",
-    version="1",
+    version="2",
     task=(
         "Task: decide whether the answer attempts to answer the question. Any attempt counts, even a "
         "wrong, partial or hedged one. It is not an attempt when the answer declines, says it does not "
@@ -184,6 +193,7 @@ ANSWER_ATTEMPTED = yes_no_question(
     decision="attempted",
     held="true when the answer attempts to answer the question",
     verdict="AttemptVerdict",
+    length_rule="",
 )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -25,8 +25,8 @@ from ..scoring import ranking
 from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scale, Scored
 from .dual_rating import DualTemplateMetric, ThreeLevelRating, Wording, dual_rating_question
-from .judging import each_request, judge_request
-from .prompts import REASONING, ReasonedVerdict, Template, block, context_blocks, passage_block
+from .judging import each_request, judge_request, room_for
+from .prompts import Template, block, context_blocks, passage_block
 from .verdict_shapes import Decision, yes_no_question
 
 
@@ -76,7 +76,7 @@ def passage_evidence(
 
 USEFULNESS = yes_no_question(
     id="context_precision.usefulness",
-    version="1",
+    version="2",
     task=(
         "Task: decide whether the retrieved passage is useful for answering the question: it contains "
         "information that a correct answer relies on. When a reference answer is given, the passage is "
@@ -86,12 +86,13 @@ USEFULNESS = yes_no_question(
     decision="useful",
     held="true when the passage helps answer the question",
     verdict="UsefulnessVerdict",
+    length_rule="",
 )
 
 
 USEFULNESS_ALL = Template(
     id="context_precision.usefulness_all",
-    version="2",
+    version="3",
     task=(
         "Task: for every retrieved passage, decide whether it is useful for answering the question: it "
         "contains information that a correct answer relies on. When a reference answer is given, a "
@@ -100,6 +101,7 @@ USEFULNESS_ALL = Template(
         "verdict per passage, under the key passage_N for the passage with index N."
     ),
     fields={"passage_N": "for each passage N given, an object {reasoning, useful (true or false)}"},
+    length_rule="",
 )
 
 
@@ -170,6 +172,7 @@ class ContextPrecision(Metric):
                 "reference": reference,
                 "passages": [chunk.text for chunk in sample.contexts],
             },
+            max_tokens=room_for(len(sample.contexts)),
         )
         verdict = await ask(request, model)
         entries = [
@@ -193,28 +196,47 @@ class ContextPrecision(Metric):
 
 # -- UMBRELA -----------------------------------------------------------------------------------
 
+UMBRELA_REASONING = "one or two sentences: the search intent, the match (M) and the trustworthiness (T)"
+
 UMBRELA_GRADE = Template(
     id="umbrela.grade",
-    version="1",
+    version="2",
     task=(
-        "Task: grade how relevant the passage is to the search question. First consider what the "
-        "person asking most likely wants to know. Then weigh how well the passage's content matches "
-        "that intent and how trustworthy the passage is, and decide on one grade."
+        "Task: given a query (the question block) and a passage, you must provide a score on an "
+        "integer scale of 0 to 3."
     ),
     scale=(
-        "Grades:\n"
-        "3 - the passage is dedicated to the question and contains the exact answer.\n"
-        "2 - the passage contains some answer to the question, but it may be unclear or hidden among "
-        "unrelated information.\n"
-        "1 - the passage is related to the question but does not answer it.\n"
-        "0 - the passage has nothing to do with the question."
+        # The UMBRELA paper's own prompt (Upadhyay et al., arXiv:2406.06519; the zero-shot Bing
+        # prompt of castorini/umbrela, which Open RAG Eval sends), its wording kept so that grades
+        # compare with theirs; only its output line gives way to the JSON fields below.
+        "Meanings of the scores:\n"
+        "0 = the passage has nothing to do with the query.\n"
+        "1 = the passage seems related to the query but does not answer it.\n"
+        "2 = the passage has some answer for the query, but the answer may be a bit unclear, or hidden "
+        "amongst extraneous information.\n"
+        "3 = the passage is dedicated to the query and contains the exact answer.\n\n"
+        "Important Instruction: Assign category 1 if the passage is somewhat related to the topic but "
+        "not completely, category 2 if passage presents something very important related to the entire "
+        "topic but also has some extra information and category 3 if the passage only and entirely "
+        "refers to the topic. If none of the above satisfies give it category 0.\n\n"
+        "Split this problem into steps:\n"
+        "Consider the underlying intent of the search.\n"
+        "Measure how well the content matches a likely intent of the query (M).\n"
+        "Measure how trustworthy the passage is (T).\n"
+        "Consider the aspects above and the relative importance of each, and decide on a final score "
+        "(O). Final score must be an integer value only."
     ),
-    fields={"reasoning": REASONING, "score": "integer 0-3"},
+    fields={
+        "reasoning": UMBRELA_REASONING,
+        "score": "the final score (O), integer 0-3",
+    },
+    length_rule="",
 )
 
 
-class UmbrelaVerdict(ReasonedVerdict):
-    score: int = Field(ge=0, le=3, description="the grade, 0-3")
+class UmbrelaVerdict(BaseModel):
+    reasoning: str = Field(description=UMBRELA_REASONING)
+    score: Literal[0, 1, 2, 3] = Field(description="the final score (O), 0-3")
 
 
 class PassageGrade(RankedPassage):
@@ -309,7 +331,7 @@ class Umbrela(Metric):
 
 PASSAGE_RELEVANCE = yes_no_question(
     id="retrieval_precision.relevance",
-    version="1",
+    version="2",
     task=(
         "Task: decide whether the retrieved passage is relevant for answering the question, meaning "
         "it holds information that helps answer it. Sharing a topic or keywords is not enough."
@@ -317,6 +339,7 @@ PASSAGE_RELEVANCE = yes_no_question(
     decision="relevant",
     held="true when the passage is relevant for answering the question",
     verdict="RelevanceVerdict",
+    length_rule="",
 )
 
 
@@ -371,6 +394,8 @@ CONTEXT_RELEVANCE = dual_rating_question(
             2: "yes: the passages cover the question.",
         },
     ),
+    version="2",
+    length_rule="",
 )
 
 

@@ -28,7 +28,7 @@ from .options import read_text
 from .prompts import REASONING, ReasonedVerdict, Template, block, context_blocks
 
 TEMPLATE_ID = "rubric.score"
-TEMPLATE_VERSION = "1"
+TEMPLATE_VERSION = "2"
 
 
 @functools.lru_cache(maxsize=64)
@@ -85,10 +85,13 @@ class Rubric(Metric):
         template = Template(
             id=TEMPLATE_ID,
             version=TEMPLATE_VERSION,
-            task="Task: score the answer against the rubric below and pick the one level it reaches."
-            + (f"\nWhat is assessed: {criteria}" if criteria else ""),
+            task="Task: score the answer against the rubric below and pick the one level it reaches. "
+            "Judge by the rubric alone: its levels are the only criteria, so reward or penalise nothing "
+            "they do not mention (length, style, or facts beyond what they ask about) and bring in no "
+            "standard of your own." + (f"\nWhat is assessed: {criteria}" if criteria else ""),
             scale="Rubric levels:\n" + "\n".join(f"{level} - {text}" for level, text in levels.items()),
             fields={"reasoning": REASONING, "score": "one of " + ", ".join(str(v) for v in levels)},
+            length_rule="",
         )
         parts = []
         if sample.question.strip():

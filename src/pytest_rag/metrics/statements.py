@@ -6,19 +6,24 @@ attribution), both texts' claims (factual correctness). Each asks with its own t
 one of them receives a :class:`ClaimList`. The statements then go back to the judge numbered (many
 at once in batches, as faithfulness by claims and the nugget labels ask), and a reply must name each
 number exactly once.
+
+That rule is checked while the reply is parsed into its verdict (:func:`numbered_reply`), not after:
+a reply numbered from 0, or one that skips an item, is then an invalid verdict like a malformed one,
+so the engine asks for a repair and never caches it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model, model_validator
+from pydantic_core import PydanticCustomError
 
-from ..errors import JudgeError
 from .base import Asker
-from .judging import batches, judge_request
+from .judging import ITEM_TOKENS, REPLY_TOKENS, batches, judge_request, room_for, room_to_restate
 from .prompts import Template, block, numbered_list
 from .verdict_shapes import NumberedVerdictsQuestion
 
@@ -42,14 +47,20 @@ async def extract_statements(
     text: str,
     question: str = "",
     contexts: Sequence[str] = (),
+    *,
+    show_question: bool = False,
 ) -> list[str]:
     """One extraction call; blank items are dropped (they carry no statement). ``question`` and
-    ``contexts`` go to the task inputs only (the offline judge reads a bare "yes" with the question
-    and words its claim after the contexts), not into the prompt."""
+    ``contexts`` go to the task inputs (the offline judge reads a bare "yes" with the question and
+    words its claim after the contexts); with ``show_question`` the question also opens the prompt,
+    for a template that says it is shown only to read what the text asserts."""
     inputs: dict[str, Any] = {"text": text}
+    user = block(tag, text)
     if question:
         inputs.update(question=question, contexts=list(contexts))
-    request = judge_request(metric, template, block(tag, text), ClaimList, inputs, max_tokens=2048)
+        if show_question:
+            user = "\n\n".join([block("question", question), user])
+    request = judge_request(metric, template, user, ClaimList, inputs, max_tokens=room_to_restate(text))
     verdict = await ask(request, ClaimList)
     return [c.strip() for c in verdict.claims if c.strip()]
 
@@ -65,10 +76,15 @@ class NumberedQuestion:
     head: Sequence[str]
     tag: str
     what: str
-    max_tokens: int = 1024
+    max_tokens: int = REPLY_TOKENS
+    """The least room of a reply; a reply about many items gets ``item_tokens`` more for each."""
+    item_tokens: int = ITEM_TOKENS
     reply: type[BaseModel] | None = None
     """The reply model, for a template declared without one; a
     :class:`~.verdict_shapes.NumberedVerdictsQuestion` carries its own."""
+    item_check: ItemCheck | None = None
+    """What else one item's verdict must hold (a context number that exists), checked with the
+    numbering as the reply is parsed."""
 
     @property
     def model(self) -> type[BaseModel]:
@@ -81,12 +97,12 @@ class NumberedQuestion:
     async def judge(self, ask: Asker, items: Sequence[str], inputs: Mapping[str, Any]) -> list[Any]:
         """One call about ``items``; the verdicts of the reply in the order of the items."""
         user = "\n\n".join([*self.head, numbered_list(self.tag, list(items))])
-        request = judge_request(
-            self.metric, self.template, user, self.model, inputs, max_tokens=self.max_tokens
-        )
-        reply = await ask(request, self.model)
+        model = numbered_reply(self.model, len(items), self.what, self.item_check)
+        room = room_for(len(items), self.item_tokens, self.max_tokens)
+        request = judge_request(self.metric, self.template, user, model, inputs, max_tokens=room)
+        reply = await ask(request, model)
         (listed,) = type(reply).model_fields
-        return verdicts_in_order(self.metric, ask.judge_label, getattr(reply, listed), len(items), self.what)
+        return sorted(getattr(reply, listed), key=lambda v: int(v.index))
 
     async def judge_in_batches(
         self,
@@ -104,14 +120,47 @@ class NumberedQuestion:
         return [verdict for ordered in replies for verdict in ordered]
 
 
-def verdicts_in_order(metric: str, judge: str, verdicts: Sequence[Any], n: int, what: str) -> list[Any]:
-    """Verdicts sorted by their 1-based index, which must name each item exactly once."""
-    ordered = sorted(verdicts, key=lambda v: int(v.index))
-    if [int(v.index) for v in ordered] != list(range(1, n + 1)):
-        raise JudgeError(
-            f"the judge's verdicts are numbered {[int(v.index) for v in verdicts]} but there are {n} {what} "
-            f"(1-{n}); every one needs exactly one verdict",
-            judge=judge,
-            metric=metric,
-        )
-    return ordered
+class ItemCheck:
+    """A check of one numbered verdict beyond its number: called with the verdict, it says what is
+    wrong with it (None when nothing is). Instances are compared and hashed by value (a frozen
+    dataclass), since each distinct check makes its own reply model."""
+
+    def __call__(self, verdict: Any) -> str | None:
+        raise NotImplementedError
+
+
+@functools.lru_cache(maxsize=256)
+def numbered_reply(
+    model: type[BaseModel], count: int, what: str, item_check: ItemCheck | None = None
+) -> type[BaseModel]:
+    """``model`` (one list of verdicts, each naming its item's 1-based ``index``) as the reply about
+    ``count`` items (``what`` names them): the same name, fields and docstring, so the same schema
+    and cache key, and a validator that rejects a reply unless it names every number from 1 to
+    ``count`` exactly once and every verdict passes ``item_check``. The reply is then rejected
+    while it is parsed, where the engine's repair turn sees it and its cache never does."""
+    (listed,) = model.model_fields
+
+    def check(reply: BaseModel) -> BaseModel:
+        verdicts = list(getattr(reply, listed))
+        numbers = [int(v.index) for v in verdicts]
+        if sorted(numbers) != list(range(1, count + 1)):
+            raise PydanticCustomError(
+                "numbering",
+                "the verdicts are numbered {numbers} but there are {count} {what} (1-{count}); give "
+                "every one exactly one verdict, numbered as they are",
+                {"numbers": str(numbers), "count": count, "what": what},
+            )
+        for verdict in verdicts if item_check is not None else ():
+            problem = item_check(verdict)  # type: ignore[misc]
+            if problem is not None:
+                raise PydanticCustomError("item", "{problem}", {"problem": problem})
+        return reply
+
+    checked: type[BaseModel] = create_model(
+        model.__name__,
+        __base__=model,
+        __module__=model.__module__,
+        __doc__=model.__doc__,
+        __validators__={"numbered": model_validator(mode="after")(check)},  # type: ignore[dict-item]
+    )
+    return checked

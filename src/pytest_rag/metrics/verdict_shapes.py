@@ -2,7 +2,9 @@
 the pydantic model that validates the reply come from the same words, so they cannot drift apart.
 
 * a **graded finding list** (the omk-style 1-5 judgments: faithfulness, answer relevancy, context
-  recall and their per-turn versions): the reasons, the items that cost points, the grade;
+  recall and their per-turn versions): the reasons, the items that cost points, the grade, one of
+  the scale's whole numbers (an enum in the schema, so constrained decoding cannot write 0 or 7 on
+  a 1-5 scale); optionally a list the judge writes first (context recall's key facts);
 * a **check with findings** (the conversation checks, binary answer consistency): the reasons, the
   items that break the check, then whether it holds;
 * a **numbered verdict list**: one verdict per numbered item (its number, reasons and answers), in a
@@ -21,14 +23,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, create_model
 
 from ..results import Evidence, Scale
 from .base import Asker, Scored
 from .judging import judge_each
-from .prompts import REASONING, SCORE_REASONING, ReasonedVerdict, Template
+from .prompts import LENGTH_RULE, REASONING, SCORE_REASONING, ReasonedVerdict, Template
 
 
 def caller_module() -> str:
@@ -38,46 +40,82 @@ def caller_module() -> str:
 
 
 GRADES = Scale(1, 5)
-"""The grades of a graded finding list: the scale of every metric that asks one."""
+"""The grades of a graded finding list unless its template names others."""
 
-GRADE_WORDING = f"integer {GRADES}"
-"""How a graded finding list's template asks for the grade."""
+
+def grade_field(grades: Scale, description: str) -> Any:
+    """The type and field of a whole-number grade on ``grades``: a ``Literal`` of every grade, so the
+    schema holds them as an enum (constrained decoding can write no other) and pydantic refuses any
+    other as the reply is read."""
+    levels: Any = Literal.__getitem__(tuple(range(int(grades.low), int(grades.high) + 1)))
+    return (levels, Field(description=description))
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A list the judge writes before it grades (its name, how the template asks for it, how the
+    reply model describes it): the steps of a judgment a model without hidden reasoning can only
+    take in its output. It may be left out of a reply (an empty list), so a judge that computes the
+    grade directly need not write it."""
+
+    name: str
+    asked: str
+    described: str
 
 
 @dataclass(frozen=True, kw_only=True)
 class GradedFindingsQuestion(Template):
-    """A template that asks for a 1-5 grade and the items that cost points, with the model of its
+    """A template that asks for a grade and the items that cost points, with the model of its
     reply (:attr:`verdict`), whose list field :attr:`findings` the template names. Built by
     :func:`graded_findings_question`; a :class:`GradedFindings` metric reads its verdict model, its
-    findings and its scale from here instead of naming them again."""
+    findings and its scale (:attr:`grades`) from here instead of naming them again."""
 
     findings: str
     verdict: type[BaseModel] = field(repr=False, compare=False)
-    grades: ClassVar[Scale] = GRADES
+    grades: Scale = GRADES
 
 
 def graded_findings_question(
-    *, id: str, version: str, task: str, scale: str, findings: str, asked: str, listed: str, verdict: str
+    *,
+    id: str,
+    version: str,
+    task: str,
+    scale: str,
+    findings: str,
+    asked: str,
+    listed: str,
+    verdict: str,
+    length_rule: str = LENGTH_RULE,
+    grades: Scale = GRADES,
+    first: Listed | None = None,
 ) -> GradedFindingsQuestion:
     """The template ``id`` asking for the reasons, the ``findings`` list (``asked`` says what it
-    holds, ``listed`` describes it in the reply model) and the grade on :data:`GRADES` (``scale``
-    anchors each grade), with its reply model named ``verdict``."""
-    fields: dict[str, Any] = {
-        "reasoning": (str, Field(description=SCORE_REASONING)),
-        findings: (list[str], Field(description=listed)),
-        "score": (
-            int,
-            Field(ge=int(GRADES.low), le=int(GRADES.high), description=f"the score on the {GRADES} scale"),
-        ),
-    }
+    holds, ``listed`` describes it in the reply model) and the grade, one of the whole numbers of
+    ``grades`` (``scale`` anchors each grade), with its reply model named ``verdict``; ``first``
+    is a list the judge writes before all of them."""
+    fields: dict[str, Any] = {}
+    template_fields: dict[str, str] = {}
+    if first is not None:
+        fields[first.name] = (list[str], Field(default_factory=list, description=first.described))
+        template_fields[first.name] = first.asked
+    fields.update(
+        {
+            "reasoning": (str, Field(description=SCORE_REASONING)),
+            findings: (list[str], Field(description=listed)),
+            "score": grade_field(grades, f"the score on the {grades} scale"),
+        }
+    )
+    template_fields.update({"reasoning": SCORE_REASONING, findings: asked, "score": f"integer {grades}"})
     return GradedFindingsQuestion(
         id=id,
         version=version,
         task=task,
         scale=scale,
-        fields={"reasoning": SCORE_REASONING, findings: asked, "score": GRADE_WORDING},
+        fields=template_fields,
+        length_rule=length_rule,
         findings=findings,
         verdict=create_model(verdict, __module__=caller_module(), **fields),
+        grades=grades,
     )
 
 
@@ -163,6 +201,7 @@ def numbered_verdicts_question(
     answers: Mapping[str, Asked],
     verdict: str,
     item_verdict: str,
+    length_rule: str = LENGTH_RULE,
 ) -> NumberedVerdictsQuestion:
     """The template ``id`` asking, for each numbered ``item``, for its number, the reasons and the
     ``answers``, with its reply model named ``verdict`` (a ``verdicts`` list of ``item_verdict``
@@ -186,6 +225,7 @@ def numbered_verdicts_question(
             NUMBERED_FIELD: f'list with one object per {item}, in order: {{"index": {item} number, '
             f'"reasoning": one to three sentences, {asked}}}'
         },
+        length_rule=length_rule,
         item=item,
         verdict=create_model(verdict, __module__=module, **listed),
     )
@@ -227,7 +267,14 @@ class YesNoQuestion(Template):
 
 
 def yes_no_question(
-    *, id: str, version: str, task: str, decision: str, held: str, verdict: str
+    *,
+    id: str,
+    version: str,
+    task: str,
+    decision: str,
+    held: str,
+    verdict: str,
+    length_rule: str = LENGTH_RULE,
 ) -> YesNoQuestion:
     """The template ``id`` asking for the reasons, then ``decision`` as true or false, with its reply
     model named ``verdict`` (``held`` says when the decision is true)."""
@@ -238,6 +285,7 @@ def yes_no_question(
         version=version,
         task=task,
         fields={"reasoning": REASONING, decision: "true or false"},
+        length_rule=length_rule,
         decision=decision,
         verdict=model,
     )

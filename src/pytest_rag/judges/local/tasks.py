@@ -25,7 +25,9 @@ calibrated probability; a claim "is supported" at support >= 0.5):
   claims) is honest sentence splitting: the offline judge cannot rewrite text into atomic claims, so
   each sentence is one claim.
 * Claim checks (faithfulness claims, answer-consistency points) use ``claims_support`` against the
-  contexts; attribution also reports the context holding the best span (1-indexed) when covered.
+  contexts (a faithfulness claim not supported is "contradicted" when its best span's negation
+  differs, else "not_in_context"); attribution also reports the context holding the best span
+  (1-indexed) when covered.
 * Factual-correctness checks: ``claims_support`` of the claims against the premise text; supported
   -> entailment, else contradiction when the best span's negation differs, else neutral.
 * Passage relevance (retrieval precision, context precision): relevant when ``relevance >= 0.5``;
@@ -222,10 +224,18 @@ def claims_verify(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, A
     supports = _claim_supports(scorer, claims, inputs["contexts"], inputs)
     return {
         "verdicts": [
-            {"index": i, "reasoning": _why(s), "supported": _supported(s)}
+            {"index": i, "reasoning": _why(s), "support": _support_label(s)}
             for i, s in enumerate(supports, start=1)
         ]
     }
+
+
+def _support_label(support: SentenceSupport | None) -> str:
+    """A claim's label: supported; contradicted when its best span's negation differs (as the
+    factual-correctness check reads a contradiction); else not in the context."""
+    if _supported(support):
+        return "supported"
+    return "contradicted" if support is not None and support.negation_mismatch else "not_in_context"
 
 
 def facts_attribute(scorer: LocalScorer, inputs: Mapping[str, Any]) -> dict[str, Any]:

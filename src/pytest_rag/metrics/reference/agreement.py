@@ -16,9 +16,10 @@ from ...scoring import precision_recall_f1
 from ...scoring.similarity import cosine
 from ..base import Asker, Metric, Scale, Scored
 from ..dual_rating import DualTemplateMetric, Wording, dual_rating_question, level_rating
-from ..judging import SingleJudgment
+from ..judging import LIST_TOKENS, SingleJudgment
 from ..options import read_choice, read_text
 from ..prompts import (
+    LENGTH_RULE,
     REASONING,
     ReasonedVerdict,
     Template,
@@ -31,7 +32,7 @@ from ..verdict_shapes import Asked, numbered_verdicts_question
 
 ANSWER_SIMILARITY = Template(
     id="answer_similarity.score",
-    version="1",
+    version="2",
     task=(
         "Task: rate how well the answer matches the reference answer in meaning, as a reply to the "
         "question. Wording does not matter; the facts and conclusions do. Missing, extra or "
@@ -51,6 +52,7 @@ ANSWER_SIMILARITY = Template(
         "differences": "list of meaningful differences",
         "score": "integer 0-5",
     },
+    length_rule=LENGTH_RULE,
 )
 
 
@@ -58,7 +60,7 @@ class SimilarityVerdict(ReasonedVerdict):
     differences: list[str] = Field(
         description="meaningful differences between answer and reference; empty if none"
     )
-    score: int = Field(ge=0, le=5, description="the score on the 0-5 scale")
+    score: Literal[0, 1, 2, 3, 4, 5] = Field(description="the score on the 0-5 scale")
 
 
 class SimilarityEvidence(Evidence):
@@ -183,13 +185,14 @@ class AnswerAccuracy(DualTemplateMetric):
 
 FACTUAL_CLAIMS_EXTRACT = Template(
     id="factual_correctness.claims.extract",
-    version="1",
+    version="2",
     task=(
         "Task: break the text into atomic factual claims: short standalone sentences, one fact each, "
         "with pronouns resolved. Restate only what the text asserts. A text without factual content "
         "gives an empty list."
     ),
     fields=claim_list_fields("list of claim strings"),
+    length_rule="",
 )
 
 
@@ -198,7 +201,7 @@ Entailment = Literal["entailment", "neutral", "contradiction"]
 
 FACTUAL_CLAIMS_VERIFY = numbered_verdicts_question(
     id="factual_correctness.claims.verify",
-    version="1",
+    version="2",
     task=(
         "Task: for each numbered claim, decide its relation to the premise text: 'entailment' when the "
         "premise states or directly implies it, 'contradiction' when the premise states the opposite "
@@ -212,6 +215,7 @@ FACTUAL_CLAIMS_VERIFY = numbered_verdicts_question(
     },
     verdict="EntailmentChecks",
     item_verdict="EntailmentCheck",
+    length_rule="",
 )
 
 
@@ -246,7 +250,7 @@ async def verify_claims(
         [block(premise_tag, premise)],
         "claim",
         "claims",
-        max_tokens=2048,
+        max_tokens=LIST_TOKENS,
     )
     ordered = await verification.judge(ask, claims, {"claims": list(claims), "premise": premise})
     return [

@@ -4,25 +4,28 @@ which retrieved context states each of them (mode ``attribution``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ...errors import InputError, JudgeError
+from ...errors import InputError
 from ...helper_forms import Check, score_form
 from ...inputs import ContextLike, Sample
 from ...results import Evidence
 from ..base import Asker, Metric, Scale, Scored
-from ..judging import SingleJudgment
+from ..judging import LIST_TOKENS, SingleJudgment
 from ..prompts import (
+    LENGTH_RULE,
     Template,
     block,
     context_blocks,
 )
-from ..statements import NumberedQuestion, claim_list_fields, extract_statements
+from ..statements import ItemCheck, NumberedQuestion, claim_list_fields, extract_statements
 from ..verdict_shapes import (
     Asked,
     GradedFindings,
+    Listed,
     graded_findings_question,
     numbered_verdicts_question,
 )
@@ -31,11 +34,12 @@ from ..verdict_shapes import (
 
 RECALL_TEMPLATE = graded_findings_question(
     id="context_recall.single",
-    version="1",
+    version="2",
     task=(
-        "Task: decide how many of the key facts in the reference the answer covers. List the key facts "
-        "of the reference to yourself, then check each against the answer. Facts the answer adds beyond "
-        "the reference neither help nor hurt."
+        "Task: decide how many of the key facts in the reference the answer covers. First list the "
+        "reference's key facts (the facts a complete answer needs, one short sentence each) in "
+        '"key_facts", then check each against the answer. Facts the answer adds beyond the reference '
+        "neither help nor hurt."
     ),
     scale=(
         "Scale:\n"
@@ -49,6 +53,12 @@ RECALL_TEMPLATE = graded_findings_question(
     asked="list of the reference's key facts that the answer does not cover",
     listed="key facts of the reference the answer does not cover; empty if none",
     verdict="RecallVerdict",
+    length_rule=LENGTH_RULE,
+    first=Listed(
+        "key_facts",
+        "list of the reference's key facts, written before the grade",
+        "the key facts of the reference, each one short sentence, listed before the grade",
+    ),
 )
 RecallVerdict = RECALL_TEMPLATE.verdict
 
@@ -88,19 +98,20 @@ class ContextRecall(GradedFindings, SingleJudgment):
 
 EXTRACT_FACTS = Template(
     id="context_recall.attribution.extract",
-    version="1",
+    version="2",
     task=(
         "Task: list the distinct key facts stated in the reference answer, each as one short "
         "standalone sentence. Keep every fact a complete answer would need; do not add facts that "
         "the reference does not state."
     ),
     fields=claim_list_fields("list of fact strings"),
+    length_rule="",
 )
 
 
 ATTRIBUTE_FACTS = numbered_verdicts_question(
     id="context_recall.attribution.attribute",
-    version="1",
+    version="2",
     task=(
         "Task: for each numbered fact, decide whether any of the numbered retrieved contexts states "
         "it, and if so which one. Give the number of the context that states it most completely; "
@@ -117,7 +128,24 @@ ATTRIBUTE_FACTS = numbered_verdicts_question(
     },
     verdict="FactAttributions",
     item_verdict="FactAttributionVerdict",
+    length_rule="",
 )
+
+
+@dataclass(frozen=True)
+class SourceAmong(ItemCheck):
+    """A covered fact's source is one of the ``contexts`` numbered contexts."""
+
+    contexts: int
+
+    def __call__(self, verdict: Any) -> str | None:
+        source = verdict.source_context
+        if verdict.covered and source is not None and not 1 <= source <= self.contexts:
+            return (
+                f"fact {verdict.index} is attributed to context {source}, but there are {self.contexts} "
+                f"contexts (1-{self.contexts})"
+            )
+        return None
 
 
 class FactAttribution(BaseModel):
@@ -161,20 +189,15 @@ class ContextRecallAttribution(Metric):
             [context_blocks(sample.contexts)],
             "statement",
             "facts",
-            max_tokens=2048,
+            max_tokens=LIST_TOKENS,
+            item_check=SourceAmong(k),
         )
         ordered = await attribution.judge(
             ask, facts, {"facts": facts, "contexts": [c.text for c in sample.contexts]}
         )
         attributions: list[FactAttribution] = []
         for fact, v in zip(facts, ordered, strict=True):
-            source = v.source_context if v.covered else None
-            if source is not None and not 1 <= source <= k:
-                raise JudgeError(
-                    f"the judge attributed fact {v.index} to context {source}, but there are {k} contexts",
-                    judge=ask.judge_label,
-                    metric=self.name,
-                )
+            source = v.source_context if v.covered else None  # within 1-k: checked as the reply was read
             attributions.append(
                 FactAttribution(fact=fact, covered=v.covered, source_context=source, reason=v.reasoning)
             )
