@@ -210,7 +210,7 @@ PINNED_KEYS: dict[str, list[tuple[str, str]]] = {
     "context_precision[default]": [
         (
             "context_precision.usefulness_all",
-            "717f929ee6cb0394b0cfd9ca479a63be75f1a9217e6cf356ed893db0bd0f251f",
+            "a1e30a49ce9dcb84f97eb2d9f73ff00a505c77c25a40a88d25e10c2c6457b1b4",
         ),
     ],
     "umbrela[default]": [

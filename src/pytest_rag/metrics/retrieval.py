@@ -111,11 +111,10 @@ PassageUsefulness = USEFULNESS.verdict_named("PassageUsefulness")
 @functools.lru_cache(maxsize=64)
 def usefulness_list_model(k: int) -> type[BaseModel]:
     """The verdict for k passages graded at once: one required field per passage (``passage_1`` ...),
-    so the schema itself makes the judge answer every passage exactly once, by its index."""
-    fields: dict[str, Any] = {
-        f"passage_{i}": (PassageUsefulness, Field(description=f"the verdict on passage {i}"))
-        for i in range(1, k + 1)
-    }
+    so the schema itself makes the judge answer every passage exactly once, by its index. The fields
+    carry no description: the name says which passage, and a description beside a ``$ref`` makes
+    strict mode inline the whole verdict per passage (about 86 tokens a passage instead of 19)."""
+    fields: dict[str, Any] = {f"passage_{i}": (PassageUsefulness, ...) for i in range(1, k + 1)}
     model: type[BaseModel] = create_model("UsefulnessListVerdict", **fields)
     return model
 
