@@ -179,7 +179,7 @@ JUDGE_OPTIONS = (
     ValueOption(
         "--rag-max-tokens",
         "N",
-        "most tokens a judge may write per reply (default: each metric's own, 1024 or 2048)",
+        "most tokens a judge may write per reply (default: each request's own, by how many items it holds)",
         int,
     ),
     ValueOption(
