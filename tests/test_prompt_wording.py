@@ -132,6 +132,7 @@ def test_every_whole_number_grade_is_an_enum_of_its_scale() -> None:
 
 def test_the_graded_findings_builder_works_for_any_scale() -> None:
     question = graded_findings_question(
+        module=__name__,
         id="test.graded",
         version="1",
         task="Task: grade the passage.",

@@ -31,6 +31,7 @@ from pytest_rag.metrics.verdict_shapes import (
 from pytest_rag.results import Evidence, Scale
 
 KEPT = yes_no_question(
+    module=__name__,
     id="test.kept",
     version="1",
     task="Task: decide whether the passage was kept.",
@@ -76,6 +77,7 @@ def test_the_same_verdict_under_another_name_has_that_name_and_the_same_fields()
 
 
 CHECKED = graded_findings_question(
+    module=__name__,
     id="test.checked",
     version="1",
     task="Task: decide how well the passage was checked.",
@@ -172,7 +174,7 @@ class FourLevelRating(BaseModel):
     score: Literal[0, 1, 2, 3] = Field(description="the rating: 0, 1, 2 or 3")
 
 
-BUILT_FOUR = level_rating("FourLevelRating", (0, 1, 2, 3))
+BUILT_FOUR = level_rating("FourLevelRating", (0, 1, 2, 3), module=__name__)
 
 
 def test_a_level_rating_validates_with_the_schema_of_the_class_it_stands_for() -> None:
@@ -232,6 +234,7 @@ def test_a_dual_template_metric_takes_its_templates_verdict_and_scale_from_its_q
 # -- a numbered verdict list ---------------------------------------------------------------------
 
 SEEN = numbered_verdicts_question(
+    module=__name__,
     id="test.seen",
     version="1",
     task="Task: for each numbered fact, say whether the passage shows it.",

@@ -21,6 +21,7 @@ from .retrieval import judge_relevance
 from .verdict_shapes import Decision, yes_no_question
 
 PASSAGE_USED = yes_no_question(
+    module=__name__,
     id="augmentation.context_used",
     version="2",
     task=(

@@ -150,6 +150,7 @@ class ConversationEvidence(Evidence):
 # -- turn faithfulness -------------------------------------------------------------------------
 
 TURN_FAITHFULNESS = graded_findings_question(
+    module=__name__,
     id="turn_faithfulness.single",
     version="2",
     task=(
@@ -193,6 +194,7 @@ class TurnFaithfulness(GradedFindings, ConversationMetric):
 # -- turn relevancy ----------------------------------------------------------------------------
 
 TURN_RELEVANCY = graded_findings_question(
+    module=__name__,
     id="turn_relevancy.single",
     version="2",
     task=(
@@ -259,6 +261,7 @@ RetentionVerdict = check_verdict(
     "empty if none",
     "retains",
     "true when the latest answer keeps to everything the user established",
+    module=__name__,
 )
 
 
@@ -303,6 +306,7 @@ ConsistencyVerdict = check_verdict(
     "statements of the latest answer that contradict an earlier answer of the assistant; empty if none",
     "consistent",
     "true when the latest answer agrees with every earlier answer",
+    module=__name__,
 )
 
 

@@ -24,7 +24,6 @@ from ..scoring.grade_odds import GradeOdds
 from .base import Asker, Metric, Scored
 from .judging import Failed, graded_or_error, judge_request
 from .prompts import LENGTH_RULE, SHORT_REASON, Template
-from .verdict_shapes import caller_module
 
 
 def _spoken(levels: tuple[int, ...]) -> str:
@@ -40,7 +39,7 @@ class LevelRating(BaseModel):
     reasoning: str = Field(description=SHORT_REASON)
 
 
-def level_rating(name: str, levels: tuple[int, ...]) -> type[LevelRating]:
+def level_rating(name: str, levels: tuple[int, ...], *, module: str) -> type[LevelRating]:
     """The reply model ``name``: the reasons, then a ``score`` that is one of ``levels``. Its schema
     is the one the metrics declared as a class before (name, fields, order, descriptions), so cache
     keys do not move; it belongs to the module that asks for it."""
@@ -48,14 +47,14 @@ def level_rating(name: str, levels: tuple[int, ...]) -> type[LevelRating]:
     model = create_model(
         name,
         __base__=LevelRating,
-        __module__=caller_module(),
+        __module__=module,
         score=(one_of_levels, Field(description=f"the rating: {_spoken(levels)}")),
     )
     model.levels = levels
     return model
 
 
-ThreeLevelRating = level_rating("ThreeLevelRating", (0, 1, 2))
+ThreeLevelRating = level_rating("ThreeLevelRating", (0, 1, 2), module=__name__)
 """The 0/1/2 rating of response groundedness and context relevance."""
 
 

@@ -66,6 +66,7 @@ def answer_after_contexts(sample: Sample, context_tag: str = "context") -> tuple
 # -- faithfulness ------------------------------------------------------------------------------
 
 FAITHFULNESS_TEMPLATE = graded_findings_question(
+    module=__name__,
     id="faithfulness.single",
     version="2",
     task=(
@@ -143,6 +144,7 @@ Support = Literal["supported", "not_in_context", "contradicted"]
 
 
 VERIFY_CLAIMS = numbered_verdicts_question(
+    module=__name__,
     id="faithfulness.claims.verify",
     version="2",
     task=(
@@ -336,6 +338,7 @@ MAIN_POINTS = Template(
 
 
 ATTRIBUTE_POINT = yes_no_question(
+    module=__name__,
     id="answer_consistency.attribute",
     version="2",
     task=(
@@ -430,6 +433,7 @@ BinaryConsistencyVerdict = check_verdict(
     "pieces of information in the answer that the contexts do not provide; empty if none",
     "has_unsupported_information",
     "true when the answer contains information not derived from the contexts",
+    module=__name__,
 )
 
 

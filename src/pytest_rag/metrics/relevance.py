@@ -37,6 +37,7 @@ def question_then_answer(sample: Sample) -> tuple[str, dict[str, Any]]:
 # -- answer relevancy --------------------------------------------------------------------------
 
 RELEVANCY_TEMPLATE = graded_findings_question(
+    module=__name__,
     id="answer_relevancy.single",
     version="2",
     task=(
@@ -183,6 +184,7 @@ class AnswerRelevancyQuestions(Metric):
 # -- no answer ---------------------------------------------------------------------------------
 
 ANSWER_ATTEMPTED = yes_no_question(
+    module=__name__,
     id="no_answer.attempted",
     version="2",
     task=(

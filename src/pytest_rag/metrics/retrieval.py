@@ -75,6 +75,7 @@ def passage_evidence(
 # -- context precision -------------------------------------------------------------------------
 
 USEFULNESS = yes_no_question(
+    module=__name__,
     id="context_precision.usefulness",
     version="2",
     task=(
@@ -329,6 +330,7 @@ class Umbrela(Metric):
 # -- retrieval precision -----------------------------------------------------------------------
 
 PASSAGE_RELEVANCE = yes_no_question(
+    module=__name__,
     id="retrieval_precision.relevance",
     version="2",
     task=(

@@ -20,7 +20,6 @@ family module that calls the builder (its ``__module__``), as a class declared t
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -31,13 +30,6 @@ from ..results import Evidence, Scale
 from .base import Asker, Scored
 from .judging import judge_each
 from .prompts import LENGTH_RULE, REASONING, SCORE_REASONING, ReasonedVerdict, Template
-
-
-def caller_module() -> str:
-    """The module that called the builder calling this: the family the model is declared for (every
-    builder of a verdict model names its model's module this way)."""
-    return str(sys._getframe(2).f_globals["__name__"])
-
 
 GRADES = Scale(1, 5)
 """The grades of a graded finding list unless its template names others."""
@@ -77,6 +69,7 @@ class GradedFindingsQuestion(Template):
 
 def graded_findings_question(
     *,
+    module: str,
     id: str,
     version: str,
     task: str,
@@ -114,7 +107,7 @@ def graded_findings_question(
         fields=template_fields,
         length_rule=length_rule,
         findings=findings,
-        verdict=create_model(verdict, __module__=caller_module(), **fields),
+        verdict=create_model(verdict, __module__=module, **fields),
         grades=grades,
     )
 
@@ -157,14 +150,18 @@ def check_fields(findings: str, asked: str, holds: str) -> dict[str, str]:
     return {"reasoning": REASONING, findings: asked, holds: "true or false"}
 
 
-def check_verdict(name: str, findings: str, listed: str, holds: str, held: str) -> type[BaseModel]:
+def check_verdict(
+    name: str, findings: str, listed: str, holds: str, held: str, *, module: str
+) -> type[BaseModel]:
     """The verdict model ``name`` of a check with findings: :class:`ReasonedVerdict`'s reasons, the
-    ``findings`` list (``listed`` describes it), the bool ``holds`` (``held`` says when it is true)."""
+    ``findings`` list (``listed`` describes it), the bool ``holds`` (``held`` says when it is true).
+    ``module`` is the declaring family's ``__name__``, as for every builder here: the model belongs
+    to the module that asks for it."""
     fields: dict[str, Any] = {
         findings: (list[str], Field(description=listed)),
         holds: (bool, Field(description=held)),
     }
-    return create_model(name, __base__=ReasonedVerdict, __module__=caller_module(), **fields)
+    return create_model(name, __base__=ReasonedVerdict, __module__=module, **fields)
 
 
 NUMBERED_FIELD = "verdicts"
@@ -194,6 +191,7 @@ class NumberedVerdictsQuestion(Template):
 
 def numbered_verdicts_question(
     *,
+    module: str,
     id: str,
     version: str,
     task: str,
@@ -212,7 +210,6 @@ def numbered_verdicts_question(
         "reasoning": (str, Field(description=REASONING)),
         **{name: (answer.type, Field(description=answer.described)) for name, answer in answers.items()},
     }
-    module = caller_module()
     one = create_model(item_verdict, __module__=module, **item_fields)
     listed: dict[str, Any] = {
         NUMBERED_FIELD: (list[one], Field(description=f"one verdict per {item}, in the order given"))  # type: ignore[valid-type]
@@ -268,6 +265,7 @@ class YesNoQuestion(Template):
 
 def yes_no_question(
     *,
+    module: str,
     id: str,
     version: str,
     task: str,
@@ -279,7 +277,7 @@ def yes_no_question(
     """The template ``id`` asking for the reasons, then ``decision`` as true or false, with its reply
     model named ``verdict`` (``held`` says when the decision is true)."""
     fields: dict[str, Any] = {decision: (bool, Field(description=held))}
-    model = create_model(verdict, __base__=ReasonedVerdict, __module__=caller_module(), **fields)
+    model = create_model(verdict, __base__=ReasonedVerdict, __module__=module, **fields)
     return YesNoQuestion(
         id=id,
         version=version,

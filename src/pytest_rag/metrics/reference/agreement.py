@@ -127,7 +127,7 @@ class SemanticSimilarity(Metric):
 
 # -- answer accuracy ---------------------------------------------------------------------------
 
-AccuracyRating = level_rating("AccuracyRating", (0, 2, 4))
+AccuracyRating = level_rating("AccuracyRating", (0, 2, 4), module=__name__)
 
 ANSWER_ACCURACY = dual_rating_question(
     "answer_accuracy",
@@ -200,6 +200,7 @@ Entailment = Literal["entailment", "neutral", "contradiction"]
 
 
 FACTUAL_CLAIMS_VERIFY = numbered_verdicts_question(
+    module=__name__,
     id="factual_correctness.claims.verify",
     version="2",
     task=(

@@ -33,6 +33,7 @@ from ..verdict_shapes import (
 # -- context recall ----------------------------------------------------------------------------
 
 RECALL_TEMPLATE = graded_findings_question(
+    module=__name__,
     id="context_recall.single",
     version="2",
     task=(
@@ -110,6 +111,7 @@ EXTRACT_FACTS = Template(
 
 
 ATTRIBUTE_FACTS = numbered_verdicts_question(
+    module=__name__,
     id="context_recall.attribution.attribute",
     version="2",
     task=(
