@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .cases.run import CaseHelpers
 from .errors import InputError, RagError, handing_errors_to
-from .failures import RagAssertionError, describe
+from .failures import RagAssertionError
 from .helper_forms import Check, on_a_thread, score_form
 from .inputs import ContextLike, Sample, coerce_sample, read_threshold
 from .metrics.citation import CitationHelpers
@@ -263,9 +263,7 @@ class RagJudge(
         results = [o for o in outcomes if isinstance(o, MetricResult)]
         failed = [r for r in results if not r.passed]
         if failed:
-            if len(failed) == 1:
-                raise RagAssertionError(failed[0])
-            raise AssertionError("\n\n".join(describe(r) for r in failed))
+            raise RagAssertionError(failed)
         return results
 
     aevaluate = on_a_thread(
