@@ -14,7 +14,7 @@ registered metric by name (plugin metrics included), ``overall_score``, and ``ev
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .cases.run import CaseHelpers
@@ -67,15 +67,20 @@ class RagJudge(
 ):
     """Judged assertions for one test. Obtain it through the ``rag_judge`` fixture."""
 
-    def __init__(self, session: RagSession, test_id: str) -> None:
+    def __init__(self, session: RagSession, test_id: str | Callable[[], str]) -> None:
         self._session = session
-        self.test_id = test_id
-        self.refused: list[RagError] = []
-        """Calls of this test refused before a judge was asked (bad input, unknown metric, no bar):
-        never recorded as checks, yet they leave the test without a verdict (:mod:`.unjudged`)."""
+        self._test_id = test_id
+
+    @property
+    def test_id(self) -> str:
+        """The test its checks are recorded under: its own, or (``rag_session_judge``, shared by
+        fixtures of every scope) the test whose set-up, call or teardown is running."""
+        return self._test_id if isinstance(self._test_id, str) else self._test_id()
 
     def refuse(self, error: RagError) -> None:
-        self.refused.append(error)
+        """A call refused before a judge was asked (bad input, unknown metric, no bar): never
+        recorded as a check, yet it leaves its test without a verdict (:mod:`.run.unjudged`)."""
+        self._session.results.refuse(error)
 
     @property
     def judges(self) -> list[str]:

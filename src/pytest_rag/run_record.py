@@ -44,6 +44,32 @@ class ShardEntry:
 
 
 @dataclass(frozen=True)
+class LostRecords:
+    """Check records a run made but could not keep: a pytest-xdist worker that crashed took the
+    records of every test it had finished with it. ``checks`` is what those tests reported; with
+    ``at_least`` the test the worker was running may have made more, which it never reported."""
+
+    checks: int
+    workers: tuple[str, ...]
+    at_least: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"checks": self.checks, "workers": list(self.workers), "at_least": self.at_least}
+
+    @classmethod
+    def from_json(cls, data: Any) -> LostRecords:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"'records_lost' is {type(data).__name__}, not an object")
+        workers = data.get("workers") or []
+        if not isinstance(workers, list) or not all(isinstance(w, str) for w in workers):
+            raise ValueError("'records_lost.workers' is not a list of worker names")
+        at_least = data.get("at_least", True)
+        if not isinstance(at_least, bool):
+            raise ValueError(f"'records_lost.at_least' is {at_least!r}, not true or false")
+        return cls(checks=_count(data, "checks"), workers=tuple(workers), at_least=at_least)
+
+
+@dataclass(frozen=True)
 class RunRecord:
     """One pytest run as its results file describes it.
 
@@ -51,7 +77,8 @@ class RunRecord:
     tests), ``tests_run`` the tests that went through setup and teardown, ``outcomes`` pytest's own
     tally ("passed", "xfailed", "error", ...), ``stopped_early`` why the run ended before every
     collected test ran (``-x``, ``--maxfail``, an interruption), ``group``/``splits`` the
-    pytest-split group. A merged run lists its ``shards``.
+    pytest-split group, ``records_lost`` the check records a crashed pytest-xdist worker took with it
+    (None when none was lost). A merged run lists its ``shards``.
     """
 
     run_id: str
@@ -65,6 +92,7 @@ class RunRecord:
     group: int | None = None
     splits: int | None = None
     shards: tuple[ShardEntry, ...] = ()
+    records_lost: LostRecords | None = None
 
     @property
     def split_label(self) -> str | None:
@@ -100,6 +128,7 @@ class RunRecord:
                 {"file": s.file, "checks": s.checks, "run": s.run.to_json() if s.run else None}
                 for s in self.shards
             ],
+            "records_lost": self.records_lost.to_json() if self.records_lost is not None else None,
         }
 
     @classmethod
@@ -131,6 +160,9 @@ class RunRecord:
                     run=cls.from_json(s["run"]) if s.get("run") is not None else None,
                 )
                 for s in shards
+            ),
+            records_lost=(
+                LostRecords.from_json(data["records_lost"]) if data.get("records_lost") is not None else None
             ),
         )
 

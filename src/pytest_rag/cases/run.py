@@ -128,7 +128,11 @@ class CaseHelpers:
     :class:`~pytest_rag.rag_judge.RagJudge`)."""
 
     _session: RagSession
-    test_id: str
+
+    if TYPE_CHECKING:
+
+        @property
+        def test_id(self) -> str: ...
 
     def assert_case(
         self,
