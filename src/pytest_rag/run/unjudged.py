@@ -109,16 +109,22 @@ def judge_phase(
 ) -> None:
     """Hold the phase ``report`` describes to the verdict rule: the checks made and calls refused
     since the last report (this phase's), counted on the report for the pytest-xdist controller; a
-    test whose checks were counted or queued instead of judged skipped."""
+    test whose checks were counted or queued instead of judged skipped; a snapshot that had nothing
+    judged to compare left out of syrupy's report."""
     records, refused = rag.results.take_unexamined()
     if records:
         setattr(report, CHECKS, len(records))
     settings = rag.settings
     test_records = rag.results.for_test(test_id) if report.when != "teardown" else records
     if settings.dry_run or rag.batching:
-        from ..engine.spending import skip_not_judged
+        from ..engine.spending import skip_at_test, skip_not_judged
 
         skip_not_judged(report, excinfo, test_records)
+        if excinfo is not None and report.skipped and type(excinfo.value).__name__ == "NotCompared":
+            from ..regression.snapshot import forget_uncompared
+
+            forget_uncompared(excinfo)
+            skip_at_test(report, str(excinfo.value))
     waiting = any(r.error_kind in pending_kinds(settings) for r in test_records)
     judge_report(report, excinfo, records, refused, settings, waiting=waiting)
 
