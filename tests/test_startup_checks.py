@@ -8,6 +8,7 @@ pytest's unknown-option warning while the default bar stayed in place.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -195,6 +196,48 @@ def test_files_the_run_would_write_at_its_end_are_checked_before_it_starts(
     assert f"--rag-report (command line): {a_file} is a file" in line
     line = only_usage_error(pytester.runpytest(f"--rag-html={tmp_path}"))
     assert f"--rag-html (command line): {tmp_path} is a directory" in line
+
+
+def _a_folder_no_one_can_write() -> Path:
+    """/sys refuses new files to root too (permission bits do not stop root; a kernel file system
+    does), so the check is the same whoever runs the tests."""
+    folder = Path("/sys")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError:
+        return folder
+    pytest.skip("no folder that refuses files to this user (a Linux /sys)")
+
+
+@pytest.mark.parametrize(
+    ("option", "named"),
+    [
+        ("--rag-report={path}.json", "--rag-report (command line)"),
+        ("--rag-html={path}.html", "--rag-html (command line)"),
+        ("--rag-cache-export={path}.jsonl", "--rag-cache-export (command line)"),
+        ("-orag_report={path}.csv", "rag_report (ini file)"),
+    ],
+)
+def test_an_output_folder_that_cannot_be_written_is_found_at_start_up(
+    pytester: pytest.Pytester, option: str, named: str
+) -> None:
+    """An unwritable report folder was found only at the end of the run, after every judge was paid."""
+    pytester.makepyfile(FAITHFUL_TEST)
+    folder = _a_folder_no_one_can_write()
+    path = folder / "pytest-rag-out" / "results"
+    line = only_usage_error(pytester.runpytest("-p", "no:cacheprovider", option.format(path=path)))
+    assert line.startswith(f"ERROR: pytest-rag: {named}: {path}")
+    assert f"cannot be written: no file can be made in {folder} (nor {path.parent} made in it) (" in line
+    assert line.endswith("; give a path in a folder you can write to")
+
+
+def test_a_missing_output_folder_that_can_be_made_is_made(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    pytester.makepyfile(FAITHFUL_TEST)
+    report = tmp_path / "new" / "deeper" / "results.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--rag-report={report}")
+    result.assert_outcomes(passed=1)
+    assert report.is_file()
 
 
 def test_a_plugin_provider_is_still_accepted(pytester: pytest.Pytester, judge_env: None) -> None:

@@ -69,6 +69,12 @@ class Conclusion:
         self.faults.append((what, line))
         self.lines.append(line)
 
+    def could_not_write(self, what: str, exc: BaseException) -> None:
+        """A file of the run's end (``what``: "the results file", "the HTML report", "the judgment
+        export") that could not be written: the run fails, told as what happened to that file."""
+        path = getattr(exc, "path", None)
+        self.fault(f"could not write {path.name if isinstance(path, Path) else what}", exc)
+
     @property
     def verdict(self) -> RunVerdict:
         """What the HTML report shows first: whether the run failed, why, and every line."""

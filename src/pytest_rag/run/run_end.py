@@ -5,8 +5,9 @@ On the controller only (after pytest-xdist workers reported their records, or cr
 (:mod:`.regression.gates`), the checks without a verdict that no test's report saw
 (:func:`.unjudged.late_lines`), the judgment export, the HTML report (which shows the verdict so
 far), the exit status, and the results files, which record it (:mod:`.run_record`); then the
-terminal summary (:mod:`.report.summary`). Per test, the JUnit XML properties. One piece of the
-run's start is here too: the judgment import of ``--rag-cache-import``, whose only output is a line of that
+terminal summary (:mod:`.report.summary`). Per test, the JUnit XML properties. A file that cannot be
+written fails the run, told as that file's failure, never as a gate's. One piece of the run's start
+is here too: the judgment import of ``--rag-cache-import``, whose only output is a line of that
 summary.
 
 This module is imported at the first hook that has something to do, never at start-up: a suite
@@ -125,19 +126,19 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     exported, export_error = _export(rag)  # before the results files, which record the exit status
     conclusion.lines.extend(exported)
     if export_error is not None:
-        conclusion.fail(export_error)
+        conclusion.could_not_write("the judgment export", export_error)
     # the HTML report shows the verdict, so it is written once the gates have concluded, and before
     # the results files, which record the exit status its own failure sets
     html_lines, html_error = _write_html(session, rag, records, run, conclusion)
     if html_error is not None:
-        conclusion.fail(html_error)
+        conclusion.could_not_write("the HTML report", html_error)
     _fail_session(session, conclusion.failed)
     if run is not None:
         run = dataclasses.replace(run, exit_status=int(session.exitstatus))
     written, error = write_reports(regression.reports, records, run)
     conclusion.lines.extend([*written, *html_lines])
     if error is not None:
-        conclusion.fail(error)
+        conclusion.could_not_write("the results file", error)
         _fail_session(session, conclusion.failed)
         if html_lines:  # the report already written must not read green for the run this failed
             _write_html(session, rag, records, run, conclusion)

@@ -19,7 +19,9 @@ built.
 from __future__ import annotations
 
 import difflib
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ..config import RagSettings, in_ini_file, on_command_line
@@ -97,8 +99,8 @@ def check_threshold_keys(keys: Sequence[str], names: Sequence[str]) -> None:
 
 
 def check_output_paths(config: Any, settings: RagSettings) -> None:
-    """The files the run writes at its end: a path that cannot be a file is refused now, not after
-    every test has run."""
+    """The files the run writes at its end: a path that cannot be a file, or whose folder cannot be
+    written (or created), is refused now, not after every test has run."""
     regression = settings.regression
     for option, path in (
         *(("rag_report", report) for report in regression.reports),
@@ -114,3 +116,21 @@ def check_output_paths(config: Any, settings: RagSettings) -> None:
         parent = next(p for p in path.parents if p.exists())
         if not parent.is_dir():
             raise ConfigError(f"{source}: {parent} is a file, so {path} cannot be written")
+        refused = _refuses_files(parent)
+        if refused is not None:
+            made = "" if parent == path.parent else f" (nor {path.parent} made in it)"
+            raise ConfigError(
+                f"{source}: {path} cannot be written: no file can be made in {parent}{made} ({refused}); "
+                "give a path in a folder you can write to"
+            )
+
+
+def _refuses_files(folder: Path) -> str | None:
+    """Why no file can be made in ``folder`` (the system's reason), or None when one can. Tried, not
+    read off the permission bits: those say nothing of a read-only mount, and everything is allowed
+    to root by them. The trial file has no name and is gone when closed."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return None
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
