@@ -28,6 +28,7 @@ from pytest_rag.metrics.base import Metric
 from pytest_rag.metrics.catalog import builtin_metrics, resolve_metric
 from pytest_rag.rag_judge import RagJudge
 from pytest_rag.results import MetricResult
+from pytest_rag.run.session_results import SessionResults
 
 #: A value for every parameter a form may require, by name.
 ARGUMENTS: Mapping[str, Any] = {
@@ -83,6 +84,7 @@ class NoJudgeSession:
         self.bars = bars
         self.score_value = score
         self.scored: list[str] = []
+        self.results = SessionResults()  # where RagJudge hands the calls it refuses
 
     def metric_class(self, name: str, mode: str | None) -> type[Metric]:
         canonical, alias_mode = resolve_metric(name, mode)
@@ -177,7 +179,7 @@ def test_a_threshold_that_is_no_real_number_is_an_input_error_in_every_form(name
         InputError, match=rf"^{name}\(\): threshold (must be a number on the metric's scale|is NaN)"
     ):
         call(judge, name, threshold=bad)
-    assert session.scored == [] and len(judge.refused) == 1
+    assert session.scored == [] and len(session.results.take_unexamined()[1]) == 1
 
 
 @pytest.mark.parametrize("bad", ["4", True, float("nan")], ids=["str", "bool", "nan"])

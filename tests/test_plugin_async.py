@@ -188,3 +188,59 @@ def test_inner_runs_with_pytest_asyncio_raise_no_deprecation_warning(
     )
     result.assert_outcomes(passed=5, failed=1)  # the last one fails on purpose
     assert "Deprecation" not in result.stdout.str() + result.stderr.str()
+
+
+ONE_TYPE = """
+import json
+import pytest
+from pytest_rag import RagAssertionError
+from pytest_rag.cases.parametrize import case_params
+
+SAMPLE = {"question": "q?", "answer": "a", "contexts": ["c"]}
+
+def caught(call):
+    with pytest.raises(RagAssertionError) as info:
+        call()
+    return info.value
+
+def test_one_metric(rag_judge):
+    error = caught(lambda: rag_judge.assert_faithful("a", ["c"], threshold=4))
+    print("ONE", error.result.metric, [r.metric for r in error.results])
+
+def test_assert_rag_one_below(rag_judge):
+    error = caught(lambda: rag_judge.assert_rag(SAMPLE, faithfulness=4, answer_relevancy=2))
+    print("RAG1", error.result.metric, [r.metric for r in error.results])
+
+def test_assert_rag_two_below(rag_judge):
+    error = caught(lambda: rag_judge.assert_rag(SAMPLE, faithfulness=4, answer_relevancy=4))
+    print("RAG2", error.result.metric, [r.metric for r in error.results], isinstance(error, AssertionError))
+    assert "is below the threshold 4" in str(error) and str(error).count("is below") == 2
+
+@case_params("cases.rag.jsonl")
+def test_case(case, rag_judge):
+    error = caught(lambda: rag_judge.assert_case(case, answer="a", contexts=["c"]))
+    print("CASE", [r.metric for r in error.results])
+"""
+
+
+def test_every_failing_assertion_raises_rag_assertion_error_with_its_results(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    """assert_rag raised RagAssertionError for one metric below its bar but a bare AssertionError,
+    with no results on it, for two."""
+    test_file = pytester.makepyfile(ONE_TYPE)
+    pytester.makefile(
+        ".rag.jsonl",
+        cases='{"id": "c1", "question": "q?", "metrics": ["faithfulness", "answer_relevancy"], '
+        '"thresholds": {"faithfulness": 4, "answer_relevancy": 4}}',
+    )
+    result = pytester.runpytest(test_file, "-s", *rag_args(fake_llm, tmp_path / "c"))  # every verdict: 3
+    result.assert_outcomes(passed=4)
+    text = result.stdout.str()
+    for line in (
+        "ONE faithfulness ['faithfulness']",
+        "RAG1 faithfulness ['faithfulness']",
+        "RAG2 faithfulness ['faithfulness', 'answer_relevancy'] True",
+        "CASE ['faithfulness', 'answer_relevancy']",
+    ):
+        assert line in text

@@ -300,7 +300,7 @@ def test_off_writes_no_directory_and_always_asks(
     [
         ("--rag-cache-import={file}", "--rag-cache-import (command line)"),
         ("--rag-cache-export={file}", "--rag-cache-export (command line)"),
-        ("-orag_cache_export={file}", "rag_cache_export (ini file)"),
+        ("-orag_cache_export={file}", "rag_cache_export (-o on the command line)"),
     ],
 )
 def test_off_refuses_a_judgment_file_it_would_not_use(

@@ -425,8 +425,12 @@ def test_a_plugin_metric_gets_its_own_threshold_ini_key(pytester: pytest.Pyteste
 @pytest.mark.parametrize(
     ("ini", "args", "expected"),
     [
-        ("rag_concurrency = zero", (), "*rag_concurrency (ini file) must be a whole number, got 'zero'*"),
-        ("rag_timeout = 0", (), "*rag_timeout (ini file) must be at least 0.001*"),
+        (
+            "rag_concurrency = zero",
+            (),
+            "*rag_concurrency (ini file tox.ini) must be a whole number, got 'zero'*",
+        ),
+        ("rag_timeout = 0", (), "*rag_timeout (ini file tox.ini) must be at least 0.001*"),
         (
             "rag_cache = sometimes",
             (),
@@ -435,7 +439,7 @@ def test_a_plugin_metric_gets_its_own_threshold_ini_key(pytester: pytest.Pyteste
         (
             "rag_thresholds =\n    faithfulness 4",
             (),
-            "*rag_thresholds (ini file): the line 'faithfulness 4' is malformed*",
+            "*rag_thresholds (ini file tox.ini): the line 'faithfulness 4' is malformed*",
         ),
         ("", ("--rag-judge-repeat=0",), "*--rag-judge-repeat (command line) must be at least 1*"),
         ("", ("--rag-cache=sometimes",), "*invalid choice: 'sometimes'*"),

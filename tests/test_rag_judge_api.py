@@ -47,7 +47,7 @@ def test_an_unknown_offline_model_is_a_set_up_error_not_a_silent_default(pyteste
     [
         (
             "rag_threshold_faithfulness = 4\nrag_thresholds =\n    faithfulnes = 4",
-            "*rag_thresholds (ini file): faithfulnes = 4: 'faithfulnes' is not a registered metric; "
+            "*rag_thresholds (ini file tox.ini): faithfulnes = 4: 'faithfulnes' is not a registered metric; "
             "did you mean 'faithfulness'?",
         ),
         (
@@ -56,7 +56,7 @@ def test_an_unknown_offline_model_is_a_set_up_error_not_a_silent_default(pyteste
         ),
         (
             "rag_threshold_faithfulnes = 4",
-            "*rag_threshold_faithfulnes (ini file)*did you mean rag_threshold_faithfulness?",
+            "*rag_threshold_faithfulnes (ini file tox.ini)*did you mean rag_threshold_faithfulness?",
         ),
     ],
 )

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import rag_args
+from fake_llm import FakeLLMServer
 from pytest_rag import cli
 from pytest_rag.report.results_file import write_report
 from pytest_rag.results import CheckRecord
@@ -92,3 +94,47 @@ def test_a_merge_report_shows_the_merges_verdict(tmp_path: Path, capsys: pytest.
     outcome, text = verdict_of(report)
     assert outcome == "failed"
     assert "1 check(s) of these shards ended without a verdict (1 JudgeError)" in text
+
+
+LOST_FOLDER = """
+from pathlib import Path
+
+def pytest_sessionstart(session):
+    Path("out").write_text("a file where the output folder should be")  # after start-up's checks
+"""
+
+
+@pytest.mark.parametrize(
+    ("option", "what", "name"),
+    [
+        ("--rag-report={out}/results.json", "the results file", "results.json"),
+        ("--rag-html={out}/report.html", "the HTML report", "report.html"),
+        ("--rag-cache-export={out}/judgments.jsonl", "the judgment export", "judgments.jsonl"),
+    ],
+)
+@pytest.mark.parametrize("summary", ["shown", "hidden"])
+def test_a_file_that_cannot_be_written_at_the_end_is_told_as_that_not_as_a_gate(
+    pytester: pytest.Pytester,
+    fake_llm: FakeLLMServer,
+    tmp_path: Path,
+    option: str,
+    what: str,
+    name: str,
+    summary: str,
+) -> None:
+    """A results file, HTML report or judgment export lost at the end was told as "session failed by
+    1 gate(s)" though no gate was set."""
+    pytester.makeconftest(LOST_FOLDER)
+    pytester.makepyfile(PASSING)
+    out = pytester.path / "out"
+    extra = ["--rag-no-summary"] if summary == "hidden" else []
+    result = pytester.runpytest(*rag_args(fake_llm, tmp_path / "cache"), option.format(out=out), *extra)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"pytest-rag: {what} {out / name} could not be written (*); give a path in a folder you can write to",
+            f"pytest-rag: session failed: could not write {name}",
+        ]
+    )
+    assert "gate(s)" not in result.stdout.str() and "pytest-rag gates" not in result.stdout.str()

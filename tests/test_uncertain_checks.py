@@ -108,7 +108,10 @@ def test_the_ini_can_hold_the_bar_to_the_expected_score_and_a_typo_stops_the_run
     pytester.makeini("[pytest]\nrag_pass_on = expectation\n")
     wrong = pytester.runpytest(*rag_args(server, tmp_path / "cache"))
     assert wrong.ret == pytest.ExitCode.USAGE_ERROR
-    assert "rag_pass_on (ini file) must be one of score, expected, got 'expectation'" in wrong.stderr.str()
+    assert (
+        "rag_pass_on (ini file tox.ini) must be one of score, expected, got 'expectation'"
+        in wrong.stderr.str()
+    )
     assert server.request_count == 3  # the bad ini judged nothing
 
 

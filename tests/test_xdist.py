@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -60,3 +61,68 @@ def test_two_workers_share_one_cache_and_one_summary(
     again = summary_block(second)
     assert again[1] == block[1]  # identical n, mean, interval and pass rate
     assert again[3].startswith("judge calls: 2 live, 6 cached"), again
+
+
+CRASHING = """
+import os
+from pathlib import Path
+
+import pytest
+
+LOG = Path(__file__).parent / "ran.log"
+
+
+def check(rag_judge, name, count):
+    for i in range(count):
+        rag_judge.assert_faithful(f"{name} answer {i}", ["Refunds take five days."], threshold=3)
+    with LOG.open("a") as log:  # which worker finished which test, with how many checks
+        log.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'serial')} {name} {count}\\n")
+
+
+@pytest.mark.parametrize(("name", "count"), [("alpha", 2), ("beta", 1), ("gamma", 2), ("delta", 1)])
+def test_judged(rag_judge, name, count):
+    check(rag_judge, name, count)
+
+
+def test_z_crashes(rag_judge):  # last: it goes to a worker that has finished tests
+    rag_judge.assert_faithful("the crashing test's answer", ["Refunds take five days."], threshold=3)
+    with LOG.open("a") as log:
+        log.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'serial')} CRASH 1\\n")
+    os._exit(1)
+"""
+
+
+def test_a_crashed_worker_says_how_many_records_it_lost_and_that_a_rerun_is_free(
+    pytester: pytest.Pytester, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    """A worker that dies hands none of its records over: the judgments were made and billed, the
+    summary showed only the other worker's checks, and nothing said that records were lost. The
+    controller now counts the checks each worker's reports made and says what a crash took."""
+    pytester.makepyfile(CRASHING)
+    report = tmp_path / "results.json"
+    args = ["-p", "no:syrupy", "-p", "no:anyio", *rag_args(fake_llm, tmp_path / "cache")]
+    crashed = pytester.runpytest_subprocess(*args, "-n", "2", f"--rag-report={report}")
+    assert crashed.ret == pytest.ExitCode.TESTS_FAILED
+    assert fake_llm.request_count == 7  # every check was judged, the crashing test's one included
+    ran = [line.split() for line in (pytester.path / "ran.log").read_text().splitlines()]
+    (dead,) = [worker for worker, name, _ in ran if name == "CRASH"]
+    finished = {name: int(count) for worker, name, count in ran if worker == dead and name != "CRASH"}
+    lost = sum(finished.values())
+    assert lost > 0, ran  # the crashing test is the last one: its worker had finished others
+    crashed.stdout.re_match_lines(
+        [
+            rf"pytest-rag: at least {lost} check record\(s\) lost: worker {dead} crashed before handing "
+            rf"over its records \(the {lost} its finished tests reported, and any the test it was running "
+            r"made\); the summary, gates and results files leave them out; their judgments are in the "
+            r"judgment cache .*so rerunning those tests pays for none of them",
+        ]
+    )
+    kept = 6 - lost  # the other worker's checks are the summary's
+    assert re.search(rf"faithfulness\s+openai:fake-gpt\s+1-5\s+{kept}\s", crashed.stdout.str())
+    run = json.loads(report.read_text())["run"]
+    assert run["records_lost"] == {"checks": lost, "workers": [dead], "at_least": True}
+
+    rerun = pytester.runpytest_subprocess(*args, "-k", " or ".join(finished))
+    rerun.assert_outcomes(passed=len(finished))
+    assert fake_llm.request_count == 7  # the lost checks' judgments were all in the cache
+    assert "record(s) lost" not in rerun.stdout.str()

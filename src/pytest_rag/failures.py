@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .errors import cut_text
@@ -89,8 +89,16 @@ def _odds_lines(result: MetricResult) -> list[str]:
 
 
 class RagAssertionError(AssertionError):
-    """A judged check below its threshold; ``result`` holds the full typed result."""
+    """Judged checks below their thresholds: what every failing assertion of ``rag_judge`` raises,
+    one check or several (``assert_rag``, ``assert_case``), so that a test or a plugin catches one
+    type and reads the typed results off it. ``results`` holds every check that fell short, in the
+    order asked; ``result`` is the first of them (the only one of a one-metric assertion)."""
 
-    def __init__(self, result: MetricResult) -> None:
-        self.result = result
-        super().__init__(describe(result))
+    def __init__(self, failed: MetricResult | Sequence[MetricResult], message: str | None = None) -> None:
+        self.results: tuple[MetricResult, ...] = (
+            (failed,) if isinstance(failed, MetricResult) else tuple(failed)
+        )
+        if not self.results:
+            raise ValueError("RagAssertionError needs at least one failed result")
+        self.result = self.results[0]
+        super().__init__(message if message is not None else "\n\n".join(describe(r) for r in self.results))

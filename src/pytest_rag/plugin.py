@@ -8,6 +8,7 @@ judges, cache, numpy and the SDKs after that. Every pytest process pays for what
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,11 +25,9 @@ if TYPE_CHECKING:
 
 SESSION_KEY = pytest.StashKey["RagSession"]()
 SETTINGS_KEY = pytest.StashKey["tuple[RagSettings, tuple[str, ...]]"]()
-JUDGE_KEY = pytest.StashKey["RagJudge"]()
-"""The test's ``rag_judge``, whose refused checks :func:`pytest_runtest_makereport` reads."""
-WORKER_OUTPUT_KEY = "pytest_rag_records"
-MUTANT_OUTPUT_KEY = "pytest_rag_mutants"
-WORKER_SUITE_KEY = "pytest_rag_suite"
+CURRENT_TEST_KEY = pytest.StashKey[str]()
+"""The node id of the test whose protocol runs now (or ran last): whom ``rag_session_judge``'s checks
+belong to."""
 CASE_MARKERS = {
     "rag_case": "a test case read from a pytest-rag case file (*.rag.jsonl, *.rag.yaml, *.rag.csv)",
     "generated": "a case written by pytest-rag generate",
@@ -133,8 +132,26 @@ def rag_judge(request: pytest.FixtureRequest) -> Iterator[RagJudge]:
     assert SETTINGS_KEY in request.config.stash, "pytest-rag is not configured"
     session = rag_session(request.config)
     session.judges()  # a judge that cannot be built is this test's error (pytest_runtest_makereport)
-    judge = request.node.stash[JUDGE_KEY] = RagJudge(session, request.node.nodeid)
-    yield judge
+    yield RagJudge(session, request.node.nodeid)
+
+
+@pytest.fixture(scope="session")
+def rag_session_judge(pytestconfig: pytest.Config) -> Iterator[RagJudge]:
+    """``rag_judge`` for fixtures of any scope (module, class, package, session): the same helpers,
+    each check belonging to the test whose set-up, call or teardown runs when it is made (a wider
+    fixture's teardown runs in the teardown of the last test of its scope)."""
+    from .rag_judge import RagJudge
+
+    assert SETTINGS_KEY in pytestconfig.stash, "pytest-rag is not configured"
+    session = rag_session(pytestconfig)
+    session.judges()
+    yield RagJudge(session, lambda: pytestconfig.stash.get(CURRENT_TEST_KEY, "(no test)"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> None:
+    """Whose checks ``rag_session_judge`` records from now on."""
+    item.config.stash[CURRENT_TEST_KEY] = item.nodeid
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -161,8 +178,9 @@ def rag_app() -> Any:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """Failures of pytest-rag read at a glance (the user's line, the message, one line for a judge
     already known to be unusable); under --rag-dry-run or --rag-batch a test whose checks were counted
-    or queued instead of judged is reported as skipped; a test with a check that ended without a
-    verdict is an error whatever its marks (outermost, so after pytest's own xfail handling)."""
+    or queued instead of judged is reported as skipped; a phase (set-up, call, teardown) with a check
+    that ended without a verdict makes its report an error whatever the test's marks (outermost, so
+    after pytest's own xfail handling)."""
     rag = _session(item.config)
     fulltrace = item.config.getoption("fulltrace", False)
     if rag is not None and call.excinfo is not None and not fulltrace:
@@ -176,16 +194,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         from .report.tracebacks import one_line_repeat
 
         one_line_repeat(report, call.excinfo)
-    records = rag.results.for_test(item.nodeid) if call.when == "call" else []
-    if (rag.settings.dry_run or rag.batching) and call.when == "call":
-        from .engine.spending import skip_not_judged
+    from .run.unjudged import judge_phase
 
-        skip_not_judged(report, call.excinfo, records)
-    from .run.unjudged import judge_report
-
-    judge = item.stash.get(JUDGE_KEY, None)
-    refused = judge.refused if judge is not None and call.when == "call" else []
-    judge_report(report, call.excinfo, records, refused, rag.settings)
+    judge_phase(item.nodeid, report, call.excinfo, rag)
     return report
 
 
@@ -199,22 +210,31 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     return status_of(report)
 
 
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """pytest-xdist controller: count the checks each worker's reports made, so that the records a
+    crashed worker never handed over are known to be lost (:mod:`pytest_rag.run.workers`)."""
+    if getattr(report, "rag_checks", None) and hasattr(report, "node"):
+        from .run.workers import count_reported
+
+        count_reported(report)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
-    """pytest-xdist controller: merge a finished worker's records into the session results."""
-    output = getattr(node, "workeroutput", {})
-    rows = output.get(WORKER_OUTPUT_KEY)
-    if rows and SETTINGS_KEY in node.config.stash:
+    """pytest-xdist controller: merge a finished worker's records into the session results; count
+    what a crashed one took with it."""
+    if SETTINGS_KEY not in node.config.stash:
+        return
+    from .run.workers import mutant_rows, worker_down
+
+    rows = worker_down(node, error)
+    if rows:
         rag_session(node.config).results.load_json_rows(rows)
-    mutants = getattr(node, "workeroutput", {}).get(MUTANT_OUTPUT_KEY)
-    if mutants and SETTINGS_KEY in node.config.stash:
+    mutants = mutant_rows(node)
+    if mutants:
         found = rag_session(node.config).mutants
         if found is not None:
             found.load_json_rows(mutants, f"pytest-xdist worker {getattr(node.gateway, 'id', '?')}")
-    if output.get(WORKER_SUITE_KEY):
-        from .run_record import SUITE_KEY, Suite
-
-        node.config.stash.setdefault(SUITE_KEY, Suite.from_json(output[WORKER_SUITE_KEY]))
 
 
 @pytest.hookimpl(trylast=True)
@@ -228,16 +248,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     rag = _session(session.config)
     if workeroutput is not None:
-        workeroutput[WORKER_OUTPUT_KEY] = rag.results.to_json_rows() if rag is not None else []
-        if rag is not None and rag.mutants is not None:
-            from .mutants.records import to_json_rows
+        from .run.workers import hand_over
 
-            workeroutput[MUTANT_OUTPUT_KEY] = to_json_rows(rag.judge_mutants())
-        if _records_the_run(settings):
-            from .run_record import SUITE_KEY
-
-            suite = session.config.stash.get(SUITE_KEY, None)
-            workeroutput[WORKER_SUITE_KEY] = suite.to_json() if suite is not None else None
+        hand_over(workeroutput, rag, session.config, _records_the_run(settings))
         return
     if rag is None:
         if (
@@ -245,6 +258,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             and not settings.regression.any_requested()
             and not settings.batch.enabled
             and not settings.mutants.min_catch
+            and not _workers_reported(session.config)
         ):
             return  # nothing judged, no file, gate or batch queue to see to: nothing to import
         rag = rag_session(session.config)
@@ -253,13 +267,25 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     finish(session, rag)
 
 
+def _workers_reported(config: pytest.Config) -> bool:
+    """pytest-xdist controller: some worker reported a check (whose records may have been lost) or a
+    check no report saw, though no record reached this process."""
+    workers = sys.modules.get("pytest_rag.run.workers")  # never imported: no worker reported anything
+    return workers is not None and workers.tally_of(config) is not None
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     """The "pytest-rag summary" section (:func:`pytest_rag.run.run_end.write_summary`)."""
     settings = _settings(config)
     if settings is None or hasattr(config, "workerinput"):
         return
     rag = _session(config)
-    if rag is None and not settings.regression.any_requested() and not settings.mutants.min_catch:
+    if (
+        rag is None
+        and not settings.regression.any_requested()
+        and not settings.mutants.min_catch
+        and not _workers_reported(config)
+    ):
         return  # nothing judged and no gate: nothing to say
     from .run.run_end import write_summary
     from .run.unjudged import tally_lines

@@ -14,12 +14,12 @@ registered metric by name (plugin metrics included), ``overall_score``, and ``ev
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .cases.run import CaseHelpers
 from .errors import InputError, RagError, handing_errors_to
-from .failures import RagAssertionError, describe
+from .failures import RagAssertionError
 from .helper_forms import Check, on_a_thread, score_form
 from .inputs import ContextLike, Sample, coerce_sample, read_threshold
 from .metrics.citation import CitationHelpers
@@ -67,15 +67,20 @@ class RagJudge(
 ):
     """Judged assertions for one test. Obtain it through the ``rag_judge`` fixture."""
 
-    def __init__(self, session: RagSession, test_id: str) -> None:
+    def __init__(self, session: RagSession, test_id: str | Callable[[], str]) -> None:
         self._session = session
-        self.test_id = test_id
-        self.refused: list[RagError] = []
-        """Calls of this test refused before a judge was asked (bad input, unknown metric, no bar):
-        never recorded as checks, yet they leave the test without a verdict (:mod:`.unjudged`)."""
+        self._test_id = test_id
+
+    @property
+    def test_id(self) -> str:
+        """The test its checks are recorded under: its own, or (``rag_session_judge``, shared by
+        fixtures of every scope) the test whose set-up, call or teardown is running."""
+        return self._test_id if isinstance(self._test_id, str) else self._test_id()
 
     def refuse(self, error: RagError) -> None:
-        self.refused.append(error)
+        """A call refused before a judge was asked (bad input, unknown metric, no bar): never
+        recorded as a check, yet it leaves its test without a verdict (:mod:`.run.unjudged`)."""
+        self._session.results.refuse(error)
 
     @property
     def judges(self) -> list[str]:
@@ -263,9 +268,7 @@ class RagJudge(
         results = [o for o in outcomes if isinstance(o, MetricResult)]
         failed = [r for r in results if not r.passed]
         if failed:
-            if len(failed) == 1:
-                raise RagAssertionError(failed[0])
-            raise AssertionError("\n\n".join(describe(r) for r in failed))
+            raise RagAssertionError(failed)
         return results
 
     aevaluate = on_a_thread(

@@ -89,6 +89,32 @@ class ShardEntry:
 
 
 @dataclass(frozen=True)
+class LostRecords:
+    """Check records a run made but could not keep: a pytest-xdist worker that crashed took the
+    records of every test it had finished with it. ``checks`` is what those tests reported; with
+    ``at_least`` the test the worker was running may have made more, which it never reported."""
+
+    checks: int
+    workers: tuple[str, ...]
+    at_least: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"checks": self.checks, "workers": list(self.workers), "at_least": self.at_least}
+
+    @classmethod
+    def from_json(cls, data: Any) -> LostRecords:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"'records_lost' is {type(data).__name__}, not an object")
+        workers = data.get("workers") or []
+        if not isinstance(workers, list) or not all(isinstance(w, str) for w in workers):
+            raise ValueError("'records_lost.workers' is not a list of worker names")
+        at_least = data.get("at_least", True)
+        if not isinstance(at_least, bool):
+            raise ValueError(f"'records_lost.at_least' is {at_least!r}, not true or false")
+        return cls(checks=_count(data, "checks"), workers=tuple(workers), at_least=at_least)
+
+
+@dataclass(frozen=True)
 class RunRecord:
     """One pytest run as its results file describes it.
 
@@ -97,7 +123,8 @@ class RunRecord:
     tally ("passed", "xfailed", "error", ...), ``stopped_early`` why the run ended before every
     collected test ran (``-x``, ``--maxfail``, an interruption), ``group``/``splits`` the
     pytest-split group, ``suite`` the suite it belongs to (None: written by a pytest-rag that did
-    not record it, or nothing was collected). A merged run lists its ``shards``.
+    not record it, or nothing was collected), ``records_lost`` the check records a crashed
+    pytest-xdist worker took with it (None when none was lost). A merged run lists its ``shards``.
     ``schema_fallbacks`` counts the run's requests that went without the strict schema of their
     verdict because the provider refused it (the checks' call tallies say which schema and why).
     """
@@ -115,6 +142,7 @@ class RunRecord:
     shards: tuple[ShardEntry, ...] = ()
     schema_fallbacks: int = 0
     suite: Suite | None = None
+    records_lost: LostRecords | None = None
 
     @property
     def split_label(self) -> str | None:
@@ -152,6 +180,7 @@ class RunRecord:
                 {"file": s.file, "checks": s.checks, "run": s.run.to_json() if s.run else None}
                 for s in self.shards
             ],
+            "records_lost": self.records_lost.to_json() if self.records_lost is not None else None,
         }
 
     @classmethod
@@ -186,6 +215,9 @@ class RunRecord:
                 for s in shards
             ),
             suite=Suite.from_json(data["suite"]) if data.get("suite") is not None else None,
+            records_lost=(
+                LostRecords.from_json(data["records_lost"]) if data.get("records_lost") is not None else None
+            ),
         )
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, RagError
-from ..failures import describe
+from ..failures import RagAssertionError, describe
 from ..inputs import ContextLike, normalize_contexts
 from ..results import MetricResult
 from ..run.thresholds import require_threshold
@@ -64,8 +64,9 @@ def answer_case(case: Case, app: App | None) -> list[Exchange]:
     return exchanges
 
 
-class CaseFailure(AssertionError):
-    """Checks of a case below their bars: every one of them, with the case's file and line."""
+class CaseFailure(RagAssertionError):
+    """Checks of a case below their bars: every one of them, with the case's file and line
+    (``results`` as every failing assertion has them, ``failed`` with the exchange of each)."""
 
     def __init__(self, case: Case, failed: Sequence[tuple[Exchange, MetricResult]], total: int) -> None:
         self.case = case
@@ -75,7 +76,7 @@ class CaseFailure(AssertionError):
             turn = f"turn {exchange.position}: " if exchange.position is not None else ""
             lines += ["", f"{turn}question: {exchange.question}", f"{turn}answer: {exchange.reply.answer}"]
             lines.append(describe(result))
-        super().__init__("\n".join(lines))
+        super().__init__([result for _, result in failed], "\n".join(lines))
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,11 @@ class CaseHelpers:
     :class:`~pytest_rag.rag_judge.RagJudge`)."""
 
     _session: RagSession
-    test_id: str
+
+    if TYPE_CHECKING:
+
+        @property
+        def test_id(self) -> str: ...
 
     def assert_case(
         self,

@@ -34,14 +34,17 @@ from .cases import (
     add_case_options,
     read_case_settings,
 )
+from .known import check_known_names
 from .mutants import MutantSettings, add_mutant_options, read_mutant_settings
 from .pass_on import PASS_ON, add_pass_on_options, read_pass_on
 from .readers import (
     in_environment,
     in_ini_file,
+    ini_flag,
     ini_keys,
     ini_value,
     on_command_line,
+    option_source,
     path_option,
     pick_number,
     read_number,
@@ -75,6 +78,7 @@ __all__ = [
     "in_ini_file",
     "ini_keys",
     "on_command_line",
+    "option_source",
     "parse_thresholds",
     "read_batch_settings",
     "read_case_settings",
@@ -121,7 +125,7 @@ class RagSettings:
     @property
     def checked_at_startup(self) -> bool:
         """True when a setting must be checked before any test runs (:mod:`pytest_rag.run.startup`): a
-        judge spec other than the default, a base URL, thresholds, gates, prices, files to write. A suite on
+        judge spec other than the default, a base URL, thresholds, gates, prices, files to read or write. A suite on
         the default settings skips those checks and their imports."""
         regression = self.regression
         return bool(
@@ -134,6 +138,8 @@ class RagSettings:
             or regression.reports
             or regression.fail_under
             or regression.cache_export is not None
+            or regression.baseline is not None
+            or regression.gold is not None
         )
 
 
@@ -294,7 +300,7 @@ def parse_thresholds(config: Any, names: Sequence[str]) -> tuple[dict[str, float
     sources: dict[str, str] = {}
     for line in config.getini("rag_thresholds"):
         name, sep, value = str(line).partition("=")
-        source = in_ini_file("rag_thresholds")
+        source = in_ini_file("rag_thresholds", config)
         if not sep:
             raise ConfigError(f"{source}: the line {line!r} is malformed; write METRIC = VALUE")
         key = name.strip()
@@ -303,14 +309,15 @@ def parse_thresholds(config: Any, names: Sequence[str]) -> tuple[dict[str, float
     for name in names:
         key = f"rag_threshold_{name}"
         text = ini_value(config, key)
-        value = read_number(text, in_ini_file(key), float, float("-inf"))
+        value = read_number(text, in_ini_file(key, config), float, float("-inf"))
         if value is not None:
             thresholds[name] = value
-            sources[name] = f"{in_ini_file(key)} = {text}"
+            sources[name] = f"{in_ini_file(key, config)} = {text}"
     return thresholds, sources
 
 
 def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> RagSettings:
+    check_known_names(config)
     judge, source = config.getoption("rag_judge"), on_command_line("--rag-judge")
     if judge is not None and not judge.strip():
         # ``--rag-judge=$JUDGE`` with the variable unset: falling back to the default judge would
@@ -322,7 +329,7 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
     if not judge and os.environ.get("PYTEST_RAG_JUDGE"):
         judge, source = os.environ["PYTEST_RAG_JUDGE"], in_environment("PYTEST_RAG_JUDGE")
     if not judge and ini_value(config, "rag_judge"):
-        judge, source = ini_value(config, "rag_judge"), in_ini_file("rag_judge")
+        judge, source = ini_value(config, "rag_judge"), in_ini_file("rag_judge", config)
     if not judge:
         judge, source = DEFAULT_JUDGE, "the default judge"
     base_url, base_url_source = (
@@ -332,7 +339,7 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
     if not base_url:
         base_url, base_url_source = (
             ini_value(config, "rag_judge_base_url") or None,
-            in_ini_file("rag_judge_base_url"),
+            in_ini_file("rag_judge_base_url", config),
         )
     cache_mode = config.getoption("rag_cache") or "rw"  # the command line's is one of its choices
     ini_mode = ini_value(config, "rag_cache")
@@ -341,7 +348,7 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
         try:
             check_mode(cache_mode)
         except ConfigError as exc:
-            raise ConfigError(f"{in_ini_file('rag_cache')}: {exc}") from None
+            raise ConfigError(f"{in_ini_file('rag_cache', config)}: {exc}") from None
     cache_dir_text = config.getoption("rag_cache_dir") or ini_value(config, "rag_cache_dir")
     root = Path(str(config.rootpath))
     cache_dir = Path(cache_dir_text) if cache_dir_text else root / DEFAULT_CACHE_DIR
@@ -383,11 +390,11 @@ def read_settings(config: Any, threshold_names: Sequence[str] | None = None) -> 
         prices=tuple(str(line) for line in config.getini("rag_prices")),
         rpm=pick_number(config, "rag_rpm", "rag_rpm", float, None, 0.001),
         tpm=pick_number(config, "rag_tpm", "rag_tpm", float, None, 1),
-        dry_run=bool(config.getoption("rag_dry_run") or config.getini("rag_dry_run")),
+        dry_run=bool(config.getoption("rag_dry_run") or ini_flag(config, "rag_dry_run")),
         budget_usd=pick_number(config, "rag_budget", "rag_budget", float, None, 0),
         html_path=path_option(config, "rag_html", "rag_html"),
         batch=read_batch_settings(config, cache_mode),
         pass_on=read_pass_on(config),
-        cases=read_case_settings(config),
+        cases=read_case_settings(config, metric_names() if threshold_names is None else threshold_names),
         mutants=read_mutant_settings(config),
     )

@@ -8,7 +8,7 @@ from typing import Any
 from ..engine.limits import BatchSettings
 from ..errors import ConfigError
 from ..ground.command_options import IniOption, SwitchOption, ValueOption, add_pytest_options
-from .readers import pick_number
+from .readers import ini_flag, pick_number
 
 BATCH = BatchSettings()
 
@@ -47,7 +47,7 @@ def add_batch_options(group: Any, parser: Any) -> None:
 
 
 def read_batch_settings(config: Any, cache_mode: str) -> BatchSettings:
-    enabled = bool(config.getoption("rag_batch") or config.getini("rag_batch"))
+    enabled = bool(config.getoption("rag_batch") or ini_flag(config, "rag_batch"))
     if enabled and cache_mode != "rw":
         raise ConfigError(
             f"--rag-batch cannot work with --rag-cache={cache_mode}: a batch's replies are collected into "

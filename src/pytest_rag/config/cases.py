@@ -3,12 +3,14 @@ own is held to, per question and per conversation turn, and whether its scores a
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
 from ..ground.command_options import IniOption, add_ini_options
-from .readers import in_ini_file
+from .readers import in_ini_file, ini_flag
 
 DEFAULT_CASE_METRICS = ("faithfulness", "answer_relevancy", "context_recall", "passage_recall")
 DEFAULT_TURN_METRICS = (
@@ -55,7 +57,11 @@ def add_case_options(parser: Any) -> None:
     add_ini_options(parser, (*metric_inis, CASE_SNAPSHOT_INI))
 
 
-def read_case_settings(config: Any) -> CaseSettings:
+def read_case_settings(config: Any, metric_names: Sequence[str] = ()) -> CaseSettings:
+    """The cases' defaults; each metric named is checked against ``metric_names`` (the registered
+    ones, plugins' included) and the aliases, with a did-you-mean, and a built-in metric's mode
+    against its modes: a typo would otherwise fail every case alike, none of them naming the
+    setting."""
     from ..check_keys import parse_metric_label
 
     found: dict[str, tuple[str, ...]] = {}
@@ -63,12 +69,35 @@ def read_case_settings(config: Any) -> CaseSettings:
         labels = tuple(str(label) for label in config.getini(ini)) or default
         for label in labels:
             try:
-                parse_metric_label(label)
+                name, mode = parse_metric_label(label)
             except ValueError as exc:
-                raise ConfigError(f"{in_ini_file(ini)}: {exc}") from None
+                raise ConfigError(f"{in_ini_file(ini, config)}: {exc}") from None
+            problem = _unknown_metric(name, mode, metric_names) if metric_names else None
+            if problem is not None:
+                raise ConfigError(f"{in_ini_file(ini, config)}: {problem}")
         found[ini] = labels
     return CaseSettings(
         metrics=found["rag_case_metrics"],
         turn_metrics=found["rag_case_turn_metrics"],
-        snapshot=bool(config.getini("rag_case_snapshot")),
+        snapshot=ini_flag(config, "rag_case_snapshot"),
     )
+
+
+def _unknown_metric(name: str, mode: str | None, metric_names: Sequence[str]) -> str | None:
+    """What is wrong with the metric ``name`` (in ``mode``), or None when it names one."""
+    from ..metrics.catalog import ALIASES, CATALOG, DEPRECATED_ALIASES
+
+    known = {*metric_names, *ALIASES, *DEPRECATED_ALIASES}
+    if name not in known:
+        # the same words in another order first (relevancy_answer), then a metric's own name, then an alias
+        words = sorted(name.split("_"))
+        close = [m for m in metric_names if sorted(m.split("_")) == words] or (
+            difflib.get_close_matches(name, sorted(metric_names), n=1)
+            or difflib.get_close_matches(name, sorted(known), n=1)
+        )
+        hint = f"did you mean {close[0]!r}?" if close else "no registered metric has that name"
+        return f"{name!r} is not a registered metric; {hint}"
+    modes = {catalog_mode for catalog_name, catalog_mode, _ in CATALOG if catalog_name == name}
+    if mode is not None and modes and mode not in modes:
+        return f"metric {name!r} has no mode {mode!r}; its modes: {', '.join(sorted(modes))}"
+    return None

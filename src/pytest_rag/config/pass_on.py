@@ -33,5 +33,7 @@ def read_pass_on(config: Any) -> str:
         return str(cli)
     value = ini_value(config, "rag_pass_on")
     if value is not None and value not in PASS_ON:
-        raise ConfigError(f"{in_ini_file('rag_pass_on')} must be one of {', '.join(PASS_ON)}, got {value!r}")
+        raise ConfigError(
+            f"{in_ini_file('rag_pass_on', config)} must be one of {', '.join(PASS_ON)}, got {value!r}"
+        )
     return value or "score"

@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ..errors import ConfigError
 
 
@@ -20,9 +22,28 @@ def on_command_line(option: str) -> str:
     return f"{option} (command line)"
 
 
-def in_ini_file(key: str) -> str:
-    """How an error names a setting of the ini file (pytest.ini, pyproject.toml, ``-o KEY=VALUE``)."""
-    return f"{key} (ini file)"
+def in_ini_file(key: str, config: Any) -> str:
+    """How an error names a setting of the ini file: with the file it is in (``rag_cache (ini file
+    pytest.ini)``), or as ``-o KEY=VALUE`` of the command line, which overrides the file."""
+    overrides = config.getoption("override_ini") or []
+    if any(str(given).split("=", 1)[0].strip() == key for given in overrides):
+        return f"{key} (-o on the command line)"
+    inipath = getattr(config, "inipath", None)
+    if inipath is None:
+        return f"{key} (ini file)"
+    try:
+        shown = Path(inipath).relative_to(Path.cwd())
+    except ValueError:
+        shown = Path(inipath)
+    return f"{key} (ini file {shown})"
+
+
+def option_source(config: Any, option: str) -> str:
+    """Where the option ``option`` (``rag_html``) was set: its command-line flag when given there,
+    else its ini key, as errors name it."""
+    if config.getoption(option):
+        return on_command_line(f"--{option.replace('_', '-')}")
+    return in_ini_file(option, config)
 
 
 def in_environment(variable: str) -> str:
@@ -39,6 +60,17 @@ def ini_value(config: Any, name: str) -> str | None:
     if value in (None, "", []):
         return None
     return str(value).strip()
+
+
+def ini_flag(config: Any, key: str) -> bool:
+    """A true/false ini key; a value pytest cannot read as one (``yes please``) is an error naming the
+    key and its file, where pytest's own says only "invalid truth value"."""
+    try:
+        return bool(config.getini(key))
+    except (ValueError, TypeError, pytest.UsageError) as exc:
+        raise ConfigError(
+            f"{in_ini_file(key, config)} must be true or false (also 1/0, yes/no, on/off): {exc}"
+        ) from None
 
 
 def read_number(text: str | None, source: str, kind: type[int] | type[float], minimum: float) -> Any:
@@ -64,7 +96,7 @@ def pick_number(
     cli = config.getoption(option)
     if cli is not None:
         return read_number(str(cli), on_command_line(f"--{option.replace('_', '-')}"), kind, minimum)
-    from_ini = read_number(ini_value(config, ini), in_ini_file(ini), kind, minimum)
+    from_ini = read_number(ini_value(config, ini), in_ini_file(ini, config), kind, minimum)
     return default if from_ini is None else from_ini
 
 
@@ -74,7 +106,7 @@ def lines_option(config: Any, option: str, ini: str) -> tuple[list[str], str]:
     given = config.getoption(option)
     if given:
         return [str(item) for item in given], on_command_line(f"--{option.replace('_', '-')}")
-    return [str(line) for line in config.getini(ini)], in_ini_file(ini)
+    return [str(line) for line in config.getini(ini)], in_ini_file(ini, config)
 
 
 def path_option(config: Any, option: str, ini: str) -> Path | None:

@@ -12,7 +12,16 @@ from typing import Any
 from ..errors import ConfigError
 from ..ground.command_options import IniOption, ValueOption, add_pytest_options
 from ..regression.gate_bars import check_min_alpha, parse_fail_under
-from .readers import in_ini_file, ini_value, lines_option, on_command_line, path_option, read_number
+from .readers import (
+    in_ini_file,
+    ini_flag,
+    ini_value,
+    lines_option,
+    on_command_line,
+    option_source,
+    path_option,
+    read_number,
+)
 
 
 @dataclass(frozen=True)
@@ -119,7 +128,7 @@ def read_regression_settings(config: Any) -> RegressionSettings:
             p if p.is_absolute() else Path(str(config.rootpath)) / p
             for p in (Path(str(line).strip()) for line in config.getini("rag_report") if str(line).strip())
         ]
-        source = in_ini_file("rag_report")
+        source = in_ini_file("rag_report", config)
     for report in reports:
         if report.suffix.lower() not in (".json", ".csv"):
             raise ConfigError(f"{source}: {report} must end in .json or .csv (repeat the option for both)")
@@ -127,7 +136,7 @@ def read_regression_settings(config: Any) -> RegressionSettings:
     fail_under = parse_fail_under(bars, fail_under_source)
     min_alpha, alpha_source = config.getoption("rag_min_alpha"), on_command_line("--rag-min-alpha")
     if min_alpha is None:
-        alpha_source = in_ini_file("rag_min_alpha")
+        alpha_source = in_ini_file("rag_min_alpha", config)
         min_alpha = read_number(ini_value(config, "rag_min_alpha"), alpha_source, float, -1.0)
     min_alpha = check_min_alpha(min_alpha, alpha_source)
     tolerance = config.getoption("rag_snapshot_tolerance")
@@ -135,7 +144,7 @@ def read_regression_settings(config: Any) -> RegressionSettings:
     if tolerance is None:
         tolerance, tolerance_source = (
             ini_value(config, "rag_snapshot_tolerance"),
-            in_ini_file("rag_snapshot_tolerance"),
+            in_ini_file("rag_snapshot_tolerance", config),
         )
     if tolerance is not None:
         text = str(tolerance).strip().lower()
@@ -151,7 +160,7 @@ def read_regression_settings(config: Any) -> RegressionSettings:
         cache_import=path_option(config, "rag_cache_import", "rag_cache_import"),
         cache_export=path_option(config, "rag_cache_export", "rag_cache_export"),
         snapshot_tolerance=None if tolerance is None else str(tolerance).strip(),
-        snapshot_default=bool(config.getini("rag_snapshot_default")),
+        snapshot_default=ini_flag(config, "rag_snapshot_default"),
     )
 
 
@@ -167,10 +176,8 @@ def check_judgment_files(config: Any, cache_mode: str, regression: RegressionSet
     ):
         if path is None:
             continue
-        given = config.getoption(option)
-        source = on_command_line(f"--{option.replace('_', '-')}") if given else in_ini_file(option)
         raise ConfigError(
-            f"{source} cannot work with --rag-cache=off: it {what}, which that mode neither reads nor "
+            f"{option_source(config, option)} cannot work with --rag-cache=off: it {what}, which that mode neither reads nor "
             "writes. Use --rag-cache=rw (the default; replay to serve only imported judgments), or "
             "drop the option"
         )

@@ -204,13 +204,15 @@ def skip_not_judged(report: Any, excinfo: Any, records: list[Any]) -> None:
     """Report a test whose checks were not judged as skipped instead of passed or failed: in a dry run
     (counted), or under ``--rag-batch`` (queued for a provider batch, judged by a later run).
 
-    A test that stopped at :class:`~pytest_rag.errors.NotJudgedError`, or finished (e.g. a batch
-    ``evaluate``, whose table holds not-judged rows) after any check of it was not judged, learnt
-    nothing about the application. Failures for any other reason stay failures.
+    A test that stopped at :class:`~pytest_rag.errors.NotJudgedError` (in its call or its set-up), or
+    finished (e.g. a batch ``evaluate``, whose table holds not-judged rows) after any check of it was
+    not judged, learnt nothing about the application. Failures for any other reason stay failures.
     """
-    if report.when != "call" or report.skipped:
+    if report.when == "teardown" or report.skipped:
         return
     stopped = excinfo is not None and excinfo.errisinstance(NotJudgedError)
+    if report.when == "setup" and not stopped:
+        return  # a not-judged check the set-up went past: the call's report, which sees it, decides
     waiting = sum(1 for r in records if r.error_kind == WaitingForBatchError.__name__)
     not_judged = sum(1 for r in records if r.error_kind == NotJudgedError.__name__)
     if not (stopped or (report.passed and (not_judged or waiting))):
@@ -225,6 +227,12 @@ def skip_not_judged(report: Any, excinfo: Any, records: list[Any]) -> None:
         reason = (
             f"--rag-dry-run: {max(not_judged, 1)} check(s) not judged (counted, see the pytest-rag summary)"
         )
+    skip_at_test(report, reason)
+
+
+def skip_at_test(report: Any, reason: str) -> None:
+    """Make ``report`` a skip, told at the test's own line (as ``-rs`` lists it), not at the line of
+    pytest-rag that found there was nothing to judge."""
     path, lineno = report.location[0], report.location[1]
     report.outcome = "skipped"
     report.longrepr = (str(path), (lineno or 0) + 1, f"Skipped: {reason}")

@@ -46,17 +46,34 @@ class Conclusion:
     unsubmitted: list[str] = field(default_factory=list)
     """Provider batches refused for good at the run's end (``--rag-batch``): they fail the run, since
     their checks would wait for ever, but no gate failed, and the verdict says which it was."""
+    faults: list[tuple[str, str]] = field(default_factory=list)
+    """What else failed the run, as (what the verdict calls it, the line that tells it): a file that
+    could not be written, checks without a verdict that no test's report saw. None of them is a
+    gate, and the verdict names each as what it is."""
 
     @property
     def failed(self) -> bool:
-        return bool(self.failures or self.unsubmitted)
+        return bool(self.failures or self.unsubmitted or self.faults)
 
     def fail(self, exc: BaseException) -> None:
-        """A step of the run's end that went wrong (an unreadable file, a full disk): a failed gate
-        with its reason, never a crash that would hide the test results."""
+        """A gate's input that went wrong (an unreadable gold or baseline file): a failed gate with
+        its reason, never a crash that would hide the test results."""
         message = f"pytest-rag: {exc}"
         self.failures.append(message)
         self.lines.append(message)
+
+    def fault(self, what: str, why: object) -> None:
+        """A failure of the run's end that is no gate: ``what`` as the verdict names it ("could not
+        write results.json"), ``why`` the whole story, shown on its own line."""
+        line = f"pytest-rag: {why}"
+        self.faults.append((what, line))
+        self.lines.append(line)
+
+    def could_not_write(self, what: str, exc: BaseException) -> None:
+        """A file of the run's end (``what``: "the results file", "the HTML report", "the judgment
+        export") that could not be written: the run fails, told as what happened to that file."""
+        path = getattr(exc, "path", None)
+        self.fault(f"could not write {path.name if isinstance(path, Path) else what}", exc)
 
     @property
     def verdict(self) -> RunVerdict:
@@ -71,18 +88,16 @@ class Conclusion:
     @property
     def failure_lines(self) -> list[str]:
         """Only why the run failed (nothing when it did not), for a run whose summary is hidden."""
-        return [*self.failures, *self.unsubmitted, *self._verdict()]
+        return [*self.failures, *self.unsubmitted, *(line for _, line in self.faults), *self._verdict()]
 
     def _verdict(self) -> list[str]:
         if not self.failed:
             return []
         gates = f" by {len(self.failures)} gate(s)" if self.failures else ""
-        batches = (
-            f"{';' if gates else ':'} {len(self.unsubmitted)} batch(es) could not be submitted"
-            if self.unsubmitted
-            else ""
-        )
-        return [f"pytest-rag: session failed{gates}{batches}"]
+        others = [f"{len(self.unsubmitted)} batch(es) could not be submitted"] if self.unsubmitted else []
+        others.extend(what for what, _ in self.faults)
+        rest = f"{';' if gates else ':'} {'; '.join(others)}" if others else ""
+        return [f"pytest-rag: session failed{gates}{rest}"]
 
 
 def _fmt(value: float | None) -> str:

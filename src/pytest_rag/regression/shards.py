@@ -359,14 +359,14 @@ def merge(
             sections=sections,
         )
         if html_error is not None:
-            conclusion.fail(html_error)
+            conclusion.could_not_write("the HTML report", html_error)
     run = _with_status(run, verdict().failed)
     written, error = write_reports(
         reports, records, run, to_json_rows(mutants) if mutants is not None else None
     )
     conclusion.lines.extend([*written, *html_lines])
     if error is not None:
-        conclusion.fail(error)
+        conclusion.could_not_write("the results file", error)
         if html is not None and html_lines:  # the report written must not read green for this failure
             write_html_report(html, records, baseline, title, run=run, verdict=verdict(), sections=sections)
     lines = summary_text(records, conclusion.summary_lines, quiet=quiet, dry_run=dry_run)

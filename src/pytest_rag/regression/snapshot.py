@@ -35,10 +35,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import pytest
+from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.amber import AmberSnapshotExtension
 
 from ..check_keys import sample_tag
-from ..errors import InputError
+from ..errors import InputError, WaitingForBatchError
 from .tolerance import BY_TOLERANCE, Tolerance, class_name, parse_tolerance
 
 if TYPE_CHECKING:
@@ -151,9 +153,24 @@ def _results_in(data: object) -> list[tuple[MetricResult, str | None]] | None:
     return None
 
 
+class NotCompared(pytest.skip.Exception):  # type: ignore[name-defined,misc]
+    """A snapshot of a table whose rows were counted (``--rag-dry-run``) or queued (``--rag-batch``)
+    instead of judged: there is no score to compare, and nothing went wrong, so the comparison is
+    skipped with its test, as every test with such a check is (docs/performance.md). Raised while
+    syrupy compares, so that nothing is compared and nothing written (``--snapshot-update``);
+    :func:`forget_uncompared` then takes the comparison out of syrupy's report."""
+
+
 def _table_rows(table: ResultsTable) -> list[tuple[MetricResult, str | None]]:
-    """A table's rows with their samples; a table with a row that has no verdict is refused."""
+    """A table's rows with their samples; a table with a row that has no verdict is refused, one
+    whose rows without a verdict were all counted or queued instead of judged is not compared."""
     unjudged = [row for row in table if row.result is None]
+    if unjudged and all(row.not_judged for row in unjudged):
+        queued = isinstance(unjudged[0].error, WaitingForBatchError)
+        why = "queued for a provider batch (--rag-batch)" if queued else "counted by --rag-dry-run"
+        raise NotCompared(
+            f"{len(unjudged)} check(s) of this table were {why}, not judged: its snapshot is not compared"
+        )
     if unjudged:
         first = unjudged[0]
         raise InputError(
@@ -163,6 +180,29 @@ def _table_rows(table: ResultsTable) -> list[tuple[MetricResult, str | None]]:
             "the results of the rows that have one"
         )
     return [(row.result, sample_tag(row)) for row in table if row.result is not None]
+
+
+def forget_uncompared(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    """After :class:`NotCompared` skipped a test: take the comparison it interrupted out of syrupy's
+    report. syrupy records every comparison as it ends, and one stopped before its data was
+    serialized reads as a failed snapshot ("1 snapshot failed") in a run that failed nothing; it is
+    the comparison whose record holds neither data nor an exception, found on the
+    ``SnapshotAssertion`` that was comparing (a frame of the exception's traceback)."""
+    tb = excinfo.value.__traceback__
+    while tb is not None:
+        owner = tb.tb_frame.f_locals.get("self")
+        if isinstance(owner, SnapshotAssertion):
+            executions = getattr(owner, "executions", None)
+            if not isinstance(executions, dict):  # another syrupy: its report keeps the line
+                return
+            for index, result in list(executions.items()):
+                uncompared = getattr(result, "asserted_data", True) is None and not getattr(
+                    result, "success", True
+                )
+                if uncompared and getattr(result, "exception", None) is None:
+                    del executions[index]
+            return
+        tb = tb.tb_next
 
 
 # -- comparing -----------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import pytest
+
 from ..errors import ConfigError
 
 SNAPSHOT_MODULE = "pytest_rag.regression.snapshot"
@@ -99,7 +101,11 @@ def snapshot_default_args(early_config: Any, args: list[str]) -> None:
     A run that chose pytest-rag's own extension by its plain name gets the class of the run's
     tolerance in its place: that name compares exactly, and the tolerance the run was given would
     otherwise be dropped without a word."""
-    if not early_config.getini("rag_snapshot_default") or not early_config.pluginmanager.has_plugin("syrupy"):
+    try:
+        wanted = early_config.getini("rag_snapshot_default")
+    except (ValueError, TypeError, pytest.UsageError):
+        return  # a value that is no true/false is reported by the settings, with the option's name
+    if not wanted or not early_config.pluginmanager.has_plugin("syrupy"):
         return
     tolerance = getattr(early_config.known_args_namespace, "rag_snapshot_tolerance", None)
     tolerance = tolerance or early_config.getini("rag_snapshot_tolerance") or None

@@ -12,7 +12,10 @@ from ..errors import RagError
 class FileWriteError(RagError, OSError):
     """An output file that could not be written, named with the system's reason and the fix (the
     system's words alone, "No such file or directory: '/x'", name neither the file nor the step).
-    Also an :class:`OSError`, as the failure it reports."""
+    Also an :class:`OSError`, as the failure it reports; ``path`` is the file (OSError's own
+    ``filename`` would change how the message prints)."""
+
+    path: Path | None = None
 
 
 def write_atomically(path: Path, content: str | bytes, what: str) -> None:
@@ -26,9 +29,11 @@ def write_atomically(path: Path, content: str | bytes, what: str) -> None:
         _write_atomically(path, content)
     except OSError as exc:
         why = exc.strerror or type(exc).__name__
-        raise FileWriteError(
+        error = FileWriteError(
             f"{what} {path} could not be written ({why}); give a path in a folder you can write to"
-        ) from exc
+        )
+        error.path = path
+        raise error from exc
 
 
 def _write_atomically(path: Path, content: str | bytes) -> None:

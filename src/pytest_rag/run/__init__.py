@@ -7,6 +7,7 @@
   is held to;
 * ``session_results``: every check of the run as a record, the one source every report reads;
 * ``unjudged``: a test whose check ended without a verdict is an error;
+* ``workers``: the pytest-xdist controller's count of its workers' checks (what a crash lost);
 * ``run_end``: the end of the run (reports, results files, batches, gates, the summary).
 
 What a run *was* (``run_record.py``) stays with the records: reports and regression read it, and

@@ -1,10 +1,14 @@
 """The end of a run, in the order it happens, so ``plugin.py`` stays one call per hook.
 
-On the controller only (after pytest-xdist workers reported their records): the HTML report, the
-provider batches queued by ``--rag-batch``, the gates (:mod:`.regression.gates`), the judgment
-export, the exit status and the results files, which record it (:mod:`.run_record`); then the
-terminal summary (:mod:`.report.summary`) and, per test, the JUnit XML properties. One piece of the run's start is here too: the judgment import of
-``--rag-cache-import``, whose only output is a line of that summary.
+On the controller only (after pytest-xdist workers reported their records, or crashed without them:
+:mod:`.workers`), in this order: the provider batches queued by ``--rag-batch``, the gates
+(:mod:`.regression.gates`), the checks without a verdict that no test's report saw
+(:func:`.unjudged.late_lines`), the judgment export, the HTML report (which shows the verdict so
+far), the exit status, and the results files, which record it (:mod:`.run_record`); then the
+terminal summary (:mod:`.report.summary`). Per test, the JUnit XML properties. A file that cannot be
+written fails the run, told as that file's failure, never as a gate's. One piece of the run's start
+is here too: the judgment import of ``--rag-cache-import``, whose only output is a line of that
+summary.
 
 This module is imported at the first hook that has something to do, never at start-up: a suite
 that uses none of pytest-rag's options pays for none of it.
@@ -34,7 +38,8 @@ from ..report.results_file import junit_properties as properties_of
 from ..report.results_file import write_reports
 from ..report.summary import summary_text, total_calls
 from ..run_record import COUNTER_KEY, RunRecord, record_run
-from .unjudged import pending_kinds
+from .unjudged import SHOWN, late_lines, pending_kinds
+from .workers import lost_lines, tally_of
 
 if TYPE_CHECKING:
     from ..mutants.records import MutantRecord
@@ -83,10 +88,17 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         return
     settings = rag.settings
     records = final_records(rag)
+    tally = tally_of(config)
+    lost = tally.lost_records() if tally is not None else None
     run = run_of(session)
     if run is not None:  # the requests that went without their strict schema, for whoever reads the file
         run = dataclasses.replace(run, schema_fallbacks=total_calls(records).schema_fallbacks)
+    if run is not None and lost is not None:
+        run = dataclasses.replace(run, records_lost=lost)
     notes = config.stash.setdefault(NOTES_KEY, [])
+    if lost is not None:  # a crashed pytest-xdist worker's records: the figures below leave them out
+        notes.extend(lost_lines(lost, settings.cache_mode))
+    late = [*(tally.late if tally is not None else ()), *late_lines(rag)]
     mutants = rag.judge_mutants()  # before the batches are submitted: a mutant's requests join the queue
     # --rag-batch: submit what this run queued and say what happened to earlier batches; a batch
     # refused for good fails the session (its checks would wait forever), one that may pass stays queued
@@ -102,12 +114,13 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         # a gate would fail such a run for judging nothing, and gold agreement or a baseline change
         # would weigh nothing
         regression = dataclasses.replace(regression, fail_under={}, gold=None, min_alpha=None, baseline=None)
-    if (
-        not records
-        and not notes
-        and settings.html_path is None
-        and not regression.any_requested()
-        and not settings.mutants.min_catch
+    if not (
+        records
+        or notes
+        or late
+        or settings.html_path
+        or regression.any_requested()
+        or settings.mutants.min_catch
     ):
         return  # a run that judged nothing and asked for no file or gate: nothing to conclude
     conclusion = conclude(
@@ -123,15 +136,19 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
         bars = {} if _runs_no_test(config) else settings.mutants.min_catch  # as the other gates
         conclude_mutants(conclusion, mutants, bars, pending_kinds(settings))
     conclusion.unsubmitted.extend(batches.failures)
+    if late:
+        conclusion.fault(
+            f"{len(late)} check(s) after the last test's report without a verdict", _late_story(late)
+        )
     exported, export_error = _export(rag)  # before the results files, which record the exit status
     conclusion.lines.extend(exported)
     if export_error is not None:
-        conclusion.fail(export_error)
+        conclusion.could_not_write("the judgment export", export_error)
     # the HTML report shows the verdict, so it is written once the gates have concluded, and before
     # the results files, which record the exit status its own failure sets
     html_lines, html_error = _write_html(session, rag, records, run, conclusion, mutants)
     if html_error is not None:
-        conclusion.fail(html_error)
+        conclusion.could_not_write("the HTML report", html_error)
     _fail_session(session, conclusion.failed)
     if run is not None:
         run = dataclasses.replace(run, exit_status=int(session.exitstatus))
@@ -139,7 +156,7 @@ def finish(session: pytest.Session, rag: RagSession) -> None:
     written, error = write_reports(regression.reports, records, run, mutant_rows)
     conclusion.lines.extend([*written, *html_lines])
     if error is not None:
-        conclusion.fail(error)
+        conclusion.could_not_write("the results file", error)
         _fail_session(session, conclusion.failed)
         if html_lines:  # the report already written must not read green for the run this failed
             _write_html(session, rag, records, run, conclusion, mutants)
@@ -215,6 +232,16 @@ def _nothing_to_export(mode: str, cache_dir: Path, path: Path) -> str:
     )
 
 
+def _late_story(lines: Sequence[str]) -> str:
+    """What the run's end tells of checks that no test's report saw (made after the last one: a
+    session fixture torn down after ``-x`` stopped the run, a thread still running)."""
+    shown = "; ".join(lines[:SHOWN]) + (f"; ... and {len(lines) - SHOWN} more" if len(lines) > SHOWN else "")
+    return (
+        f"{len(lines)} check(s) made after the last test's report ended without a verdict, so no test "
+        f"could be made an error for them and the run fails instead: {shown}"
+    )
+
+
 def _fail_session(session: pytest.Session, failed: bool) -> None:
     """A failure of pytest-rag's own (a gate, a batch, a file) turns a passing run's status into 1."""
     if failed and session.exitstatus == pytest.ExitCode.OK:
@@ -230,9 +257,16 @@ def write_summary(
     a gate failed the run: an exit status that says 'failed' must come with its reason on the screen."""
     conclusion = config.stash.get(CONCLUSION_KEY, None)
     if rag is None or not rag.settings.summary or not len(rag.results):
-        if conclusion is not None and conclusion.failed:
-            reporter.write_sep("=", "pytest-rag gates")
-            for line in conclusion.failure_lines:
+        tally = tally_of(config)
+        lost = tally.lost_records() if tally is not None else None
+        shown = [
+            *(lost_lines(lost, rag.settings.cache_mode if rag is not None else "rw") if lost else ()),
+            *(conclusion.failure_lines if conclusion is not None else ()),
+        ]
+        if shown:
+            gates = conclusion is not None and bool(conclusion.failures)
+            reporter.write_sep("=", "pytest-rag gates" if gates else "pytest-rag summary")
+            for line in shown:
                 reporter.write_line(line)
         return
     lines = summary_text(

@@ -6,7 +6,8 @@ mode fails there. What needs more than the option's own text is checked here, fr
 ones, the form of their specs and where their base URLs lead; every ``rag_threshold_*`` key of the ini
 file against the metrics (with a did-you-mean); the metric names, modes and scales of the thresholds
 and of the suite gates (``--rag-fail-under``); the
-price overrides; the paths of the files written at the end. A mistake is one usage error naming the
+price overrides; the files read at the end (baseline, gold labels) and the folders of the files
+written there. A mistake is one usage error naming the
 setting and where it came from (command line, environment, ini file), and pytest exits 4 before
 collecting anything, instead of every test failing alike.
 
@@ -19,10 +20,12 @@ built.
 from __future__ import annotations
 
 import difflib
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from ..config import RagSettings, in_ini_file, on_command_line
+from ..config import RagSettings, in_ini_file, option_source
 from ..engine.cache import check_store
 from ..errors import ConfigError
 from ..ground.redaction import remember_url
@@ -38,7 +41,7 @@ def check_configuration(config: Any, settings: RagSettings, metric_names: Sequen
     specs = check_judges(config.hook, settings)
     if not all(spec.provider in SPEC_FORMS and SPEC_FORMS[spec.provider].offline for spec in specs):
         check_store(settings.cache_dir, settings.cache_mode)  # offline judges are never cached
-    check_threshold_keys(settings.threshold_keys, metric_names)
+    check_threshold_keys(config, settings.threshold_keys, metric_names)
     gates = settings.regression.fail_under
     if settings.thresholds or gates:
         from ..registry import Registry
@@ -54,6 +57,7 @@ def check_configuration(config: Any, settings: RagSettings, metric_names: Sequen
         from ..engine.pricing import PriceTable
 
         PriceTable.from_ini_lines(settings.prices)  # its errors name the rag_prices line
+    check_input_paths(config, settings)
     check_output_paths(config, settings)
 
 
@@ -80,7 +84,7 @@ def check_judges(hook: Any, settings: RagSettings) -> list[JudgeSpec]:
     return specs
 
 
-def check_threshold_keys(keys: Sequence[str], names: Sequence[str]) -> None:
+def check_threshold_keys(config: Any, keys: Sequence[str], names: Sequence[str]) -> None:
     """A ``rag_threshold_<name>`` key for no registered metric is a typo that pytest would only warn
     about, leaving the metric's default bar in place."""
     valid = {f"{THRESHOLD_KEY}{name}" for name in names}
@@ -93,12 +97,27 @@ def check_threshold_keys(keys: Sequence[str], names: Sequence[str]) -> None:
         else:
             close = difflib.get_close_matches(key, sorted(valid), n=1)
             hint = f"did you mean {close[0]}?" if close else "no registered metric has that name"
-        raise ConfigError(f"{in_ini_file(key)} sets the threshold of no registered metric; {hint}")
+        raise ConfigError(f"{in_ini_file(key, config)} sets the threshold of no registered metric; {hint}")
+
+
+def check_input_paths(config: Any, settings: RagSettings) -> None:
+    """The files the run's end reads (``--rag-baseline``, ``--rag-gold``): one that is not there
+    would fail the run after every test has run, so it is refused now."""
+    regression = settings.regression
+    for option, path, remedy in (
+        ("rag_baseline", regression.baseline, "save one with --rag-report on the reference run"),
+        ("rag_gold", regression.gold, "write the gold labels there (docs/regression.md)"),
+    ):
+        if path is None or path.is_file():
+            continue
+        source = option_source(config, option)
+        there = "is a directory" if path.is_dir() else "does not exist"
+        raise ConfigError(f"{source}: {path} {there}; {remedy}")
 
 
 def check_output_paths(config: Any, settings: RagSettings) -> None:
-    """The files the run writes at its end: a path that cannot be a file is refused now, not after
-    every test has run."""
+    """The files the run writes at its end: a path that cannot be a file, or whose folder cannot be
+    written (or created), is refused now, not after every test has run."""
     regression = settings.regression
     for option, path in (
         *(("rag_report", report) for report in regression.reports),
@@ -107,10 +126,27 @@ def check_output_paths(config: Any, settings: RagSettings) -> None:
     ):
         if path is None:
             continue
-        given = config.getoption(option)
-        source = on_command_line(f"--{option.replace('_', '-')}") if given else in_ini_file(option)
+        source = option_source(config, option)
         if path.is_dir():
             raise ConfigError(f"{source}: {path} is a directory; give the path of a file in it")
         parent = next(p for p in path.parents if p.exists())
         if not parent.is_dir():
             raise ConfigError(f"{source}: {parent} is a file, so {path} cannot be written")
+        refused = _refuses_files(parent)
+        if refused is not None:
+            made = "" if parent == path.parent else f" (nor {path.parent} made in it)"
+            raise ConfigError(
+                f"{source}: {path} cannot be written: no file can be made in {parent}{made} ({refused}); "
+                "give a path in a folder you can write to"
+            )
+
+
+def _refuses_files(folder: Path) -> str | None:
+    """Why no file can be made in ``folder`` (the system's reason), or None when one can. Tried, not
+    read off the permission bits: those say nothing of a read-only mount, and everything is allowed
+    to root by them. The trial file has no name and is gone when closed."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return None
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__

@@ -5,10 +5,16 @@ that kept replying nonsense, inputs the metric cannot read, a metric name nobody
 learnt nothing about the application. Left alone, pytest would still let such a test end green: an
 ``xfail`` mark turns the error into an expected failure, ``pytest.raises(Exception)`` or a
 ``try``/``except`` swallows it, an ``evaluate()`` table carries it as a row. So after pytest has made
-a test's report (outside the ``xfail`` handling), :func:`judge_report` looks at what the test's checks
-came to, from the session's records and the checks the test's ``rag_judge`` refused before judging,
-and turns the report of a test with a non-verdict into an error, whatever its marks and whatever the
-test made of the exception. Two kinds of non-verdict are no error: checks only counted under
+the report of each phase of a test (set-up, call, teardown; outside the ``xfail`` handling),
+:func:`judge_phase` takes the checks made and the calls refused since the report before
+(:meth:`~.session_results.SessionResults.take_unexamined`) and :func:`judge_report` turns the report
+into an error when one of them has no verdict, whatever the test's marks and whatever the test made
+of the exception. A check in a fixture is held to it too: in the set-up or teardown report of the
+test it runs for, and for a fixture of wider scope (``rag_session_judge``), in the report of the
+test whose phase runs it, pytest's own rule for a failing fixture: a module's or the session's
+fixture is torn down in the teardown of its last test. A check no report saw (made after the last
+one: a session fixture torn down when ``-x`` stopped the run, a thread still running) fails the run
+at its end (:func:`late_lines`). Two kinds of non-verdict are no error: checks only counted under
 ``--rag-dry-run`` and checks waiting for a provider batch under ``--rag-batch``; their tests are
 skipped (:func:`pytest_rag.engine.spending.skip_not_judged`), and the summary says how many.
 
@@ -30,6 +36,11 @@ from ..errors import ConfigError, NotJudgedError, NoVerdictError, RagError, Wait
 if TYPE_CHECKING:
     from ..config import RagSettings
     from ..results import CheckRecord
+    from .session import RagSession
+
+CHECKS = "rag_checks"
+"""Name of the report attribute holding how many checks its phase made, set when there were some: the
+pytest-xdist controller counts the checks each worker reported (:mod:`.workers`)."""
 
 NO_VERDICT = "rag_no_verdict"
 """Name of the report attribute: ``"error"`` for a test made an error here, or why a test was skipped
@@ -70,6 +81,13 @@ def non_verdicts(
     return lines
 
 
+def late_lines(rag: RagSession) -> list[str]:
+    """At the end of a process: one line per check (or refused call) without a verdict that no test's
+    report took, having been made after the last one."""
+    records, refused = rag.results.take_unexamined()
+    return non_verdicts(records, refused, pending_kinds(rag.settings))
+
+
 def _first_line(text: str) -> str:
     return text.strip().split("\n", 1)[0]
 
@@ -83,28 +101,58 @@ def _raised_non_verdict(excinfo: pytest.ExceptionInfo[BaseException] | None, pen
     )
 
 
+def judge_phase(
+    test_id: str,
+    report: pytest.TestReport,
+    excinfo: pytest.ExceptionInfo[BaseException] | None,
+    rag: RagSession,
+) -> None:
+    """Hold the phase ``report`` describes to the verdict rule: the checks made and calls refused
+    since the last report (this phase's), counted on the report for the pytest-xdist controller; a
+    test whose checks were counted or queued instead of judged skipped; a snapshot that had nothing
+    judged to compare left out of syrupy's report."""
+    records, refused = rag.results.take_unexamined()
+    if records:
+        setattr(report, CHECKS, len(records))
+    settings = rag.settings
+    test_records = rag.results.for_test(test_id) if report.when != "teardown" else records
+    if settings.dry_run or rag.batching:
+        from ..engine.spending import skip_at_test, skip_not_judged
+
+        skip_not_judged(report, excinfo, test_records)
+        if excinfo is not None and report.skipped and type(excinfo.value).__name__ == "NotCompared":
+            from ..regression.snapshot import forget_uncompared
+
+            forget_uncompared(excinfo)
+            skip_at_test(report, str(excinfo.value))
+    waiting = any(r.error_kind in pending_kinds(settings) for r in test_records)
+    judge_report(report, excinfo, records, refused, settings, waiting=waiting)
+
+
 def judge_report(
     report: pytest.TestReport,
     excinfo: pytest.ExceptionInfo[BaseException] | None,
     records: Iterable[CheckRecord],
     refused: Sequence[RagError],
     settings: RagSettings,
+    *,
+    waiting: bool = False,
 ) -> None:
-    """Make ``report`` an error when a check of its test ended without a verdict; mark a test skipped
-    because its checks were only counted or queued, for the summary's count."""
+    """Make ``report`` an error when a check of its phase (``records``, ``refused``) ended without a
+    verdict; mark a test skipped because its checks (``waiting``) were only counted or queued, for the
+    summary's count."""
     pending = pending_kinds(settings)
-    records = list(records)
-    lines = non_verdicts(records, refused, pending) if report.when == "call" else []
+    lines = non_verdicts(records, refused, pending)
     raised = _raised_non_verdict(excinfo, pending)
     if not lines and not raised:
-        if report.skipped and any(r.error_kind in pending for r in records):
+        if report.skipped and waiting:
             setattr(report, NO_VERDICT, DRY_RUN if settings.dry_run else BATCH)
         return
     excused = _excuse(report)
     report.outcome = "failed"
     setattr(report, NO_VERDICT, ERROR)
     if not raised:
-        report.longrepr = _no_verdict_repr(lines, excinfo)
+        report.longrepr = _no_verdict_repr(lines, excinfo, report.when)
     elif report.when != "call" and excinfo is not None and excinfo.errisinstance(ConfigError):
         # the run's judges could not be built (the rag_judge fixture): the message says it all
         report.longrepr = f"pytest-rag: {excinfo.value}"
@@ -125,19 +173,28 @@ def _excuse(report: pytest.TestReport) -> str | None:
     if isinstance(report.longrepr, str) and report.longrepr.startswith("[XPASS(strict)]"):
         return "this test is marked xfail(strict=True)"
     if report.passed:  # it caught the error, or it never raised: an evaluate() table holds it as a row
-        return "this test passed"
+        return "this test passed" if report.when == "call" else f"the {_PHASES[report.when]} passed"
+    if report.skipped:
+        return f"the {_PHASES[report.when]} was skipped" if report.when != "call" else "this test was skipped"
     return None
 
 
-def _no_verdict_repr(lines: Sequence[str], excinfo: pytest.ExceptionInfo[BaseException] | None) -> Any:
-    """The report of a test that did not raise its non-verdict itself: the checks and what they ended
+_PHASES = {"setup": "set-up of this test", "call": "test", "teardown": "teardown of this test"}
+"""How a message names the phase a check was made in."""
+
+
+def _no_verdict_repr(
+    lines: Sequence[str], excinfo: pytest.ExceptionInfo[BaseException] | None, when: str = "call"
+) -> Any:
+    """The report of a phase that did not raise its non-verdict itself: the checks and what they ended
     in, as an exception pytest shows without a traceback (and the short summary shows by its first
     line)."""
     counted = Counter(cut_text(line, LINE_CHARS) for line in lines)
     shown = [f"  - {line}" + (f" (x{n})" if n > 1 else "") for line, n in list(counted.items())[:SHOWN]]
     if len(counted) > SHOWN:
         shown.append(f"  ... and {sum(list(counted.values())[SHOWN:])} more")
-    message = f"{len(lines)} check(s) of this test ended without a verdict:\n" + "\n".join(shown)
+    where = "of this test" if when == "call" else f"made in the {_PHASES[when]} (its fixtures)"
+    message = f"{len(lines)} check(s) {where} ended without a verdict:\n" + "\n".join(shown)
     if excinfo is not None:
         own = _first_line(excinfo.exconly())
         message += f"\nthe test itself then ended with {own}"
@@ -197,12 +254,13 @@ class JUnitErrors:
 def tally_lines(stats: Mapping[str, Sequence[Any]]) -> list[str]:
     """The summary's lines on tests that ended without a verdict, counted from the terminal's reports
     (on the controller of a pytest-xdist run, the workers' reports)."""
-    counts: dict[str, int] = {}
+    tests: dict[str, set[str]] = {}
     for reports in stats.values():
         for report in reports:
             kind = getattr(report, NO_VERDICT, None)
-            if kind is not None and getattr(report, "when", "call") in ("call", "setup"):
-                counts[kind] = counts.get(kind, 0) + 1
+            if kind is not None:  # a test counts once, whichever of its phases (or how many) it was
+                tests.setdefault(kind, set()).add(getattr(report, "nodeid", ""))
+    counts = {kind: len(ids) for kind, ids in tests.items()}
     lines = []
     if counts.get(ERROR):
         lines.append(
