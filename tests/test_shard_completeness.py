@@ -10,6 +10,7 @@ files written directly.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -19,10 +20,10 @@ import pytest
 from conftest import rag_args
 from fake_llm import FakeLLMServer
 from pytest_rag import cli
-from pytest_rag.regression.shards import load_shard, shard_problems
+from pytest_rag.regression.shards import load_shard, merged_run, shard_problems
 from pytest_rag.report.results_file import write_report
 from pytest_rag.results import CallTally, CheckRecord
-from pytest_rag.run_record import RunRecord, Suite
+from pytest_rag.run_record import LostRecords, RunRecord, Suite
 
 JUDGED = """
 import os
@@ -327,3 +328,18 @@ def test_a_version_1_file_can_only_be_merged_with_allow_partial(
     assert status == 0 and err == []
     assert out[1] == f"  {path}: format version 1, no run record, 1 checks"
     assert any(line.startswith("faithfulness ") for line in out)
+
+
+def test_a_shard_whose_crashed_worker_lost_records_is_refused_unless_partial(tmp_path: Path) -> None:
+    """A worker that crashed took its finished tests' records with it: the shard's figures are of
+    fewer checks than its part of the suite made, so a merge of it is no whole run."""
+    whole = _file(tmp_path / "whole.json", _run(run_id="a"))
+    lost = dataclasses.replace(_run(run_id="b"), records_lost=LostRecords(checks=4, workers=("gw1",)))
+    crashed = _file(tmp_path / "crashed.json", lost)
+    problems = shard_problems([load_shard(p) for p in (whole, crashed)])
+    assert problems == [
+        f"{crashed}: at least 4 check record(s) lost: worker gw1 crashed before handing them over "
+        "(rerun that shard: the judgments are in its cache)"
+    ]
+    merged = merged_run([load_shard(p) for p in (whole, crashed)], partial=True)
+    assert merged.records_lost == LostRecords(checks=4, workers=("gw1",))

@@ -54,7 +54,7 @@ from ..report.html.verdict import RunVerdict
 from ..report.results_file import REPORT_SUFFIXES, VERSION, read_results_file, write_reports
 from ..report.summary import summary_text
 from ..results import CheckRecord
-from ..run_record import RunRecord, ShardEntry, Suite, new_run_id
+from ..run_record import LostRecords, RunRecord, ShardEntry, Suite, new_run_id
 from .gate_bars import check_min_alpha, parse_fail_under
 from .gates import Conclusion, check_gate_names, conclude
 from .row_rules import check_rows
@@ -135,6 +135,13 @@ def _run_problems(shard: Shard) -> list[str]:
     if run.stopped_early:
         problems.append(
             f"stopped early ({run.stopped_early}): {run.tests_run} of {run.tests_collected} tests ran"
+        )
+    if run.records_lost is not None:
+        lost = run.records_lost
+        count = f"at least {lost.checks}" if lost.at_least else str(lost.checks)
+        problems.append(
+            f"{count} check record(s) lost: worker {', '.join(lost.workers)} crashed before handing them "
+            "over (rerun that shard: the judgments are in its cache)"
         )
     if run.exit_status not in (0, 1):
         problems.append(run.exit_label)
@@ -220,10 +227,20 @@ def merged_run(shards: Sequence[Shard], partial: bool) -> RunRecord:
         outcomes=dict(outcomes),
         collection_errors=sum(run.collection_errors for run in runs),
         schema_fallbacks=sum(run.schema_fallbacks for run in runs),
+        records_lost=_lost_in_all(runs),
         stopped_early="merged with --allow-partial from incomplete shards" if partial else None,
         shards=tuple(ShardEntry(str(shard.path), len(shard.records), shard.run) for shard in shards),
         suite=next((run.suite for run in runs if run.suite is not None and not run.collection_errors), None),
     )
+
+
+def _lost_in_all(runs: Sequence[RunRecord]) -> LostRecords | None:
+    """What the shards' crashed workers took with them, added up (a merge with --allow-partial)."""
+    lost = [run.records_lost for run in runs if run.records_lost is not None]
+    if not lost:
+        return None
+    workers = tuple(worker for one in lost for worker in one.workers)
+    return LostRecords(sum(one.checks for one in lost), workers, any(one.at_least for one in lost))
 
 
 def combine(shards: Sequence[Shard]) -> list[CheckRecord]:
