@@ -51,7 +51,7 @@ import os
 ANSWER = os.environ.get("ANSWER", "Refunds take five days.")
 
 def test_grounded(rag_judge):
-    rag_judge.faithfulness(ANSWER, ["Refunds take five business days."], question="How long do refunds take?")
+    rag_judge.faithfulness(ANSWER, ["Refunds take five business days."])
 
 def test_relevant(rag_judge):
     rag_judge.answer_relevancy(ANSWER, question="How long do refunds take?")
@@ -61,8 +61,9 @@ def test_relevant(rag_judge):
 def test_a_miss_after_an_input_change_names_only_the_inputs_the_request_holds(
     pytester: pytest.Pytester, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Faithfulness hands the question to the judges that read inputs, but its prompt (and so its key)
-    holds none: a changed question never misses it, so its miss must not name one."""
+    """A miss names the inputs its request holds, not every input its metric can take: faithfulness
+    asked without a question holds the answer and the contexts only, so its miss must not name one;
+    answer relevancy holds no contexts."""
     fake_llm.script(verdict(5), relevancy_verdict(5))
     pytester.makepyfile(REPLAYED)
     cache = pytester.path / "cache"
